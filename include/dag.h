@@ -1,0 +1,194 @@
+/* dag.h — the public API of libdag.
+ *
+ * dag runs C code as a graph of tasks. A task is a function, an argument
+ * block copied when the task is submitted, and a list of accesses: the memory
+ * regions the task reads and writes. Two tasks are ordered when their regions
+ * share a byte and at least one of them writes; everything else may run at
+ * once on the runtime's worker threads.
+ *
+ * The pragma rewriter (dagcc) emits calls to this API; people may also call it
+ * by hand. Every function that can fail returns 0 or a negative DAG_E* code.
+ * When a call fails because of the caller's mistake, the runtime also prints
+ * a message naming the task's label and source line on stderr, and keeps the
+ * text for dag_last_error().
+ *
+ * This header includes no MPI, CUDA or HIP header.
+ */
+#ifndef DAG_H
+#define DAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(DAG_BUILDING)
+#define DAG_API __attribute__((visibility("default")))
+#else
+#define DAG_API
+#endif
+
+#define DAG_VERSION_MAJOR 0
+#define DAG_VERSION_MINOR 1
+
+/* ---------------------------------------------------------------- errors */
+
+/* X-macro of every error code: name, value, message. */
+#define DAG_ERR_MAP(XX)                                                        \
+  XX(EINVAL, -1, "invalid argument")                                           \
+  XX(ENOMEM, -2, "out of memory")                                              \
+  XX(ENOSYS, -3, "feature not built into this libdag")                         \
+  XX(EOVERFLOW, -4, "size or offset overflows the address space")              \
+  XX(EDIMS, -5, "region has too many dimensions")                              \
+  XX(ESHUTDOWN, -6, "runtime already finalized")                               \
+  XX(ETHREAD, -7, "could not start worker threads")
+
+enum dag_errno {
+#define DAG_ERR_ENUM_(name, value, msg) DAG_##name = (value),
+  DAG_ERR_MAP(DAG_ERR_ENUM_)
+#undef DAG_ERR_ENUM_
+};
+
+/* A static string describing error code err ("unknown error" for others). */
+DAG_API const char *dag_strerror(int err);
+
+/* The message of the last failed call on this thread, or "" if none failed.
+ * The string belongs to the runtime and stays valid until the next call
+ * from the same thread. */
+DAG_API const char *dag_last_error(void);
+
+/* -------------------------------------------------------------- lifetime */
+
+/* Starts the runtime: worker threads, one per core of the process's cpuset
+ * (DAG_NUM_THREADS overrides), each pinned to its core. The calling thread
+ * becomes worker 0: it runs tasks whenever it waits. Calling dag_init is
+ * optional: the first dag_submit starts the runtime. Returns 0 (also when the
+ * runtime already runs), DAG_ETHREAD, or DAG_ESHUTDOWN after dag_finalize. */
+DAG_API int dag_init(void);
+
+/* Waits for every task (an implicit dag_taskwait), writes the DAG_STATS,
+ * DAG_TRACE and DAG_GRAPH outputs, stops the workers and frees everything.
+ * Runs by itself at exit if the program did not call it. After it, every call
+ * but dag_strerror and dag_last_error returns DAG_ESHUTDOWN. Returns 0. */
+DAG_API int dag_finalize(void);
+
+/* --------------------------------------------------------------- regions */
+
+/* Largest number of (count, stride) pairs in a region. */
+#define DAG_MAX_DIMS 4
+
+/* A region is a set of bytes: `span` contiguous bytes at each address
+ *     base + i[0]*dim[0].stride + ... + i[ndims-1]*dim[ndims-1].stride
+ * for 0 <= i[d] < dim[d].count. dim[0] is the outermost dimension. Strides
+ * are in bytes and positive, and each stride must be at least the extent of
+ * the dimensions inside it (C array sections always are). ndims == 0 is one
+ * contiguous span. A region with span 0 or a count 0 is empty: its access
+ * orders nothing. */
+struct dag_dim {
+  size_t count;
+  ptrdiff_t stride;
+};
+
+struct dag_region {
+  const void *base;
+  size_t span;
+  int ndims;
+  struct dag_dim dim[DAG_MAX_DIMS];
+};
+
+/* ----------------------------------------------------------------- tasks */
+
+enum dag_mode {
+  DAG_IN = 1,         /* reads */
+  DAG_OUT = 2,        /* writes without reading first */
+  DAG_INOUT = 3,      /* reads and writes */
+  DAG_COMMUTATIVE = 7 /* read-write, in any order among its group,
+                         never two at once */
+};
+
+struct dag_access {
+  enum dag_mode mode;
+  struct dag_region region;
+};
+
+typedef void (*dag_task_fn)(void *args);
+
+/* Task flags. */
+#define DAG_TASK_UNDEFERRED                                                    \
+  0x1u /* `if(false)`: honour dependencies, but run                            \
+          in the submitting thread before                                      \
+          dag_submit returns */
+
+/* What to run and how. The rewriter emits one per pragma; fields other than
+ * fn may be zero. */
+struct dag_task_info {
+  dag_task_fn fn;    /* the body; called with the task's argument copy */
+  const char *label; /* name in messages and traces; NULL: "file:line" */
+  const char *file;  /* source location of the task, for messages */
+  int line;
+  int priority;   /* larger runs first among ready tasks; default 0 */
+  unsigned flags; /* DAG_TASK_* */
+};
+
+/* Submits a task. `args_size` bytes at `args` are copied into the task (may
+ * be 0 and args NULL); the body receives a pointer to the copy, valid while
+ * the body runs. `acc` (naccesses entries, copied; may be NULL when 0) are the
+ * regions the task reads and writes. A task submitted from inside another
+ * task's body is its child: children are ordered among themselves as
+ * top-level tasks are, and the parent completes only after all of them.
+ * Returns 0, or DAG_EINVAL (NULL fn, NULL region base, bad mode, negative
+ * stride, nested strides), DAG_EDIMS, DAG_EOVERFLOW, DAG_ENOMEM,
+ * DAG_ESHUTDOWN; on error nothing was submitted. */
+DAG_API int dag_submit(const struct dag_task_info *info, const void *args,
+                       size_t args_size, const struct dag_access *acc,
+                       size_t naccesses);
+
+/* Waits until every task submitted by the calling context (the program, or
+ * the task whose body calls it) and all their descendants are complete.
+ * The calling thread runs tasks meanwhile. Returns 0 or DAG_ESHUTDOWN. */
+DAG_API int dag_taskwait(void);
+
+/* Waits only for the tasks that an access to `acc` would depend on: after it
+ * returns, the listed data holds what the earlier tasks wrote. Validates the
+ * regions as dag_submit does. */
+DAG_API int dag_taskwait_on(const struct dag_access *acc, size_t naccesses);
+
+/* --------------------------------------------------------------- queries */
+
+/* Number of threads that run tasks, the calling thread included; starts the
+ * runtime if needed. Returns >= 1, or a negative DAG_E* code. */
+DAG_API int dag_num_workers(void);
+
+/* Index of the calling thread among the workers (0 is the thread that
+ * started the runtime), or -1 for a thread that is not a worker. */
+DAG_API int dag_worker_id(void);
+
+/* -------------------------------------------------- region constructors */
+
+/* `bytes` contiguous bytes at p. */
+static inline struct dag_region dag_region_1d(const void *p, size_t bytes) {
+  struct dag_region r = {p, bytes, 0, {{0, 0}}};
+  return r;
+}
+
+/* `rows` spans of `row_bytes` bytes, `ld_bytes` apart: a block of a
+ * row-major matrix. */
+static inline struct dag_region
+dag_region_2d(const void *p, size_t rows, size_t row_bytes, size_t ld_bytes) {
+  struct dag_region r = {p, row_bytes, 1, {{rows, (ptrdiff_t)ld_bytes}}};
+  return r;
+}
+
+static inline struct dag_access dag_access_of(enum dag_mode mode,
+                                              struct dag_region region) {
+  struct dag_access a = {mode, region};
+  return a;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DAG_H */

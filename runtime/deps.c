@@ -1,0 +1,306 @@
+/* deps.c — the dependency tracker: access history -> edges.
+ *
+ * The history of one parent's children is a set of records, one per access
+ * (task, mode, region), indexed by an interval treap on the region's
+ * bounding interval [lo, hi) with the largest hi of each subtree, so that
+ * finding the records a new access may touch costs O(log n + k). Each
+ * candidate is then tested for exact byte overlap (region.c).
+ *
+ * A new access depends on every overlapping record except read-after-read
+ * and commutative-after-commutative, which share a lock instead. Records
+ * are forgotten when they can no longer order anything:
+ *  - a write (out/inout) that covers an older record retires it: any later
+ *    access that touches those bytes touches the write too, and the write is
+ *    ordered after the record;
+ *  - a record whose task is complete orders nothing. Such records are
+ *    dropped when a lookup meets them, and by a sweep whenever the history
+ *    has doubled since the last sweep,
+ * so the history holds about one record per live access, whatever the number
+ * of tasks submitted before.
+ *
+ * Locking: none. Only the thread running the parent's body uses its tracker;
+ * other threads only complete tasks, which is read here atomically.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+struct record {
+  struct region region;
+  struct task *task;
+  struct commute_lock *lock; /* commutative records only */
+  struct record *left, *right;
+  uintptr_t max_hi; /* largest region.hi in this subtree */
+  uint32_t prio;    /* treap heap order */
+  uint8_t mode;
+};
+
+const size_t dag__record_size = sizeof(struct record);
+
+struct deps {
+  struct record *root;
+  size_t count;
+  size_t sweep_at;
+  uint32_t rng;
+  struct record **found; /* scratch: records a query returned */
+  size_t found_cap;
+};
+
+#define SWEEP_MIN 1024
+
+void (*dag__edge_hook)(const struct task *pred, const struct task *succ);
+
+struct deps *dag__deps_new(void) {
+  struct deps *d = calloc(1, sizeof *d);
+  if (!d)
+    dag__out_of_memory("the dependency tracker");
+  d->sweep_at = SWEEP_MIN;
+  d->rng = 0x9e3779b9u;
+  return d;
+}
+
+/* ----------------------------------------------------------- the treap */
+
+static uintptr_t max_hi(const struct record *r) { return r ? r->max_hi : 0; }
+
+static void update(struct record *r) {
+  uintptr_t m = r->region.hi;
+  if (max_hi(r->left) > m)
+    m = max_hi(r->left);
+  if (max_hi(r->right) > m)
+    m = max_hi(r->right);
+  r->max_hi = m;
+}
+
+/* Records are ordered by (lo, address): a total order even for equal
+ * regions. */
+static bool before(const struct record *a, const struct record *b) {
+  if (a->region.lo != b->region.lo)
+    return a->region.lo < b->region.lo;
+  return (uintptr_t)a < (uintptr_t)b;
+}
+
+/* Splits t into the records before r (*l) and the others (*g). */
+static void split(struct record *t, const struct record *r, struct record **l,
+                  struct record **g) {
+  if (!t) {
+    *l = *g = NULL;
+  } else if (before(t, r)) {
+    split(t->right, r, &t->right, g);
+    update(t);
+    *l = t;
+  } else {
+    split(t->left, r, l, &t->left);
+    update(t);
+    *g = t;
+  }
+}
+
+/* Joins l and g, every record of l before every record of g. */
+static struct record *merge(struct record *l, struct record *g) {
+  if (!l)
+    return g;
+  if (!g)
+    return l;
+  if (l->prio > g->prio) {
+    l->right = merge(l->right, g);
+    update(l);
+    return l;
+  }
+  g->left = merge(l, g->left);
+  update(g);
+  return g;
+}
+
+static struct record *insert(struct record *t, struct record *r) {
+  if (!t)
+    return r;
+  if (r->prio > t->prio) {
+    split(t, r, &r->left, &r->right);
+    update(r);
+    return r;
+  }
+  if (before(r, t))
+    t->left = insert(t->left, r);
+  else
+    t->right = insert(t->right, r);
+  update(t);
+  return t;
+}
+
+static struct record *erase(struct record *t, const struct record *r) {
+  if (t == r)
+    return merge(t->left, t->right);
+  if (!t)
+    DAG_BUG("record %p is not in the history", (const void *)r);
+  if (before(r, t))
+    t->left = erase(t->left, r);
+  else
+    t->right = erase(t->right, r);
+  update(t);
+  return t;
+}
+
+/* Makes d->found large enough for any query: every record at once. */
+static void reserve_found(struct deps *d) {
+  if (d->found_cap > d->count)
+    return;
+  size_t cap = d->found_cap ? d->found_cap : 64;
+  while (cap <= d->count)
+    cap *= 2;
+  struct record **f = realloc(d->found, cap * sizeof *f);
+  if (!f)
+    dag__out_of_memory("the dependency tracker");
+  d->found = f;
+  d->found_cap = cap;
+}
+
+/* Appends to out every record whose interval meets [lo, hi). */
+static void query(const struct record *t, uintptr_t lo, uintptr_t hi,
+                  struct record **out, size_t *n) {
+  while (t && t->max_hi > lo) {
+    query(t->left, lo, hi, out, n);
+    if (t->region.lo >= hi)
+      return; /* this record and everything right of it start too late */
+    if (t->region.hi > lo)
+      out[(*n)++] = (struct record *)t;
+    t = t->right;
+  }
+}
+
+/* ------------------------------------------------------------- history */
+
+static void forget(struct deps *d, struct record *r) {
+  d->root = erase(d->root, r);
+  d->count--;
+  if (r->lock)
+    dag__lock_unref(r->lock);
+  dag__task_unref(r->task);
+  dag__pool_put(POOL_RECORD, r);
+}
+
+static void add_record(struct deps *d, struct task *t, const struct region *g,
+                       enum dag_mode mode, struct commute_lock *lock) {
+  struct record *r = dag__pool_get(POOL_RECORD);
+  if (!r)
+    dag__out_of_memory("the dependency tracker");
+  r->region = *g;
+  r->task = t;
+  r->lock = lock;
+  r->left = r->right = NULL;
+  r->max_hi = g->hi;
+  d->rng ^= d->rng << 13;
+  d->rng ^= d->rng >> 17;
+  d->rng ^= d->rng << 5;
+  r->prio = d->rng;
+  r->mode = (uint8_t)mode;
+  atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+  d->root = insert(d->root, r);
+  d->count++;
+}
+
+static void collect_all(const struct record *t, struct record **out,
+                        size_t *n) {
+  for (; t; t = t->right) {
+    collect_all(t->left, out, n);
+    out[(*n)++] = (struct record *)t;
+  }
+}
+
+/* Drops every record whose task is complete. */
+static void sweep(struct deps *d) {
+  reserve_found(d);
+  size_t n = 0;
+  collect_all(d->root, d->found, &n);
+  for (size_t i = 0; i < n; i++)
+    if (dag__task_complete(d->found[i]->task))
+      forget(d, d->found[i]);
+  d->sweep_at = d->count * 2 > SWEEP_MIN ? d->count * 2 : SWEEP_MIN;
+}
+
+static bool writes(enum dag_mode m) { return m == DAG_OUT || m == DAG_INOUT; }
+
+static bool same_region(const struct region *a, const struct region *b) {
+  if (a->lo != b->lo || a->hi != b->hi || a->span != b->span ||
+      a->ndims != b->ndims)
+    return false;
+  for (int i = 0; i < a->ndims; i++)
+    if (a->dim[i].count != b->dim[i].count ||
+        a->dim[i].stride != b->dim[i].stride)
+      return false;
+  return true;
+}
+
+/* Orders t's access (g, mode) after the history and records it. */
+static void add_access(struct deps *d, struct task *t, const struct region *g,
+                       enum dag_mode mode) {
+  reserve_found(d);
+  size_t n = 0;
+  query(d->root, g->lo, g->hi, d->found, &n);
+
+  struct commute_lock *lock = NULL;
+  for (size_t i = 0; i < n; i++) {
+    struct record *r = d->found[i];
+    if (r->task != t && dag__task_complete(r->task)) {
+      forget(d, r);
+      continue;
+    }
+    if (!dag__region_overlap(&r->region, g))
+      continue;
+    enum dag_mode old = (enum dag_mode)r->mode;
+    if (r->task != t) {
+      if (old == DAG_COMMUTATIVE && mode == DAG_COMMUTATIVE) {
+        dag__task_add_lock(t, r->lock);
+        if (!lock && same_region(&r->region, g)) {
+          lock = r->lock;
+          dag__lock_ref(lock);
+        }
+      } else if (old != DAG_IN || mode != DAG_IN) {
+        dag__task_link(r->task, t);
+      }
+    }
+    if (writes(mode) && dag__region_covers(g, &r->region))
+      forget(d, r);
+  }
+
+  if (mode == DAG_COMMUTATIVE) {
+    if (!lock)
+      lock = dag__lock_new();
+    dag__task_add_lock(t, lock);
+  }
+  add_record(d, t, g, mode, lock);
+}
+
+void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
+                   const enum dag_mode *modes, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    add_access(d, t, &regs[i], modes[i]);
+  if (d->count >= d->sweep_at)
+    sweep(d);
+}
+
+size_t dag__deps_records(const struct deps *d) { return d->count; }
+
+void dag__deps_clear(struct deps *d) {
+  reserve_found(d);
+  size_t n = 0;
+  collect_all(d->root, d->found, &n);
+  for (size_t i = 0; i < n; i++) {
+    struct record *r = d->found[i];
+    if (r->lock)
+      dag__lock_unref(r->lock);
+    dag__task_unref(r->task);
+    dag__pool_put(POOL_RECORD, r);
+  }
+  d->root = NULL;
+  d->count = 0;
+  d->sweep_at = SWEEP_MIN;
+}
+
+void dag__deps_free(struct deps *d) {
+  if (!d)
+    return;
+  dag__deps_clear(d);
+  free(d->found);
+  free(d);
+}

@@ -1,0 +1,75 @@
+/* error.c — error codes, user errors and our own bugs.
+ *
+ * The last user error's message is kept per thread for dag_last_error();
+ * nothing here takes a lock.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static _Thread_local char last_error[1024];
+
+const char *dag_strerror(int err) {
+  switch (err) {
+#define DAG_ERR_CASE_(name, value, msg)                                        \
+  case DAG_##name:                                                             \
+    return msg;
+    DAG_ERR_MAP(DAG_ERR_CASE_)
+#undef DAG_ERR_CASE_
+  case 0:
+    return "success";
+  default:
+    return "unknown error";
+  }
+}
+
+const char *dag_last_error(void) { return last_error; }
+
+void dag__task_name(char *buf, size_t size, const char *label, const char *file,
+                    int line) {
+  if (label)
+    snprintf(buf, size, "%s", label);
+  else if (file)
+    snprintf(buf, size, "%s:%d", file, line);
+  else
+    snprintf(buf, size, "(unnamed)");
+}
+
+int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
+                    ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+
+  if (task) {
+    char name[256];
+    dag__task_name(name, sizeof name, task->label, task->file, task->line);
+    if (task->file)
+      snprintf(last_error, sizeof last_error, "task '%s' (%s:%d): %s", name,
+               task->file, task->line, what);
+    else
+      snprintf(last_error, sizeof last_error, "task '%s': %s", name, what);
+  } else {
+    snprintf(last_error, sizeof last_error, "%s", what);
+  }
+  fprintf(stderr, "dag: error: %s\n", last_error);
+  return err;
+}
+
+noreturn void dag__bug(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "dag: BUG at %s:%d: ", file, line);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  abort();
+}
+
+noreturn void dag__out_of_memory(const char *where) {
+  fprintf(stderr, "dag: error: out of memory in %s\n", where);
+  abort();
+}

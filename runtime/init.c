@@ -1,0 +1,127 @@
+/* init.c — start-up, shut-down and the DAG_* environment.
+ *
+ * The runtime starts on first use (or dag_init) and stops at dag_finalize or
+ * at exit. `state` moves one way: not started -> running -> finalized;
+ * start-up and shut-down hold `lifecycle`, the hot path only reads `state`.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum state { NOT_STARTED, RUNNING, FINALIZED };
+
+static atomic_int state = NOT_STARTED;
+static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
+
+/* DAG_NUM_THREADS, or the number of cores when unset or invalid. */
+static int workers_wanted(int ncores) {
+  const char *v = getenv("DAG_NUM_THREADS");
+  if (!v || !*v)
+    return ncores;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || *end || n < 1 || n > 4096) {
+    fprintf(stderr,
+            "dag: warning: DAG_NUM_THREADS='%s' is not a number from 1 to "
+            "4096; using %d\n",
+            v, ncores);
+    return ncores;
+  }
+  return (int)n;
+}
+
+static void finalize_at_exit(void) { dag_finalize(); }
+
+int dag_init(void) {
+  pthread_mutex_lock(&lifecycle);
+  int err = 0;
+  switch (atomic_load(&state)) {
+  case RUNNING:
+    break;
+  case FINALIZED:
+    err = DAG_ESHUTDOWN;
+    break;
+  case NOT_STARTED: {
+    dag__pools_init();
+    dag__trace_init();
+    int n = workers_wanted(dag__topo_init());
+    atomic_init(&dag__root_task.unfinished, 1);
+    atomic_init(&dag__root_task.refs, 1);
+    atomic_init(&dag__root_task.succ, NULL);
+    dag__root_task.label = "main";
+    err = dag__sched_init(n);
+    if (!err)
+      err = dag__workers_start(n);
+    if (err) {
+      dag__sched_release();
+      dag__topo_release();
+      dag__pools_release();
+      break;
+    }
+    static bool registered;
+    if (!registered)
+      atexit(finalize_at_exit);
+    registered = true;
+    atomic_store_explicit(&state, RUNNING, memory_order_release);
+    break;
+  }
+  }
+  pthread_mutex_unlock(&lifecycle);
+  return err;
+}
+
+int dag__ensure_started(void) {
+  int s = atomic_load_explicit(&state, memory_order_acquire);
+  if (likely(s == RUNNING))
+    return 0;
+  if (s == FINALIZED)
+    return DAG_ESHUTDOWN;
+  return dag_init();
+}
+
+int dag_taskwait(void) {
+  int s = atomic_load_explicit(&state, memory_order_acquire);
+  if (s == FINALIZED)
+    return dag__user_error(NULL, DAG_ESHUTDOWN,
+                           "dag_taskwait: runtime already finalized");
+  if (s == NOT_STARTED)
+    return 0; /* nothing was submitted */
+  return dag__wait_children();
+}
+
+int dag_num_workers(void) {
+  int err = dag__ensure_started();
+  if (err)
+    return dag__user_error(NULL, err, "dag_num_workers: %s", dag_strerror(err));
+  return dag__workers_count();
+}
+
+int dag_worker_id(void) {
+  struct worker *w = dag__self();
+  return w ? w->id : -1;
+}
+
+int dag_finalize(void) {
+  if (dag__current_task() != &dag__root_task)
+    return dag__user_error(NULL, DAG_EINVAL,
+                           "dag_finalize called from inside a task");
+  pthread_mutex_lock(&lifecycle);
+  if (atomic_load(&state) == RUNNING) {
+    dag__wait_children();
+    dag__deps_free(dag__root_task.children);
+    dag__root_task.children = NULL;
+    dag__workers_stop();
+    dag__trace_finish();
+    dag__workers_release();
+    dag__sched_release();
+    dag__topo_release();
+    dag__pools_release();
+  }
+  atomic_store_explicit(&state, FINALIZED, memory_order_release);
+  pthread_mutex_unlock(&lifecycle);
+  return 0;
+}

@@ -1,0 +1,325 @@
+/* internal.h — types and functions shared by the runtime's source files.
+ *
+ * One section per source file, in the order data flows: errors, regions,
+ * pools, the dependency tracker, commutative locks, tasks, the scheduler,
+ * workers, topology, tracing, start-up. Internal functions that cross files
+ * are named dag__*; nothing here is part of the public API.
+ */
+#ifndef DAG_INTERNAL_H
+#define DAG_INTERNAL_H
+
+#include "dag.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define DAG_CACHELINE 64
+
+struct task;
+struct worker;
+
+/* ------------------------------------------------------------- error.c */
+
+/* Formats "dag: error: <what>: <message>", prints it on stderr, keeps it for
+ * dag_last_error() and returns err. `task` names the culprit: its label and
+ * source line (NULL when no task is involved). */
+int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
+                    ...) __attribute__((format(printf, 3, 4)));
+
+/* Our own mistake: prints the message with its location and aborts. */
+noreturn void dag__bug(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define DAG_BUG(...) dag__bug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Memory for the runtime's own bookkeeping ran out: says where, aborts.
+ * (Like malloc failing inside libuv: there is no sane way to go on.) */
+noreturn void dag__out_of_memory(const char *where);
+
+/* Writes "label" or "file:line" (for a task without label) into buf. */
+void dag__task_name(char *buf, size_t size, const char *label, const char *file,
+                    int line);
+
+/* ------------------------------------------------------------ region.c */
+
+/* A validated region in canonical form: dimensions of count 1 dropped,
+ * dimensions that are contiguous with the one inside merged into it, so that
+ * two descriptions of the same byte set of the same shape compare equal.
+ * dim[0] is the outermost; every stride is at least the extent of the
+ * dimensions inside it. [lo, hi) bounds every byte. */
+struct region {
+  uintptr_t lo, hi;
+  size_t span;
+  int ndims;
+  struct {
+    size_t count;
+    size_t stride;
+  } dim[DAG_MAX_DIMS];
+};
+
+/* Validates `in` and writes its canonical form. Returns 0, DAG_EINVAL,
+ * DAG_EDIMS or DAG_EOVERFLOW; *why then says what is wrong. An empty region
+ * (span or a count of 0) gives lo == hi. */
+int dag__region_make(const struct dag_region *in, struct region *out,
+                     const char **why);
+
+static inline bool dag__region_empty(const struct region *r) {
+  return r->lo == r->hi;
+}
+
+/* True when a and b share at least one byte (exact, not by bounding box). */
+bool dag__region_overlap(const struct region *a, const struct region *b);
+
+/* True only when every byte of b is in a. May answer false for some exotic
+ * shapes that are covered (never true for one that is not): callers use it
+ * to forget history, where a false answer only costs memory. */
+bool dag__region_covers(const struct region *a, const struct region *b);
+
+/* Number of bytes in r. */
+size_t dag__region_bytes(const struct region *r);
+
+/* -------------------------------------------------------------- pool.c */
+
+/* Fixed-size object pools: each thread keeps a free list per pool and trades
+ * batches with a shared list under a mutex, so a task allocated on one
+ * thread and freed on another costs no lock in the common case. Memory is
+ * returned to the system only at dag_finalize. */
+enum pool_id {
+  POOL_TASK,
+  POOL_EDGE,
+  POOL_RECORD,
+  POOL_LOCK,
+  POOL_ARGS_128,
+  POOL_ARGS_512,
+  POOL_ARGS_2K,
+  POOL_ARGS_8K,
+  POOL_COUNT
+};
+
+void dag__pools_init(void);
+void dag__pools_release(void);
+void *dag__pool_get(enum pool_id id);
+void dag__pool_put(enum pool_id id, void *obj);
+/* Bytes the pool took from the system. */
+size_t dag__pool_bytes(enum pool_id id);
+
+/* Object sizes of the pools whose types are private to their file. */
+extern const size_t dag__record_size, dag__lock_size;
+
+/* Argument blocks of any size: pooled up to 8 KiB, malloc beyond. */
+void *dag__args_alloc(size_t size);
+void dag__args_free(void *args, size_t size);
+
+/* -------------------------------------------------------------- deps.c */
+
+/* The access history of one task's children (or of the program's top-level
+ * tasks). Only the thread running the parent's body touches it, so it takes
+ * no lock; other threads only mark tasks complete, which it reads. */
+struct deps;
+
+struct deps *dag__deps_new(void);
+/* Forgets all history (every task in it must be complete) and frees it. */
+void dag__deps_free(struct deps *d);
+/* Forgets all history; every task in it must be complete. */
+void dag__deps_clear(struct deps *d);
+
+/* Registers the accesses of task t (already validated, non-empty): adds an
+ * edge from every earlier task whose access conflicts, and collects the
+ * commutative locks t must hold. */
+void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
+                   const enum dag_mode *modes, size_t n);
+
+/* Number of access records the tracker holds (for tests and stats). */
+size_t dag__deps_records(const struct deps *d);
+
+/* Test hook: called for every edge the tracker adds, when set. */
+extern void (*dag__edge_hook)(const struct task *pred, const struct task *succ);
+
+/* ----------------------------------------------------------- commute.c */
+
+/* Mutual exclusion of commutative tasks. A lock is shared by the records of
+ * the same commutative region; a task holds every lock of the commutative
+ * regions its own overlaps. Locks are reference counted. */
+struct commute_lock;
+struct lock_set;
+
+struct commute_lock *dag__lock_new(void);
+void dag__lock_ref(struct commute_lock *l);
+void dag__lock_unref(struct commute_lock *l);
+
+/* Adds l to t's lock set unless present. */
+void dag__task_add_lock(struct task *t, struct commute_lock *l);
+void dag__task_free_locks(struct task *t);
+
+/* Tries to take all of t's locks. On failure t is parked on a busy lock and
+ * will be made ready again when that lock is released: returns false. With
+ * park false, never parks (for a task the submitting thread runs inline). */
+bool dag__task_try_lock(struct task *t, bool may_park);
+/* Releases t's locks and makes ready the tasks parked on them. */
+void dag__task_unlock(struct task *t);
+
+/* -------------------------------------------------------------- task.c */
+
+#define DAG_ARGS_INLINE 40
+
+struct edge {
+  struct task *succ;
+  struct edge *next;
+};
+
+/* The successor list of a complete task: later edges are refused. */
+#define DAG_SUCC_CLOSED ((struct edge *)(uintptr_t)1)
+
+enum task_flag {
+  TASK_UNDEFERRED = DAG_TASK_UNDEFERRED,
+  TASK_ARGS_POOLED = 0x100, /* args points to a separate block */
+  TASK_WAIT_ONLY = 0x200,   /* taskwait_on marker: no body */
+};
+
+struct task {
+  dag_task_fn fn;
+  void *args;
+  const char *label;
+  const char *file;
+  int line;
+  int priority;
+  unsigned flags;
+  uint32_t args_size;
+  struct task *parent;
+  _Atomic(struct edge *) succ; /* successors; DAG_SUCC_CLOSED when done */
+  atomic_int pending;          /* unfinished predecessors, +1 while built */
+  atomic_int unfinished;       /* own body + unfinished children */
+  atomic_int refs;             /* execution + history records */
+  struct deps *children;       /* history of its children, made lazily */
+  struct lock_set *locks;      /* commutative locks, NULL if none */
+  struct task *link;           /* intrusive list: parked or injected */
+  uint64_t id;                 /* global submission number, from 1 */
+  uint64_t edge_mark;          /* id of the last successor linked to it */
+  _Alignas(8) char args_inline[DAG_ARGS_INLINE];
+};
+
+/* The implicit task of the program: parent of top-level tasks. */
+extern struct task dag__root_task;
+
+static inline bool dag__task_complete(const struct task *t) {
+  return atomic_load_explicit(&((struct task *)t)->succ,
+                              memory_order_acquire) == DAG_SUCC_CLOSED;
+}
+
+void dag__task_unref(struct task *t);
+
+/* Links pred -> succ unless pred is complete or already linked to succ. */
+void dag__task_link(struct task *pred, struct task *succ);
+
+/* Runs t's body on worker w (NULL: a thread that is not a worker) and, if it
+ * has no unfinished children, completes it. Returns a successor released by
+ * the completion that the caller should run next, or NULL. */
+struct task *dag__task_run(struct worker *w, struct task *t);
+
+/* dag_taskwait: waits for the calling context's children, then forgets
+ * their history. */
+int dag__wait_children(void);
+
+/* The task whose body the calling thread runs (&dag__root_task outside
+ * any task). */
+struct task *dag__current_task(void);
+
+/* ------------------------------------------------------------- sched.c */
+
+/* Makes a task whose predecessors are all complete runnable: onto the
+ * priority queue if it has a priority, else the calling worker's deque (or
+ * the shared injection queue from a thread that is not a worker). */
+void dag__sched_push(struct worker *w, struct task *t);
+
+/* Next task for w to run, or NULL when none is found right now. */
+struct task *dag__sched_pop(struct worker *w);
+
+/* Ready tasks waiting in w's own deque. */
+size_t dag__sched_local_size(struct worker *w);
+
+int dag__sched_init(int nworkers);
+/* The deque of worker id. */
+struct deque *dag__sched_deque(int worker_id);
+void dag__sched_release(void);
+
+/* Sleeping and waking idle workers. */
+void dag__sched_idle(struct worker *w, const atomic_bool *stop);
+void dag__sched_wake_all(void);
+
+/* ------------------------------------------------------------ worker.c */
+
+struct worker_stats {
+  uint64_t tasks;
+  uint64_t steals;
+  uint64_t sleeps;
+  uint64_t busy_ns;
+};
+
+struct worker {
+  int id;
+  struct deque *deque;
+  uint32_t rng;
+  struct task *current;
+  struct worker_stats stats;
+  struct trace_buffer *trace;
+};
+
+/* The calling thread's worker, or NULL. */
+struct worker *dag__self(void);
+
+/* Starts workers 1..n-1; the calling thread becomes worker 0. */
+int dag__workers_start(int nworkers);
+/* Stops and joins the worker threads; their records stay for the stats. */
+void dag__workers_stop(void);
+void dag__workers_release(void);
+int dag__workers_count(void);
+struct worker *dag__worker(int id);
+
+/* Runs tasks until *cond(arg) becomes false. The help loop of taskwait,
+ * undeferred tasks and submission throttling. */
+void dag__help_while(bool (*cond)(void *arg), void *arg);
+
+/* Runs at most one ready task; returns whether it ran one. */
+bool dag__help_once(void);
+
+/* -------------------------------------------------------------- topo.c */
+
+/* Discovers the cores of the process's cpuset. Returns how many. */
+int dag__topo_init(void);
+void dag__topo_release(void);
+/* Pins the calling thread to the core of worker `id` (wrapping around when
+ * there are more workers than cores). Failure to pin is not an error. */
+void dag__topo_bind_worker(int id);
+
+/* ------------------------------------------------------------- trace.c */
+
+struct trace_buffer;
+
+extern bool dag__tracing;  /* DAG_TRACE set */
+extern bool dag__graphing; /* DAG_GRAPH set */
+extern bool dag__stats;    /* DAG_STATS set */
+
+void dag__trace_init(void);
+struct trace_buffer *dag__trace_buffer_new(void);
+void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
+                     uint64_t t1);
+void dag__graph_node(const struct task *t);
+void dag__graph_edge(const struct task *pred, const struct task *succ);
+/* Writes the trace, graph and stats outputs and frees their buffers. */
+void dag__trace_finish(void);
+
+uint64_t dag__now_ns(void);
+
+/* -------------------------------------------------------------- init.c */
+
+/* Starts the runtime if it is not running. Returns 0 or a DAG_E* code. */
+int dag__ensure_started(void);
+
+extern atomic_uint_fast64_t dag__next_task_id;
+
+#endif /* DAG_INTERNAL_H */

@@ -1,0 +1,273 @@
+/* region.c — geometry of multi-span regions: validation, canonical form,
+ * exact overlap and conservative containment.
+ *
+ * A region is `span` contiguous bytes repeated over up to DAG_MAX_DIMS
+ * (count, stride) dimensions. Every stride is at least the extent of the
+ * dimensions inside it, so the blocks of one dimension never interleave; the
+ * tests below rely on it to stay O(dimensions) in the common cases (same
+ * strides, or one side contiguous) instead of enumerating spans.
+ *
+ * Pure functions: no locks, no allocation.
+ */
+#include "internal.h"
+
+/* A region seen from one of its dimensions inward: the block of the
+ * dimensions dim[0..n) at `base` (dim points into a struct region). */
+struct view {
+  intptr_t base;
+  const struct dim_pair {
+    size_t count;
+    size_t stride;
+  } * dim;
+  int n;
+  size_t span;
+};
+
+_Static_assert(sizeof(struct dim_pair) == sizeof(((struct region *)0)->dim[0]),
+               "struct view aliases struct region's dimensions");
+
+static struct view view_of(const struct region *r) {
+  struct view v = {(intptr_t)r->lo, (const struct dim_pair *)r->dim, r->ndims,
+                   r->span};
+  return v;
+}
+
+/* The view of block i of v's outermost dimension. */
+static struct view inner_block(struct view v, int64_t i) {
+  struct view b = {v.base + (intptr_t)(i * (int64_t)v.dim[0].stride), v.dim + 1,
+                   v.n - 1, v.span};
+  return b;
+}
+
+static size_t extent(struct view v) {
+  size_t e = v.span;
+  for (int d = 0; d < v.n; d++)
+    e += (v.dim[d].count - 1) * v.dim[d].stride;
+  return e;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+int dag__region_make(const struct dag_region *in, struct region *out,
+                     const char **why) {
+  if (in->ndims < 0) {
+    *why = "negative number of dimensions";
+    return DAG_EINVAL;
+  }
+  if (in->ndims > DAG_MAX_DIMS) {
+    *why = "more than DAG_MAX_DIMS (4) dimensions";
+    return DAG_EDIMS;
+  }
+  bool empty = in->span == 0;
+  for (int d = 0; d < in->ndims; d++) {
+    if (in->dim[d].count == 0)
+      empty = true;
+    if (in->dim[d].count > 1 && in->dim[d].stride <= 0) {
+      *why = in->dim[d].stride < 0 ? "negative stride" : "zero stride";
+      return DAG_EINVAL;
+    }
+  }
+  if (in->span > (size_t)INTPTR_MAX) {
+    *why = "span larger than the address space (a negative size?)";
+    return DAG_EOVERFLOW;
+  }
+  out->span = in->span;
+  out->ndims = 0;
+  if (empty) {
+    out->lo = out->hi = (uintptr_t)in->base;
+    return 0;
+  }
+  if (!in->base) {
+    *why = "null base address";
+    return DAG_EINVAL;
+  }
+
+  /* Innermost dimension first: merge contiguous ones, check nesting. The
+   * dimensions kept are collected innermost first, then reversed. */
+  size_t inner_extent = in->span;
+  struct dim_pair kept[DAG_MAX_DIMS];
+  int nkept = 0;
+  for (int d = in->ndims - 1; d >= 0; d--) {
+    size_t count = in->dim[d].count;
+    size_t stride = (size_t)in->dim[d].stride;
+    if (count == 1)
+      continue;
+    if (stride < inner_extent) {
+      *why = "a stride is smaller than the extent of the dimensions inside "
+             "it (spans would interleave)";
+      return DAG_EINVAL;
+    }
+    if (count - 1 > (size_t)INTPTR_MAX / stride ||
+        (count - 1) * stride > (size_t)INTPTR_MAX - inner_extent) {
+      *why = "region extent overflows";
+      return DAG_EOVERFLOW;
+    }
+    if (nkept == 0 && stride == out->span) {
+      out->span *= count; /* rows that touch: one longer span */
+    } else if (nkept > 0 &&
+               stride == kept[nkept - 1].count * kept[nkept - 1].stride) {
+      kept[nkept - 1].count *= count; /* same lattice, more blocks */
+    } else {
+      kept[nkept].count = count;
+      kept[nkept].stride = stride;
+      nkept++;
+    }
+    inner_extent += (count - 1) * stride;
+  }
+  uintptr_t lo = (uintptr_t)in->base;
+  if (inner_extent > UINTPTR_MAX - lo || lo + inner_extent > INTPTR_MAX) {
+    *why = "region runs past the end of the address space";
+    return DAG_EOVERFLOW;
+  }
+  out->ndims = nkept;
+  for (int d = 0; d < nkept; d++) {
+    out->dim[d].count = kept[nkept - 1 - d].count;
+    out->dim[d].stride = kept[nkept - 1 - d].stride;
+  }
+  out->lo = lo;
+  out->hi = lo + inner_extent;
+  return 0;
+}
+
+size_t dag__region_bytes(const struct region *r) {
+  if (dag__region_empty(r))
+    return 0;
+  size_t n = r->span;
+  for (int d = 0; d < r->ndims; d++)
+    n *= r->dim[d].count;
+  return n;
+}
+
+/* Does v share a byte with [a, b)? */
+static bool view_hits_interval(struct view v, intptr_t a, intptr_t b) {
+  for (;;) {
+    if (b <= v.base || a >= v.base + (intptr_t)extent(v))
+      return false;
+    if (v.n == 0)
+      return true;
+    int64_t s = (int64_t)v.dim[0].stride;
+    int64_t inner = (int64_t)extent(inner_block(v, 0));
+    /* Blocks i with base + i*s < b and base + i*s + inner > a. */
+    int64_t i_hi =
+        min64((int64_t)v.dim[0].count - 1, floor_div(b - 1 - v.base, s));
+    int64_t i_lo = max64(0, floor_div(a - v.base - inner, s) + 1);
+    if (i_lo > i_hi)
+      return false;
+    if (i_hi - i_lo >= 2)
+      return true; /* a middle block lies wholly inside [a, b) */
+    if (i_hi != i_lo && view_hits_interval(inner_block(v, i_hi), a, b))
+      return true;
+    v = inner_block(v, i_lo);
+  }
+}
+
+static bool views_overlap(struct view a, struct view b) {
+  intptr_t a_end = a.base + (intptr_t)extent(a);
+  intptr_t b_end = b.base + (intptr_t)extent(b);
+  if (a_end <= b.base || b_end <= a.base)
+    return false;
+  if (a.n == 0)
+    return view_hits_interval(b, a.base, a_end);
+  if (b.n == 0)
+    return view_hits_interval(a, b.base, b_end);
+
+  int64_t sa = (int64_t)a.dim[0].stride, sb = (int64_t)b.dim[0].stride;
+  if (sa == sb) {
+    /* Block i of a meets block j of b only through k = i - j: a's inner
+     * block moved by k*s must meet b's first inner block. Extents are at
+     * most s, so at most three k qualify. */
+    struct view a0 = inner_block(a, 0), b0 = inner_block(b, 0);
+    int64_t ea = (int64_t)extent(a0), eb = (int64_t)extent(b0);
+    int64_t delta = b.base - a.base;
+    int64_t k_lo =
+        max64(floor_div(delta - ea, sa) + 1, -((int64_t)b.dim[0].count - 1));
+    int64_t k_hi =
+        min64(floor_div(delta + eb - 1, sa), (int64_t)a.dim[0].count - 1);
+    for (int64_t k = k_lo; k <= k_hi; k++)
+      if (views_overlap(inner_block(a, k), b0))
+        return true;
+    return false;
+  }
+
+  /* Different strides: walk the blocks of the side with fewer of them
+   * inside the other's bounding interval. */
+  int64_t a_lo = max64(
+      0,
+      floor_div(b.base - a.base - (int64_t)extent(inner_block(a, 0)), sa) + 1);
+  int64_t a_hi =
+      min64((int64_t)a.dim[0].count - 1, floor_div(b_end - 1 - a.base, sa));
+  int64_t b_lo = max64(
+      0,
+      floor_div(a.base - b.base - (int64_t)extent(inner_block(b, 0)), sb) + 1);
+  int64_t b_hi =
+      min64((int64_t)b.dim[0].count - 1, floor_div(a_end - 1 - b.base, sb));
+  if (a_hi - a_lo <= b_hi - b_lo) {
+    for (int64_t i = a_lo; i <= a_hi; i++)
+      if (views_overlap(inner_block(a, i), b))
+        return true;
+  } else {
+    for (int64_t j = b_lo; j <= b_hi; j++)
+      if (views_overlap(a, inner_block(b, j)))
+        return true;
+  }
+  return false;
+}
+
+bool dag__region_overlap(const struct region *a, const struct region *b) {
+  if (dag__region_empty(a) || dag__region_empty(b))
+    return false;
+  if (a->hi <= b->lo || b->hi <= a->lo)
+    return false;
+  return views_overlap(view_of(a), view_of(b));
+}
+
+/* Largest number of blocks covers() checks one by one before giving up. */
+#define COVERS_MAX_BLOCKS 64
+
+static bool view_covers(struct view a, struct view b) {
+  intptr_t a_end = a.base + (intptr_t)extent(a);
+  intptr_t b_end = b.base + (intptr_t)extent(b);
+  if (b.base < a.base || b_end > a_end)
+    return false;
+  if (a.n == 0)
+    return true;
+
+  /* b inside one block of a's outermost dimension: look inside it. */
+  int64_t sa = (int64_t)a.dim[0].stride;
+  int64_t i = (b.base - a.base) / sa;
+  if (i < (int64_t)a.dim[0].count) {
+    struct view ai = inner_block(a, i);
+    if (b_end <= ai.base + (intptr_t)extent(ai))
+      return view_covers(ai, b);
+  }
+  if (b.n == 0)
+    return false; /* a contiguous run across a's gaps: say no */
+
+  if ((int64_t)b.dim[0].stride == sa) {
+    /* Every block j of b sits at the same place in block q + j of a. */
+    int64_t q = (b.base - a.base) / sa;
+    if (q + (int64_t)b.dim[0].count > (int64_t)a.dim[0].count)
+      return false;
+    return view_covers(inner_block(a, q), inner_block(b, 0));
+  }
+  if (b.dim[0].count > COVERS_MAX_BLOCKS)
+    return false;
+  for (int64_t j = 0; j < (int64_t)b.dim[0].count; j++)
+    if (!view_covers(a, inner_block(b, j)))
+      return false;
+  return true;
+}
+
+bool dag__region_covers(const struct region *a, const struct region *b) {
+  if (dag__region_empty(b))
+    return true;
+  if (dag__region_empty(a))
+    return false;
+  return view_covers(view_of(a), view_of(b));
+}

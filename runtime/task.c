@@ -1,0 +1,341 @@
+/* task.c — task records: submission, edges, running, completion, taskwait.
+ *
+ * A task counts its unfinished predecessors (`pending`, plus one while it
+ * is being built) and its unfinished work (`unfinished`: its own body plus
+ * its children). Its successors hang off a lock-free stack that completion
+ * closes; a predecessor found complete while linking is simply skipped.
+ * The first successor a completion releases is returned to the worker to
+ * run next (it probably reads what we just wrote); the others go to the
+ * worker's deque, where idle workers steal them.
+ *
+ * References: one for the execution, one per history record. The record of
+ * the last reference goes back to the pool.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct task dag__root_task;
+atomic_uint_fast64_t dag__next_task_id = 1;
+
+/* A submitting worker whose own deque holds this many ready tasks runs some
+ * of them before submitting more, which bounds the memory of programs that
+ * submit far ahead of execution (as libgomp does). */
+#define THROTTLE_READY 2048
+
+static _Thread_local struct task *current;
+
+struct task *dag__current_task(void) {
+  return current ? current : &dag__root_task;
+}
+
+void dag__task_unref(struct task *t) {
+  if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  if (t->flags & TASK_ARGS_POOLED)
+    dag__args_free(t->args, t->args_size);
+  dag__task_free_locks(t);
+  dag__pool_put(POOL_TASK, t);
+}
+
+void dag__task_link(struct task *pred, struct task *succ) {
+  if (pred->edge_mark == succ->id)
+    return; /* already linked through another access */
+  pred->edge_mark = succ->id;
+  struct edge *e = dag__pool_get(POOL_EDGE);
+  if (!e)
+    dag__out_of_memory("task edges");
+  e->succ = succ;
+  atomic_fetch_add_explicit(&succ->pending, 1, memory_order_relaxed);
+  struct edge *head = atomic_load_explicit(&pred->succ, memory_order_acquire);
+  do {
+    if (head == DAG_SUCC_CLOSED) {
+      /* pred completed meanwhile: nothing to wait for. */
+      atomic_fetch_sub_explicit(&succ->pending, 1, memory_order_relaxed);
+      dag__pool_put(POOL_EDGE, e);
+      return;
+    }
+    e->next = head;
+  } while (!atomic_compare_exchange_weak_explicit(
+      &pred->succ, &head, e, memory_order_release, memory_order_acquire));
+  if (unlikely(dag__edge_hook))
+    dag__edge_hook(pred, succ);
+  if (unlikely(dag__graphing))
+    dag__graph_edge(pred, succ);
+}
+
+/* Called with the last predecessor of t gone: t may run. Undeferred tasks
+ * are run by their submitter, which watches `pending`. */
+static void release(struct worker *w, struct task *t, struct task **next) {
+  if (t->flags & TASK_UNDEFERRED)
+    return;
+  if (!*next && t->priority == 0)
+    *next = t;
+  else
+    dag__sched_push(w, t);
+}
+
+static void drop_pending(struct worker *w, struct task *t, struct task **next) {
+  /* Read before the decrement: once it reaches zero an undeferred task may
+   * run and be freed by its submitter. */
+  bool undeferred = t->flags & TASK_UNDEFERRED;
+  if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) != 1)
+    return;
+  if (!undeferred)
+    release(w, t, next);
+}
+
+/* t's body and all its children are done: release its successors, forget
+ * its children's history, and complete its parent if t was the last thing
+ * it waited for. Returns a released successor to run next, or NULL. */
+static struct task *complete(struct worker *w, struct task *t) {
+  struct task *next = NULL;
+  for (;;) {
+    if (t->children) {
+      dag__deps_free(t->children);
+      t->children = NULL;
+    }
+    struct edge *e = atomic_exchange_explicit(&t->succ, DAG_SUCC_CLOSED,
+                                              memory_order_acq_rel);
+    while (e) {
+      struct edge *following = e->next;
+      drop_pending(w, e->succ, &next);
+      dag__pool_put(POOL_EDGE, e);
+      e = following;
+    }
+    struct task *parent = t->parent;
+    dag__task_unref(t);
+    if (atomic_fetch_sub_explicit(&parent->unfinished, 1,
+                                  memory_order_acq_rel) != 1)
+      return next;
+    t = parent; /* its body ended earlier; t was its last child */
+  }
+}
+
+/* Ends t's own part: if no child is left, t is complete. */
+static struct task *finish_body(struct worker *w, struct task *t) {
+  if (t->flags & TASK_ARGS_POOLED) {
+    dag__args_free(t->args, t->args_size);
+    t->flags &= ~(unsigned)TASK_ARGS_POOLED;
+  }
+  if (atomic_fetch_sub_explicit(&t->unfinished, 1, memory_order_acq_rel) != 1)
+    return NULL;
+  return complete(w, t);
+}
+
+static void run_body(struct worker *w, struct task *t) {
+  bool timed = w && (dag__tracing || dag__stats);
+  uint64_t t0 = timed ? dag__now_ns() : 0;
+  struct task *saved = current;
+  current = t;
+  t->fn(t->args);
+  current = saved;
+  if (t->locks)
+    dag__task_unlock(t);
+  if (w)
+    w->stats.tasks++;
+  if (unlikely(timed)) {
+    uint64_t t1 = dag__now_ns();
+    w->stats.busy_ns += t1 - t0;
+    if (dag__tracing)
+      dag__trace_task(w, t, t0, t1);
+  }
+}
+
+struct task *dag__task_run(struct worker *w, struct task *t) {
+  if (t->locks && !dag__task_try_lock(t, true))
+    return NULL; /* parked until a commutative sibling finishes */
+  run_body(w, t);
+  return finish_body(w, t);
+}
+
+/* ------------------------------------------------------------ submission */
+
+/* Accesses validated into regions; on the stack for the usual few. */
+#define ACCESSES_ON_STACK 16
+
+static int check_info(const struct dag_task_info *info, const void *args,
+                      size_t args_size, const struct dag_access *acc,
+                      size_t n) {
+  if (!info)
+    return dag__user_error(NULL, DAG_EINVAL, "dag_submit: no task info");
+  if (!info->fn)
+    return dag__user_error(info, DAG_EINVAL, "task has no function");
+  if (args_size > UINT32_MAX)
+    return dag__user_error(info, DAG_EOVERFLOW,
+                           "argument block of %zu bytes is too large "
+                           "(a negative size?)",
+                           args_size);
+  if (args_size && !args)
+    return dag__user_error(info, DAG_EINVAL,
+                           "argument block of %zu bytes at NULL", args_size);
+  if (n && !acc)
+    return dag__user_error(info, DAG_EINVAL, "%zu accesses at NULL", n);
+  return 0;
+}
+
+/* Validates acc into regs/modes, leaving out empty regions. Returns the
+ * number kept, or a negative DAG_E* code. */
+static long make_regions(const struct dag_task_info *info,
+                         const struct dag_access *acc, size_t n,
+                         struct region *regs, enum dag_mode *modes) {
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    enum dag_mode m = acc[i].mode;
+    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE)
+      return dag__user_error(info, DAG_EINVAL, "access %zu: unknown mode %d", i,
+                             (int)m);
+    const char *why = NULL;
+    int err = dag__region_make(&acc[i].region, &regs[kept], &why);
+    if (err)
+      return dag__user_error(info, err, "access %zu: %s", i, why);
+    if (!dag__region_empty(&regs[kept]))
+      modes[kept++] = m;
+  }
+  return (long)kept;
+}
+
+static struct task *new_task(const struct dag_task_info *info, const void *args,
+                             size_t args_size, unsigned flags) {
+  struct task *t = dag__pool_get(POOL_TASK);
+  if (!t)
+    dag__out_of_memory("task records");
+  t->fn = info->fn;
+  t->label = info->label;
+  t->file = info->file;
+  t->line = info->line;
+  t->priority = info->priority;
+  t->flags = (info->flags & DAG_TASK_UNDEFERRED) | flags;
+  t->args_size = (uint32_t)args_size;
+  if (args_size <= DAG_ARGS_INLINE) {
+    t->args = t->args_inline;
+  } else {
+    t->args = dag__args_alloc(args_size);
+    if (!t->args)
+      dag__out_of_memory("task arguments");
+    t->flags |= TASK_ARGS_POOLED;
+  }
+  if (args_size)
+    memcpy(t->args, args, args_size);
+  atomic_init(&t->succ, NULL);
+  atomic_init(&t->pending, 1);
+  atomic_init(&t->unfinished, 1);
+  atomic_init(&t->refs, 1);
+  t->children = NULL;
+  t->locks = NULL;
+  t->link = NULL;
+  t->edge_mark = 0;
+  t->id =
+      atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
+  return t;
+}
+
+static bool not_ready(void *t) {
+  return atomic_load_explicit(&((struct task *)t)->pending,
+                              memory_order_acquire) > 0;
+}
+
+static bool unlocked(void *t) { return !dag__task_try_lock(t, false); }
+
+/* Runs an undeferred task in the calling thread once its predecessors are
+ * done (and its commutative locks free), helping with other tasks
+ * meanwhile. */
+static void run_undeferred(struct task *t) {
+  dag__help_while(not_ready, t);
+  struct worker *w = dag__self();
+  if (t->fn) {
+    if (t->locks)
+      dag__help_while(unlocked, t);
+    run_body(w, t);
+  }
+  struct task *next = finish_body(w, t);
+  if (next)
+    dag__sched_push(w, next);
+}
+
+static bool deque_full(void *w) {
+  return dag__sched_local_size(w) > THROTTLE_READY / 2;
+}
+
+static int submit(const struct dag_task_info *info, const void *args,
+                  size_t args_size, const struct dag_access *acc, size_t n,
+                  unsigned flags) {
+  int err = dag__ensure_started();
+  if (err)
+    return dag__user_error(info, err, "%s", dag_strerror(err));
+
+  struct region regs_stack[ACCESSES_ON_STACK];
+  enum dag_mode modes_stack[ACCESSES_ON_STACK];
+  struct region *regs = regs_stack;
+  enum dag_mode *modes = modes_stack;
+  if (n > ACCESSES_ON_STACK) {
+    regs = malloc(n * sizeof *regs);
+    modes = malloc(n * sizeof *modes);
+    if (!regs || !modes) {
+      free(regs);
+      free(modes);
+      return dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
+    }
+  }
+  long kept = make_regions(info, acc, n, regs, modes);
+  if (kept >= 0) {
+    struct task *t = new_task(info, args, args_size, flags);
+    struct task *parent = dag__current_task();
+    t->parent = parent;
+    atomic_fetch_add_explicit(&parent->unfinished, 1, memory_order_relaxed);
+    if (unlikely(dag__graphing))
+      dag__graph_node(t);
+    if (kept > 0) {
+      if (!parent->children)
+        parent->children = dag__deps_new();
+      dag__deps_add(parent->children, t, regs, modes, (size_t)kept);
+    }
+    if (t->flags & TASK_UNDEFERRED) {
+      atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel);
+      run_undeferred(t);
+    } else if (atomic_fetch_sub_explicit(&t->pending, 1,
+                                         memory_order_acq_rel) == 1) {
+      struct worker *w = dag__self();
+      dag__sched_push(w, t);
+      if (w && dag__sched_local_size(w) > THROTTLE_READY)
+        dag__help_while(deque_full, w);
+    }
+  }
+  if (regs != regs_stack) {
+    free(regs);
+    free(modes);
+  }
+  return kept < 0 ? (int)kept : 0;
+}
+
+int dag_submit(const struct dag_task_info *info, const void *args,
+               size_t args_size, const struct dag_access *acc,
+               size_t naccesses) {
+  int err = check_info(info, args, args_size, acc, naccesses);
+  if (err)
+    return err;
+  return submit(info, args, args_size, acc, naccesses, 0);
+}
+
+int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
+  static const struct dag_task_info wait_info = {.label = "taskwait on"};
+  if (naccesses && !acc)
+    return dag__user_error(&wait_info, DAG_EINVAL, "%zu accesses at NULL",
+                           naccesses);
+  return submit(&wait_info, NULL, 0, acc, naccesses,
+                TASK_UNDEFERRED | TASK_WAIT_ONLY);
+}
+
+static bool has_children(void *t) {
+  return atomic_load_explicit(&((struct task *)t)->unfinished,
+                              memory_order_acquire) > 1;
+}
+
+int dag__wait_children(void) {
+  struct task *t = dag__current_task();
+  dag__help_while(has_children, t);
+  if (t->children)
+    dag__deps_clear(t->children);
+  return 0;
+}

@@ -1,0 +1,57 @@
+/* topo.c — the process's cores, from hwloc, and pinning workers to them.
+ *
+ * A worker gets one core of the process's cpuset (all the core's hardware
+ * threads that are in the cpuset), in the order hwloc lists cores, so that
+ * neighbouring workers share caches. With more workers than cores the list
+ * wraps around. Written once at start-up, read-only afterwards.
+ */
+#include "internal.h"
+
+#include <hwloc.h>
+#include <stdlib.h>
+
+static hwloc_topology_t topology;
+static hwloc_cpuset_t *core_sets;
+static int ncores;
+
+int dag__topo_init(void) {
+  if (hwloc_topology_init(&topology) || hwloc_topology_load(topology))
+    return 1; /* no topology: one worker, unpinned */
+
+  hwloc_cpuset_t allowed = hwloc_bitmap_alloc();
+  if (hwloc_get_cpubind(topology, allowed, HWLOC_CPUBIND_PROCESS))
+    hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topology));
+
+  int n = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+  core_sets = calloc(n > 0 ? (size_t)n : 1, sizeof *core_sets);
+  for (int i = 0; core_sets && i < n; i++) {
+    hwloc_obj_t core =
+        hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, (unsigned)i);
+    if (!hwloc_bitmap_intersects(core->cpuset, allowed))
+      continue;
+    hwloc_cpuset_t set = hwloc_bitmap_dup(core->cpuset);
+    hwloc_bitmap_and(set, set, allowed);
+    core_sets[ncores++] = set;
+  }
+  hwloc_bitmap_free(allowed);
+  return ncores > 0 ? ncores : 1;
+}
+
+void dag__topo_bind_worker(int id) {
+  if (ncores == 0)
+    return;
+  /* Failing to pin (a container that forbids it) only costs locality. */
+  (void)hwloc_set_cpubind(topology, core_sets[id % ncores],
+                          HWLOC_CPUBIND_THREAD);
+}
+
+void dag__topo_release(void) {
+  for (int i = 0; i < ncores; i++)
+    hwloc_bitmap_free(core_sets[i]);
+  free(core_sets);
+  core_sets = NULL;
+  ncores = 0;
+  if (topology)
+    hwloc_topology_destroy(topology);
+  topology = NULL;
+}

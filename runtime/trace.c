@@ -1,0 +1,269 @@
+/* trace.c — what the runtime tells about a run: DAG_TRACE (a timeline in
+ * Chrome trace-event JSON, one track per worker, opened by Perfetto or
+ * chrome://tracing), DAG_GRAPH (the task graph as Graphviz dot) and
+ * DAG_STATS (a summary on stderr at exit).
+ *
+ * With none of them set the hot paths test one global bool each. A trace
+ * buffer belongs to one worker and needs no lock; the graph is appended to
+ * under a mutex, since nested tasks are submitted from several threads.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+bool dag__tracing;
+bool dag__graphing;
+bool dag__stats;
+
+static const char *trace_path;
+static const char *graph_path;
+static uint64_t start_ns;
+
+uint64_t dag__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ timeline */
+
+struct trace_event {
+  uint64_t t0, t1, id;
+  const char *label, *file;
+  int line;
+};
+
+#define EVENTS_PER_CHUNK 4096
+
+struct trace_chunk {
+  struct trace_chunk *next;
+  size_t n;
+  struct trace_event ev[EVENTS_PER_CHUNK];
+};
+
+struct trace_buffer {
+  struct trace_chunk *head; /* newest first */
+};
+
+static bool env_set(const char *name, const char **value) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return false;
+  if (value)
+    *value = v;
+  return true;
+}
+
+void dag__trace_init(void) {
+  dag__tracing = env_set("DAG_TRACE", &trace_path);
+  dag__graphing = env_set("DAG_GRAPH", &graph_path);
+  const char *stats = NULL;
+  dag__stats = env_set("DAG_STATS", &stats) && strcmp(stats, "0") != 0;
+  start_ns = dag__now_ns();
+}
+
+struct trace_buffer *dag__trace_buffer_new(void) {
+  struct trace_buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    dag__out_of_memory("the trace");
+  return b;
+}
+
+void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
+                     uint64_t t1) {
+  struct trace_buffer *b = w->trace;
+  if (!b->head || b->head->n == EVENTS_PER_CHUNK) {
+    struct trace_chunk *c = malloc(sizeof *c);
+    if (!c)
+      dag__out_of_memory("the trace");
+    c->next = b->head;
+    c->n = 0;
+    b->head = c;
+  }
+  b->head->ev[b->head->n++] =
+      (struct trace_event){t0, t1, t->id, t->label, t->file, t->line};
+}
+
+/* Writes s as the inside of a JSON or dot string. */
+static void put_escaped(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", *s);
+    else
+      fputc(*s, f);
+  }
+}
+
+static void put_task_name(FILE *f, const char *label, const char *file,
+                          int line) {
+  char name[256];
+  dag__task_name(name, sizeof name, label, file, line);
+  put_escaped(f, name);
+}
+
+static void write_trace(void) {
+  FILE *f = fopen(trace_path, "w");
+  if (!f) {
+    dag__user_error(NULL, DAG_EINVAL, "DAG_TRACE: cannot write '%s'",
+                    trace_path);
+    return;
+  }
+  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+  bool first = true;
+  for (int w = 0; w < dag__workers_count(); w++) {
+    fprintf(f,
+            "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,"
+            "\"tid\":%d,\"args\":{\"name\":\"worker %d\"}}",
+            first ? "" : ",\n", w, w);
+    first = false;
+    for (struct trace_chunk *c = dag__worker(w)->trace->head; c; c = c->next)
+      for (size_t i = 0; i < c->n; i++) {
+        const struct trace_event *e = &c->ev[i];
+        fputs(",\n{\"name\":\"", f);
+        put_task_name(f, e->label, e->file, e->line);
+        fprintf(f,
+                "\",\"cat\":\"task\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,"
+                "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"id\":%llu",
+                w, (double)(e->t0 - start_ns) / 1e3,
+                (double)(e->t1 - e->t0) / 1e3, (unsigned long long)e->id);
+        if (e->file) {
+          fputs(",\"src\":\"", f);
+          put_escaped(f, e->file);
+          fprintf(f, ":%d\"", e->line);
+        }
+        fputs("}}", f);
+      }
+  }
+  fputs("\n]}\n", f);
+  fclose(f);
+}
+
+static void free_trace_buffers(void) {
+  for (int w = 0; w < dag__workers_count(); w++) {
+    struct trace_buffer *b = dag__worker(w)->trace;
+    if (!b)
+      continue;
+    for (struct trace_chunk *c = b->head, *next; c; c = next) {
+      next = c->next;
+      free(c);
+    }
+    free(b);
+    dag__worker(w)->trace = NULL;
+  }
+}
+
+/* --------------------------------------------------------------- graph */
+
+struct graph_node {
+  uint64_t id;
+  const char *label, *file;
+  int line;
+};
+
+static struct {
+  pthread_mutex_t lock;
+  struct graph_node *nodes;
+  size_t nnodes, node_cap;
+  uint64_t (*edges)[2];
+  size_t nedges, edge_cap;
+} graph = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Grows *items (of `size` bytes each) so that index n fits. */
+static void *grow(void *items, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return items;
+  size_t c = *cap ? 2 * *cap : 1024;
+  void *p = realloc(items, c * size);
+  if (!p)
+    dag__out_of_memory("the task graph");
+  *cap = c;
+  return p;
+}
+
+void dag__graph_node(const struct task *t) {
+  pthread_mutex_lock(&graph.lock);
+  graph.nodes =
+      grow(graph.nodes, &graph.node_cap, graph.nnodes, sizeof *graph.nodes);
+  graph.nodes[graph.nnodes++] =
+      (struct graph_node){t->id, t->label, t->file, t->line};
+  pthread_mutex_unlock(&graph.lock);
+}
+
+void dag__graph_edge(const struct task *pred, const struct task *succ) {
+  pthread_mutex_lock(&graph.lock);
+  graph.edges =
+      grow(graph.edges, &graph.edge_cap, graph.nedges, sizeof *graph.edges);
+  graph.edges[graph.nedges][0] = pred->id;
+  graph.edges[graph.nedges][1] = succ->id;
+  graph.nedges++;
+  pthread_mutex_unlock(&graph.lock);
+}
+
+static void write_graph(void) {
+  FILE *f = fopen(graph_path, "w");
+  if (!f) {
+    dag__user_error(NULL, DAG_EINVAL, "DAG_GRAPH: cannot write '%s'",
+                    graph_path);
+  } else {
+    fputs("digraph dag {\n  node [shape=box];\n", f);
+    for (size_t i = 0; i < graph.nnodes; i++) {
+      const struct graph_node *n = &graph.nodes[i];
+      fprintf(f, "  t%llu [label=\"", (unsigned long long)n->id);
+      put_task_name(f, n->label, n->file, n->line);
+      fprintf(f, "\\n#%llu\"];\n", (unsigned long long)n->id);
+    }
+    for (size_t i = 0; i < graph.nedges; i++)
+      fprintf(f, "  t%llu -> t%llu;\n", (unsigned long long)graph.edges[i][0],
+              (unsigned long long)graph.edges[i][1]);
+    fputs("}\n", f);
+    fclose(f);
+  }
+  free(graph.nodes);
+  free(graph.edges);
+  graph.nodes = NULL;
+  graph.edges = NULL;
+  graph.nnodes = graph.nedges = graph.node_cap = graph.edge_cap = 0;
+}
+
+/* --------------------------------------------------------------- stats */
+
+static void write_stats(void) {
+  double wall = (double)(dag__now_ns() - start_ns) / 1e9;
+  uint64_t tasks = 0;
+  fprintf(stderr, "dag: stats: %d workers, %.3f s since start\n",
+          dag__workers_count(), wall);
+  for (int i = 0; i < dag__workers_count(); i++) {
+    const struct worker_stats *s = &dag__worker(i)->stats;
+    tasks += s->tasks;
+    fprintf(stderr,
+            "dag: stats: worker %d: %llu tasks, busy %.3f s (%.0f%%), "
+            "%llu steals, %llu sleeps\n",
+            i, (unsigned long long)s->tasks, (double)s->busy_ns / 1e9,
+            wall > 0 ? 100.0 * (double)s->busy_ns / 1e9 / wall : 0.0,
+            (unsigned long long)s->steals, (unsigned long long)s->sleeps);
+  }
+  size_t pooled = 0;
+  for (int p = 0; p < POOL_COUNT; p++)
+    pooled += dag__pool_bytes((enum pool_id)p);
+  fprintf(stderr,
+          "dag: stats: %llu tasks submitted, %llu run by workers, "
+          "%.1f MiB in task pools\n",
+          (unsigned long long)(atomic_load(&dag__next_task_id) - 1),
+          (unsigned long long)tasks, (double)pooled / (1024.0 * 1024.0));
+}
+
+void dag__trace_finish(void) {
+  if (dag__stats)
+    write_stats();
+  if (dag__tracing)
+    write_trace();
+  if (dag__graphing)
+    write_graph();
+  free_trace_buffers();
+}

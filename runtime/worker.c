@@ -1,0 +1,137 @@
+/* worker.c — worker threads and the help loop.
+ *
+ * Worker 0 is the thread that started the runtime (usually main): it runs
+ * tasks whenever it waits in taskwait, in an undeferred task or when it
+ * submits faster than tasks run. Workers 1..n-1 are threads of our own, each
+ * pinned to its core, that run tasks until dag_finalize stops them.
+ *
+ * A worker runs the successor that a completion hands back before looking at
+ * any queue, so a chain of dependent tasks stays on one core.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
+/* Rounds of looking for work before an idle worker sleeps (each round tries
+ * every queue once: a few tens of microseconds in all). */
+#define SPIN_ROUNDS 2000
+
+static struct worker *workers;
+static pthread_t *threads;
+static int nworkers;
+static atomic_bool stopping;
+static _Thread_local struct worker *self;
+
+struct worker *dag__self(void) {
+  return self;
+}
+int dag__workers_count(void) { return nworkers; }
+struct worker *dag__worker(int id) {
+  return &workers[id];
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* Runs t and then every successor its completion hands back. */
+static void run_chain(struct worker *w, struct task *t) {
+  while (t)
+    t = dag__task_run(w, t);
+}
+
+static void *worker_main(void *arg) {
+  struct worker *w = arg;
+  self = w;
+  dag__topo_bind_worker(w->id);
+  unsigned idle_rounds = 0;
+  while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
+    struct task *t = dag__sched_pop(w);
+    if (t) {
+      run_chain(w, t);
+      idle_rounds = 0;
+    } else if (++idle_rounds < SPIN_ROUNDS) {
+      cpu_relax();
+    } else {
+      dag__sched_idle(w, &stopping);
+      idle_rounds = 0;
+    }
+  }
+  return NULL;
+}
+
+static void worker_init(struct worker *w, int id) {
+  w->id = id;
+  w->deque = dag__sched_deque(id);
+  w->rng = 0x2545f491u * (uint32_t)(id + 1);
+  w->current = NULL;
+  w->trace = dag__tracing ? dag__trace_buffer_new() : NULL;
+}
+
+int dag__workers_start(int n) {
+  workers = calloc((size_t)n, sizeof *workers);
+  threads = calloc((size_t)n, sizeof *threads);
+  if (!workers || !threads) {
+    free(workers);
+    free(threads);
+    return DAG_ENOMEM;
+  }
+  nworkers = n;
+  atomic_store(&stopping, false);
+  for (int i = 0; i < n; i++)
+    worker_init(&workers[i], i);
+  self = &workers[0];
+  dag__topo_bind_worker(0);
+  for (int i = 1; i < n; i++) {
+    if (pthread_create(&threads[i], NULL, worker_main, &workers[i])) {
+      nworkers = i; /* stop the ones that did start */
+      dag__workers_stop();
+      return DAG_ETHREAD;
+    }
+  }
+  return 0;
+}
+
+void dag__workers_stop(void) {
+  atomic_store_explicit(&stopping, true, memory_order_release);
+  dag__sched_wake_all();
+  for (int i = 1; i < nworkers; i++)
+    pthread_join(threads[i], NULL);
+  self = NULL;
+}
+
+void dag__workers_release(void) {
+  free(workers);
+  free(threads);
+  workers = NULL;
+  threads = NULL;
+  nworkers = 0;
+}
+
+bool dag__help_once(void) {
+  struct worker *w = self;
+  struct task *t = w ? dag__sched_pop(w) : NULL;
+  if (!t)
+    return false;
+  run_chain(w, t);
+  return true;
+}
+
+void dag__help_while(bool (*cond)(void *arg), void *arg) {
+  unsigned idle_rounds = 0;
+  while (cond(arg)) {
+    if (dag__help_once()) {
+      idle_rounds = 0;
+    } else if (++idle_rounds < SPIN_ROUNDS) {
+      cpu_relax();
+    } else {
+      sched_yield(); /* maybe more threads than cores: let others run */
+    }
+  }
+}
