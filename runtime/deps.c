@@ -245,13 +245,15 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
       forget(d, r);
       continue;
     }
-    if (!dag__region_overlap(&r->region, g))
+    /* The same region again is the common case: it overlaps and covers. */
+    bool same = same_region(&r->region, g);
+    if (!same && !dag__region_overlap(&r->region, g))
       continue;
     enum dag_mode old = (enum dag_mode)r->mode;
     if (r->task != t) {
       if (old == DAG_COMMUTATIVE && mode == DAG_COMMUTATIVE) {
         dag__task_add_lock(t, r->lock);
-        if (!lock && same_region(&r->region, g)) {
+        if (!lock && same) {
           lock = r->lock;
           dag__lock_ref(lock);
         }
@@ -259,7 +261,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
         dag__task_link(r->task, t);
       }
     }
-    if (writes(mode) && dag__region_covers(g, &r->region))
+    if (writes(mode) && (same || dag__region_covers(g, &r->region)))
       forget(d, r);
   }
 

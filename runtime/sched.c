@@ -250,9 +250,20 @@ static void futex_wake(atomic_uint *word, int n) {
   syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-static void wake_one_if_sleeping(void) {
+/* The full fence between publishing a task and reading the sleeper count.
+ * ThreadSanitizer does not model fences, so there a read-modify-write of
+ * the count (same ordering, dearer) stands in for it. */
+static int sleepers_after_fence(void) {
+#if defined(__SANITIZE_THREAD__)
+  return atomic_fetch_add_explicit(&idle.sleepers, 0, memory_order_seq_cst);
+#else
   atomic_thread_fence(memory_order_seq_cst);
-  if (atomic_load_explicit(&idle.sleepers, memory_order_seq_cst) > 0) {
+  return atomic_load_explicit(&idle.sleepers, memory_order_seq_cst);
+#endif
+}
+
+static void wake_one_if_sleeping(void) {
+  if (sleepers_after_fence() > 0) {
     atomic_fetch_add_explicit(&idle.epoch, 1, memory_order_seq_cst);
     futex_wake(&idle.epoch, 1);
   }
