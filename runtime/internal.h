@@ -21,6 +21,12 @@
 
 #define DAG_CACHELINE 64
 
+/* Thread-local state on the hot path. initial-exec reaches it without a
+ * call to __tls_get_addr in libdag.so (fine for a library linked at start,
+ * and for dlopen within glibc's static TLS reserve). */
+#define DAG_THREAD_LOCAL                                                       \
+  _Thread_local __attribute__((tls_model("initial-exec")))
+
 struct task;
 struct worker;
 
@@ -193,7 +199,8 @@ struct task {
   struct task *parent;
   _Atomic(struct edge *) succ; /* successors; DAG_SUCC_CLOSED when done */
   atomic_int pending;          /* unfinished predecessors, +1 while built */
-  atomic_int unfinished;       /* own body + unfinished children */
+  atomic_int unfinished;       /* own body + unfinished children + credits */
+  int credits;                 /* children counted in advance: see submit */
   atomic_int refs;             /* execution + history records */
   struct deps *children;       /* history of its children, made lazily */
   struct lock_set *locks;      /* commutative locks, NULL if none */
@@ -232,19 +239,20 @@ struct task *dag__current_task(void);
 /* ------------------------------------------------------------- sched.c */
 
 /* Makes a task whose predecessors are all complete runnable: onto the
- * priority queue if it has a priority, else the calling worker's deque (or
+ * priority queue if it has a priority, else the calling worker's queue (or
  * the shared injection queue from a thread that is not a worker). */
 void dag__sched_push(struct worker *w, struct task *t);
 
-/* Next task for w to run, or NULL when none is found right now. */
-struct task *dag__sched_pop(struct worker *w);
+/* Next task for w to run, or NULL when none is found right now.
+ * idle_rounds: how many times in a row w found nothing. */
+struct task *dag__sched_pop(struct worker *w, unsigned idle_rounds);
 
-/* Ready tasks waiting in w's own deque. */
+/* Ready tasks waiting in w's own queue. */
 size_t dag__sched_local_size(struct worker *w);
 
 int dag__sched_init(int nworkers);
-/* The deque of worker id. */
-struct deque *dag__sched_deque(int worker_id);
+/* The ready queue of worker id. */
+struct ring *dag__sched_queue(int worker_id);
 void dag__sched_release(void);
 
 /* Sleeping and waking idle workers. */
@@ -255,14 +263,15 @@ void dag__sched_wake_all(void);
 
 struct worker_stats {
   uint64_t tasks;
-  uint64_t steals;
+  uint64_t steals; /* successful steals */
+  uint64_t stolen; /* tasks they took */
   uint64_t sleeps;
   uint64_t busy_ns;
 };
 
 struct worker {
   int id;
-  struct deque *deque;
+  struct ring *queue;
   uint32_t rng;
   struct task *current;
   struct worker_stats stats;
@@ -285,7 +294,7 @@ struct worker *dag__worker(int id);
 void dag__help_while(bool (*cond)(void *arg), void *arg);
 
 /* Runs at most one ready task; returns whether it ran one. */
-bool dag__help_once(void);
+bool dag__help_once(unsigned idle_rounds);
 
 /* -------------------------------------------------------------- topo.c */
 

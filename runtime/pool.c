@@ -2,21 +2,26 @@
  * malloc.
  *
  * Each thread keeps, per pool, a free list of its own (no lock). When that
- * list runs dry the thread takes a batch from the pool's shared list, or
- * carves a new slab; when it grows past two batches it gives one batch
- * back. Only the shared list and the slab list take the pool's mutex, once
- * per batch. Slabs go back to the system at dag__pools_release.
+ * list runs dry the thread takes a whole batch of POOL_BATCH objects from the
+ * pool's shared stack of batches, or carves a new slab; when it grows past
+ * two batches it pushes one batch back. Objects freed on another thread than
+ * the one that took them (a task submitted on one worker, run on another)
+ * thus flow back in batches. A batch moves in O(1) under the pool's spin
+ * lock (held for a few instructions, so spinning beats sleeping); the slab
+ * list takes the same lock. Slabs go back to the system at
+ * dag__pools_release.
  */
 #include "internal.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 #define POOL_BATCH 64
 #define POOL_SLAB_BYTES (64u * 1024u)
 
+/* A free object; the first of a batch also links to the next batch. */
 struct free_obj {
   struct free_obj *next;
+  struct free_obj *next_batch;
 };
 
 struct slab {
@@ -25,10 +30,9 @@ struct slab {
 };
 
 struct pool {
+  _Alignas(DAG_CACHELINE) atomic_flag lock;
   size_t size;
-  pthread_mutex_t lock;
-  struct free_obj *shared; /* batches given back, chained by next */
-  size_t shared_count;
+  struct free_obj *batches; /* full batches given back */
   struct slab *slabs;
   atomic_size_t bytes; /* in slabs */
 };
@@ -39,7 +43,16 @@ struct thread_cache {
 };
 
 static struct pool pools[POOL_COUNT];
-static _Thread_local struct thread_cache caches[POOL_COUNT];
+static DAG_THREAD_LOCAL struct thread_cache caches[POOL_COUNT];
+
+static void pool_lock(struct pool *p) {
+  while (atomic_flag_test_and_set_explicit(&p->lock, memory_order_acquire))
+    ;
+}
+
+static void pool_unlock(struct pool *p) {
+  atomic_flag_clear_explicit(&p->lock, memory_order_release);
+}
 
 static size_t object_size(enum pool_id id) {
   switch (id) {
@@ -71,9 +84,8 @@ void dag__pools_init(void) {
     size_t size = object_size((enum pool_id)i);
     /* Round up to 16 bytes so every object is suitably aligned. */
     p->size = (size + 15) & ~(size_t)15;
-    pthread_mutex_init(&p->lock, NULL);
-    p->shared = NULL;
-    p->shared_count = 0;
+    atomic_flag_clear(&p->lock);
+    p->batches = NULL;
     p->slabs = NULL;
     atomic_init(&p->bytes, 0);
   }
@@ -87,44 +99,34 @@ void dag__pools_release(void) {
       free(s);
     }
     p->slabs = NULL;
-    p->shared = NULL;
-    p->shared_count = 0;
-    pthread_mutex_destroy(&p->lock);
+    p->batches = NULL;
     /* The calling thread's cache pointed into the slabs just freed. */
     caches[i].head = NULL;
     caches[i].count = 0;
   }
 }
 
-/* Refills the calling thread's cache: a shared batch, or a new slab. */
+/* Refills the calling thread's empty cache: a shared batch, or a slab. */
 static bool refill(struct pool *p, struct thread_cache *c) {
-  pthread_mutex_lock(&p->lock);
-  if (p->shared) {
-    /* Take up to one batch from the front of the shared list. */
-    struct free_obj *first = p->shared, *last = first;
-    size_t n = 1;
-    while (n < POOL_BATCH && last->next) {
-      last = last->next;
-      n++;
-    }
-    p->shared = last->next;
-    p->shared_count -= n;
-    pthread_mutex_unlock(&p->lock);
-    last->next = c->head;
-    c->head = first;
-    c->count += n;
+  pool_lock(p);
+  struct free_obj *batch = p->batches;
+  if (batch) {
+    p->batches = batch->next_batch;
+    pool_unlock(p);
+    c->head = batch;
+    c->count = POOL_BATCH;
     return true;
   }
+  pool_unlock(p);
   struct slab *s = malloc(sizeof *s + POOL_SLAB_BYTES);
-  if (!s) {
-    pthread_mutex_unlock(&p->lock);
+  if (!s)
     return false;
-  }
+  pool_lock(p);
   s->next = p->slabs;
   p->slabs = s;
+  pool_unlock(p);
   atomic_fetch_add_explicit(&p->bytes, sizeof *s + POOL_SLAB_BYTES,
                             memory_order_relaxed);
-  pthread_mutex_unlock(&p->lock);
   size_t n = POOL_SLAB_BYTES / p->size;
   for (size_t k = n; k-- > 0;) {
     struct free_obj *o = (struct free_obj *)(s->mem + k * p->size);
@@ -142,29 +144,36 @@ void *dag__pool_get(enum pool_id id) {
   struct free_obj *o = c->head;
   c->head = o->next;
   c->count--;
+  if (c->head) {
+    /* The next object was probably freed on another core: start bringing
+     * its lines here now, so that the next get does not wait for them. */
+    char *next = (char *)c->head;
+    for (size_t off = 0; off < pools[id].size; off += DAG_CACHELINE)
+      __builtin_prefetch(next + off, 1);
+  }
   return o;
 }
 
 void dag__pool_put(enum pool_id id, void *obj) {
   struct thread_cache *c = &caches[id];
-  struct pool *p = &pools[id];
   struct free_obj *o = obj;
   o->next = c->head;
   c->head = o;
-  c->count++;
-  if (unlikely(c->count >= 2 * POOL_BATCH)) {
-    /* Give one batch back so objects freed here can serve other threads. */
-    struct free_obj *first = c->head, *last = first;
-    for (size_t n = 1; n < POOL_BATCH; n++)
-      last = last->next;
-    c->head = last->next;
-    c->count -= POOL_BATCH;
-    pthread_mutex_lock(&p->lock);
-    last->next = p->shared;
-    p->shared = first;
-    p->shared_count += POOL_BATCH;
-    pthread_mutex_unlock(&p->lock);
-  }
+  if (likely(++c->count < 2 * POOL_BATCH))
+    return;
+  /* Give the newest batch back so objects freed here serve other threads.
+   * The batch ends where the remaining POOL_BATCH objects begin. */
+  struct free_obj *last = o;
+  for (size_t n = 1; n < POOL_BATCH; n++)
+    last = last->next;
+  c->head = last->next;
+  c->count -= POOL_BATCH;
+  last->next = NULL;
+  struct pool *p = &pools[id];
+  pool_lock(p);
+  o->next_batch = p->batches;
+  p->batches = o;
+  pool_unlock(p);
 }
 
 size_t dag__pool_bytes(enum pool_id id) {

@@ -1,21 +1,23 @@
 /* sched.c — ready queues and idle workers.
  *
- * Each worker owns a Chase-Lev deque: it pushes and pops at the bottom
- * (newest first, for locality), thieves take from the top (oldest first).
+ * Each worker owns a bounded ring of ready tasks (after Go's run queues):
+ * only the owner appends, at the tail; the owner and thieves consume at the
+ * head with a compare-and-swap. A thief takes half of a victim's ring in
+ * one go and moves it into its own, so that a producer feeding an idle
+ * worker pays for one exchange of cache lines per batch, not per task. A
+ * full ring spills half of its tasks to the shared injection list; the
+ * submitting thread runs tasks itself well before that (task.c).
+ *
  * Tasks with a non-zero priority go to one shared heap instead, ordered by
  * priority then submission; positive priorities are served before the
- * deques, negative ones only when nothing else is ready. Threads that are
- * not workers hand tasks over through a shared injection list.
+ * rings, negative ones only when nothing else is ready. Threads that are
+ * not workers hand tasks over through the injection list.
  *
  * Idle workers spin briefly, then sleep on a futex word `epoch`. A producer
  * publishes its task, then (after a full fence) wakes a sleeper if the
  * sleeper count is non-zero; a sleeper raises the count, then (after a full
  * fence) looks for work once more before sleeping on the epoch it read.
  * One of the two always sees the other, so no wake-up is lost.
- *
- * Memory orders follow Lê et al., "Correct and Efficient Work-Stealing for
- * Weak Memory Models" (PPoPP 2013), with the fences folded into seq_cst
- * accesses so that ThreadSanitizer understands them.
  */
 #include "internal.h"
 
@@ -26,103 +28,73 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------- deque */
+/* ----------------------------------------------------------------- ring */
 
-struct deque_array {
-  int64_t size;              /* a power of two */
-  struct deque_array *older; /* kept until release: thieves may read it */
-  _Atomic(struct task *) slot[];
+#define RING_SIZE 256 /* a power of two */
+
+struct ring {
+  _Alignas(DAG_CACHELINE) atomic_uint_fast32_t head; /* consumers */
+  _Alignas(DAG_CACHELINE) atomic_uint_fast32_t tail; /* the owner */
+  _Alignas(DAG_CACHELINE) _Atomic(struct task *) slot[RING_SIZE];
 };
 
-struct deque {
-  _Alignas(DAG_CACHELINE) atomic_int_fast64_t top;
-  _Alignas(DAG_CACHELINE) atomic_int_fast64_t bottom;
-  _Atomic(struct deque_array *) array;
-};
-
-static struct deque_array *array_new(int64_t size) {
-  struct deque_array *a =
-      malloc(sizeof *a + (size_t)size * sizeof(_Atomic(struct task *)));
-  if (!a)
-    dag__out_of_memory("ready queues");
-  a->size = size;
-  a->older = NULL;
-  return a;
+static uint32_t ring_size(struct ring *r) {
+  uint32_t h = (uint32_t)atomic_load_explicit(&r->head, memory_order_acquire);
+  uint32_t t = (uint32_t)atomic_load_explicit(&r->tail, memory_order_acquire);
+  return t - h;
 }
 
-static void deque_init(struct deque *q) {
-  atomic_init(&q->top, 0);
-  atomic_init(&q->bottom, 0);
-  atomic_init(&q->array, array_new(256));
+/* Owner only. Returns false when the ring is full. */
+static bool ring_push(struct ring *r, struct task *t) {
+  uint32_t h = (uint32_t)atomic_load_explicit(&r->head, memory_order_acquire);
+  uint32_t tl = (uint32_t)atomic_load_explicit(&r->tail, memory_order_relaxed);
+  if (tl - h >= RING_SIZE)
+    return false;
+  atomic_store_explicit(&r->slot[tl % RING_SIZE], t, memory_order_relaxed);
+  atomic_store_explicit(&r->tail, tl + 1, memory_order_release);
+  return true;
 }
 
-static void deque_release(struct deque *q) {
-  struct deque_array *a = atomic_load(&q->array);
-  while (a) {
-    struct deque_array *older = a->older;
-    free(a);
-    a = older;
+/* Takes the oldest task; the owner or anyone. */
+static struct task *ring_pop(struct ring *r) {
+  uint_fast32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  for (;;) {
+    uint32_t tl =
+        (uint32_t)atomic_load_explicit(&r->tail, memory_order_acquire);
+    if ((uint32_t)h == tl)
+      return NULL;
+    struct task *t =
+        atomic_load_explicit(&r->slot[h % RING_SIZE], memory_order_relaxed);
+    if (atomic_compare_exchange_weak_explicit(
+            &r->head, &h, h + 1, memory_order_acq_rel, memory_order_acquire))
+      return t;
   }
 }
 
-static void deque_push(struct deque *q, struct task *t) {
-  int64_t b = atomic_load_explicit(&q->bottom, memory_order_relaxed);
-  int64_t top = atomic_load_explicit(&q->top, memory_order_acquire);
-  struct deque_array *a = atomic_load_explicit(&q->array, memory_order_relaxed);
-  if (b - top > a->size - 1) {
-    struct deque_array *grown = array_new(2 * a->size);
-    for (int64_t i = top; i < b; i++)
-      atomic_store_explicit(&grown->slot[i & (grown->size - 1)],
-                            atomic_load_explicit(&a->slot[i & (a->size - 1)],
-                                                 memory_order_relaxed),
-                            memory_order_relaxed);
-    grown->older = a;
-    atomic_store_explicit(&q->array, grown, memory_order_release);
-    a = grown;
+/* Takes the older half of r's tasks into out[], if it holds at least
+ * `least`. Returns how many. A slot
+ * read while the owner refills it belongs to a head that has moved on, so
+ * the compare-and-swap then fails and we read again. */
+static uint32_t ring_grab(struct ring *r, struct task **out, uint32_t least) {
+  for (;;) {
+    uint32_t h = (uint32_t)atomic_load_explicit(&r->head, memory_order_acquire);
+    uint32_t tl =
+        (uint32_t)atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint32_t n = tl - h;
+    if (n < least || n == 0)
+      return 0;
+    n -= n / 2;
+    if (n > RING_SIZE / 2)
+      continue; /* head and tail read at different moments */
+    for (uint32_t i = 0; i < n; i++)
+      out[i] = atomic_load_explicit(&r->slot[(h + i) % RING_SIZE],
+                                    memory_order_relaxed);
+    uint_fast32_t expected = h;
+    if (atomic_compare_exchange_strong_explicit(&r->head, &expected, h + n,
+                                                memory_order_acq_rel,
+                                                memory_order_acquire))
+      return n;
   }
-  atomic_store_explicit(&a->slot[b & (a->size - 1)], t, memory_order_relaxed);
-  atomic_store_explicit(&q->bottom, b + 1, memory_order_release);
-}
-
-static struct task *deque_take(struct deque *q) {
-  int64_t b = atomic_load_explicit(&q->bottom, memory_order_relaxed) - 1;
-  struct deque_array *a = atomic_load_explicit(&q->array, memory_order_relaxed);
-  atomic_store_explicit(&q->bottom, b, memory_order_seq_cst);
-  int64_t top = atomic_load_explicit(&q->top, memory_order_seq_cst);
-  if (top > b) {
-    atomic_store_explicit(&q->bottom, b + 1, memory_order_relaxed);
-    return NULL;
-  }
-  struct task *t =
-      atomic_load_explicit(&a->slot[b & (a->size - 1)], memory_order_relaxed);
-  if (top == b) {
-    /* The last one: race the thieves for it. */
-    if (!atomic_compare_exchange_strong_explicit(
-            &q->top, &top, top + 1, memory_order_seq_cst, memory_order_relaxed))
-      t = NULL;
-    atomic_store_explicit(&q->bottom, b + 1, memory_order_relaxed);
-  }
-  return t;
-}
-
-static struct task *deque_steal(struct deque *q) {
-  int64_t top = atomic_load_explicit(&q->top, memory_order_seq_cst);
-  int64_t b = atomic_load_explicit(&q->bottom, memory_order_seq_cst);
-  if (top >= b)
-    return NULL;
-  struct deque_array *a = atomic_load_explicit(&q->array, memory_order_acquire);
-  struct task *t =
-      atomic_load_explicit(&a->slot[top & (a->size - 1)], memory_order_relaxed);
-  if (!atomic_compare_exchange_strong_explicit(
-          &q->top, &top, top + 1, memory_order_seq_cst, memory_order_relaxed))
-    return NULL; /* lost the race; the caller moves on */
-  return t;
-}
-
-static int64_t deque_size(struct deque *q) {
-  int64_t b = atomic_load_explicit(&q->bottom, memory_order_relaxed);
-  int64_t top = atomic_load_explicit(&q->top, memory_order_relaxed);
-  return b > top ? b - top : 0;
 }
 
 /* --------------------------------------------------- the priority heap */
@@ -205,15 +177,17 @@ static struct {
   atomic_size_t count;
 } inject = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void inject_push(struct task *t) {
+static void inject_push(struct task **tasks, uint32_t n) {
+  for (uint32_t i = 0; i + 1 < n; i++)
+    tasks[i]->link = tasks[i + 1];
+  tasks[n - 1]->link = NULL;
   pthread_mutex_lock(&inject.lock);
-  t->link = NULL;
   if (inject.tail)
-    inject.tail->link = t;
+    inject.tail->link = tasks[0];
   else
-    inject.head = t;
-  inject.tail = t;
-  atomic_fetch_add_explicit(&inject.count, 1, memory_order_seq_cst);
+    inject.head = tasks[0];
+  inject.tail = tasks[n - 1];
+  atomic_fetch_add_explicit(&inject.count, n, memory_order_seq_cst);
   pthread_mutex_unlock(&inject.lock);
 }
 
@@ -239,8 +213,8 @@ static struct {
   _Alignas(DAG_CACHELINE) atomic_int sleepers;
 } idle;
 
-static struct deque *deques;
-static int ndeques;
+static struct ring *rings;
+static int nrings;
 
 static void futex_wait(atomic_uint *word, unsigned seen) {
   syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
@@ -278,9 +252,8 @@ static bool work_visible(void) {
   if (atomic_load_explicit(&heap.count, memory_order_seq_cst) ||
       atomic_load_explicit(&inject.count, memory_order_seq_cst))
     return true;
-  for (int i = 0; i < ndeques; i++)
-    if (atomic_load_explicit(&deques[i].bottom, memory_order_seq_cst) >
-        atomic_load_explicit(&deques[i].top, memory_order_seq_cst))
+  for (int i = 0; i < nrings; i++)
+    if (ring_size(&rings[i]))
       return true;
   return false;
 }
@@ -298,69 +271,90 @@ void dag__sched_idle(struct worker *w, const atomic_bool *stop) {
 /* ------------------------------------------------------------- the API */
 
 int dag__sched_init(int nworkers) {
-  deques = calloc((size_t)nworkers, sizeof *deques);
-  if (!deques)
+  rings = aligned_alloc(DAG_CACHELINE, (size_t)nworkers * sizeof *rings);
+  if (!rings)
     return DAG_ENOMEM;
-  ndeques = nworkers;
-  for (int i = 0; i < nworkers; i++)
-    deque_init(&deques[i]);
+  nrings = nworkers;
+  for (int i = 0; i < nworkers; i++) {
+    atomic_init(&rings[i].head, 0);
+    atomic_init(&rings[i].tail, 0);
+  }
   atomic_store(&heap.top_priority, INT_MIN);
   return 0;
 }
 
 void dag__sched_release(void) {
-  for (int i = 0; i < ndeques; i++)
-    deque_release(&deques[i]);
-  free(deques);
-  deques = NULL;
-  ndeques = 0;
+  free(rings);
+  rings = NULL;
+  nrings = 0;
   free(heap.items);
   heap.items = NULL;
   heap.n = heap.cap = 0;
   atomic_store(&heap.count, 0);
 }
 
-struct deque *dag__sched_deque(int worker_id) {
-  return &deques[worker_id];
+struct ring *dag__sched_queue(int worker_id) {
+  return &rings[worker_id];
+}
+
+/* w's ring is full: move its older half and t to the injection list. */
+static void spill(struct worker *w, struct task *t) {
+  struct task *batch[RING_SIZE / 2 + 1];
+  uint32_t n = ring_grab(w->queue, batch, 1);
+  batch[n++] = t;
+  inject_push(batch, n);
 }
 
 void dag__sched_push(struct worker *w, struct task *t) {
   if (t->priority != 0)
     heap_push(t);
-  else if (w)
-    deque_push(w->deque, t);
-  else
-    inject_push(t);
+  else if (!w)
+    inject_push(&t, 1);
+  else if (!ring_push(w->queue, t))
+    spill(w, t);
   wake_one_if_sleeping();
 }
 
-size_t dag__sched_local_size(struct worker *w) {
-  return (size_t)deque_size(w->deque);
-}
+size_t dag__sched_local_size(struct worker *w) { return ring_size(w->queue); }
 
-static struct task *steal(struct worker *w) {
+/* A thief that just started looking leaves victims holding fewer than this
+ * many tasks alone for a while: a producer feeding it one task at a time
+ * would pay a cache-line exchange per task, where a moment later it pays
+ * one per batch. */
+#define STEAL_EAGER_LEAST 4
+#define STEAL_PATIENCE 64
+
+/* Takes half of another worker's ready tasks: runs the first, keeps the
+ * rest in w's own ring (empty, since w found nothing there). */
+static struct task *steal(struct worker *w, unsigned idle_rounds) {
+  uint32_t least = idle_rounds < STEAL_PATIENCE ? STEAL_EAGER_LEAST : 1;
   /* xorshift: start at a random victim so thieves spread out. */
   w->rng ^= w->rng << 13;
   w->rng ^= w->rng >> 17;
   w->rng ^= w->rng << 5;
-  int start = (int)(w->rng % (uint32_t)ndeques);
-  for (int k = 0; k < ndeques; k++) {
-    struct deque *victim = &deques[(start + k) % ndeques];
-    if (victim == w->deque)
+  int start = (int)(w->rng % (uint32_t)nrings);
+  struct task *batch[RING_SIZE / 2];
+  for (int k = 0; k < nrings; k++) {
+    struct ring *victim = &rings[(start + k) % nrings];
+    if (victim == w->queue)
       continue;
-    struct task *t = deque_steal(victim);
-    if (t) {
-      w->stats.steals++;
-      return t;
-    }
+    uint32_t n = ring_grab(victim, batch, least);
+    if (n == 0)
+      continue;
+    w->stats.steals++;
+    w->stats.stolen += n;
+    for (uint32_t i = 1; i < n; i++)
+      if (!ring_push(w->queue, batch[i]))
+        DAG_BUG("a thief's ring was not empty");
+    return batch[0];
   }
   return NULL;
 }
 
-struct task *dag__sched_pop(struct worker *w) {
+struct task *dag__sched_pop(struct worker *w, unsigned idle_rounds) {
   struct task *t;
-  if ((t = heap_pop(1)) || (t = deque_take(w->deque)) || (t = inject_pop()) ||
-      (t = steal(w)) || (t = heap_pop(INT_MIN)))
+  if ((t = heap_pop(1)) || (t = ring_pop(w->queue)) || (t = inject_pop()) ||
+      (t = steal(w, idle_rounds)) || (t = heap_pop(INT_MIN)))
     return t;
   return NULL;
 }

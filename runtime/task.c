@@ -6,7 +6,7 @@
  * closes; a predecessor found complete while linking is simply skipped.
  * The first successor a completion releases is returned to the worker to
  * run next (it probably reads what we just wrote); the others go to the
- * worker's deque, where idle workers steal them.
+ * worker's queue, where idle workers steal them.
  *
  * References: one for the execution, one per history record. The record of
  * the last reference goes back to the pool.
@@ -19,12 +19,13 @@
 struct task dag__root_task;
 atomic_uint_fast64_t dag__next_task_id = 1;
 
-/* A submitting worker whose own deque holds this many ready tasks runs some
+/* A submitting worker whose own queue holds this many ready tasks runs some
  * of them before submitting more, which bounds the memory of programs that
- * submit far ahead of execution (as libgomp does). */
-#define THROTTLE_READY 2048
+ * submit far ahead of execution (as libgomp and libomp do). Below the
+ * ready queue's capacity (sched.c), so that it rarely spills. */
+#define THROTTLE_READY 192
 
-static _Thread_local struct task *current;
+static DAG_THREAD_LOCAL struct task *current;
 
 struct task *dag__current_task(void) {
   return current ? current : &dag__root_task;
@@ -119,7 +120,10 @@ static struct task *finish_body(struct worker *w, struct task *t) {
     dag__args_free(t->args, t->args_size);
     t->flags &= ~(unsigned)TASK_ARGS_POOLED;
   }
-  if (atomic_fetch_sub_explicit(&t->unfinished, 1, memory_order_acq_rel) != 1)
+  int mine = 1 + t->credits;
+  t->credits = 0;
+  if (atomic_fetch_sub_explicit(&t->unfinished, mine, memory_order_acq_rel) !=
+      mine)
     return NULL;
   return complete(w, t);
 }
@@ -221,6 +225,7 @@ static struct task *new_task(const struct dag_task_info *info, const void *args,
   atomic_init(&t->succ, NULL);
   atomic_init(&t->pending, 1);
   atomic_init(&t->unfinished, 1);
+  t->credits = 0;
   atomic_init(&t->refs, 1);
   t->children = NULL;
   t->locks = NULL;
@@ -254,7 +259,22 @@ static void run_undeferred(struct task *t) {
     dag__sched_push(w, next);
 }
 
-static bool deque_full(void *w) {
+/* Counts a new child of parent in `unfinished`. The thread running the
+ * parent's body takes credits for CHILD_CREDITS children at once, so that
+ * it does not write the counter that completing children decrement on other
+ * cores once per task; unused credits go back when the body ends or waits. */
+#define CHILD_CREDITS 64
+
+static void count_child(struct task *parent) {
+  if (parent->credits == 0) {
+    atomic_fetch_add_explicit(&parent->unfinished, CHILD_CREDITS,
+                              memory_order_relaxed);
+    parent->credits = CHILD_CREDITS;
+  }
+  parent->credits--;
+}
+
+static bool queue_full(void *w) {
   return dag__sched_local_size(w) > THROTTLE_READY / 2;
 }
 
@@ -283,7 +303,7 @@ static int submit(const struct dag_task_info *info, const void *args,
     struct task *t = new_task(info, args, args_size, flags);
     struct task *parent = dag__current_task();
     t->parent = parent;
-    atomic_fetch_add_explicit(&parent->unfinished, 1, memory_order_relaxed);
+    count_child(parent);
     if (unlikely(dag__graphing))
       dag__graph_node(t);
     if (kept > 0) {
@@ -299,7 +319,7 @@ static int submit(const struct dag_task_info *info, const void *args,
       struct worker *w = dag__self();
       dag__sched_push(w, t);
       if (w && dag__sched_local_size(w) > THROTTLE_READY)
-        dag__help_while(deque_full, w);
+        dag__help_while(queue_full, w);
     }
   }
   if (regs != regs_stack) {
@@ -334,6 +354,11 @@ static bool has_children(void *t) {
 
 int dag__wait_children(void) {
   struct task *t = dag__current_task();
+  if (t->credits) {
+    /* The body still runs, so this never brings the count to zero. */
+    atomic_fetch_sub_explicit(&t->unfinished, t->credits, memory_order_relaxed);
+    t->credits = 0;
+  }
   dag__help_while(has_children, t);
   if (t->children)
     dag__deps_clear(t->children);

@@ -243,10 +243,11 @@ static void write_stats(void) {
     tasks += s->tasks;
     fprintf(stderr,
             "dag: stats: worker %d: %llu tasks, busy %.3f s (%.0f%%), "
-            "%llu steals, %llu sleeps\n",
+            "%llu steals (%llu tasks), %llu sleeps\n",
             i, (unsigned long long)s->tasks, (double)s->busy_ns / 1e9,
             wall > 0 ? 100.0 * (double)s->busy_ns / 1e9 / wall : 0.0,
-            (unsigned long long)s->steals, (unsigned long long)s->sleeps);
+            (unsigned long long)s->steals, (unsigned long long)s->stolen,
+            (unsigned long long)s->sleeps);
   }
   size_t pooled = 0;
   for (int p = 0; p < POOL_COUNT; p++)

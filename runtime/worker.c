@@ -22,7 +22,7 @@ static struct worker *workers;
 static pthread_t *threads;
 static int nworkers;
 static atomic_bool stopping;
-static _Thread_local struct worker *self;
+static DAG_THREAD_LOCAL struct worker *self;
 
 struct worker *dag__self(void) {
   return self;
@@ -52,7 +52,7 @@ static void *worker_main(void *arg) {
   dag__topo_bind_worker(w->id);
   unsigned idle_rounds = 0;
   while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
-    struct task *t = dag__sched_pop(w);
+    struct task *t = dag__sched_pop(w, idle_rounds);
     if (t) {
       run_chain(w, t);
       idle_rounds = 0;
@@ -68,7 +68,7 @@ static void *worker_main(void *arg) {
 
 static void worker_init(struct worker *w, int id) {
   w->id = id;
-  w->deque = dag__sched_deque(id);
+  w->queue = dag__sched_queue(id);
   w->rng = 0x2545f491u * (uint32_t)(id + 1);
   w->current = NULL;
   w->trace = dag__tracing ? dag__trace_buffer_new() : NULL;
@@ -114,9 +114,9 @@ void dag__workers_release(void) {
   nworkers = 0;
 }
 
-bool dag__help_once(void) {
+bool dag__help_once(unsigned idle_rounds) {
   struct worker *w = self;
-  struct task *t = w ? dag__sched_pop(w) : NULL;
+  struct task *t = w ? dag__sched_pop(w, idle_rounds) : NULL;
   if (!t)
     return false;
   run_chain(w, t);
@@ -126,7 +126,7 @@ bool dag__help_once(void) {
 void dag__help_while(bool (*cond)(void *arg), void *arg) {
   unsigned idle_rounds = 0;
   while (cond(arg)) {
-    if (dag__help_once()) {
+    if (dag__help_once(idle_rounds)) {
       idle_rounds = 0;
     } else if (++idle_rounds < SPIN_ROUNDS) {
       cpu_relax();
