@@ -1,0 +1,124 @@
+/* bench/tracker — does submission stay fast when the history is long?
+ *
+ * Measures the cost of submitting one task with one inout access on fresh
+ * data (nothing to wait for), after H earlier tasks on unrelated data, for
+ * growing H, in two situations:
+ *  - "done": the H earlier tasks have all run (the usual case: history of
+ *    completed tasks must be forgotten, so the cost must not grow at all);
+ *  - "live": the H earlier tasks are still waiting (held back by a gate
+ *    task), so the tracker really holds H records; an interval tree makes
+ *    the lookup O(log H).
+ * In both, the timed tasks wait behind a gate task (run by the second
+ * worker) so that only submission is timed; they run in the final
+ * taskwait.
+ *
+ * Usage: tracker [--json FILE]
+ */
+#include <dag.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void nop(void *args) { (void)args; }
+
+static void wait_for_gate(void *args) {
+  volatile int *gate = *(int **)args;
+  while (!*gate)
+    ;
+}
+
+static const struct dag_task_info task_info = {.fn = nop, .label = "touch"};
+
+static void submit_inout(double *x) {
+  struct dag_access a = dag_access_of(DAG_INOUT, dag_region_1d(x, sizeof *x));
+  dag_submit(&task_info, NULL, 0, &a, 1);
+}
+
+/* Holds back every task touching data[from, to) until the gate opens. */
+static void submit_gate(volatile int *gate, double *from, double *to) {
+  struct dag_task_info gi = {.fn = wait_for_gate, .label = "gate"};
+  struct dag_access a = dag_access_of(
+      DAG_IN, dag_region_1d(from, (size_t)(to - from) * sizeof *from));
+  dag_submit(&gi, &gate, sizeof gate, &a, 1);
+}
+
+/* Submits `history` tasks on data[0..history), then times `probe` more on
+ * fresh data. With `live`, the history waits behind the gate too, so the
+ * tracker holds all of it while we time. */
+static double probe_us(double *data, size_t history, size_t probe, bool live) {
+  static volatile int gate;
+  gate = 0;
+  submit_gate(&gate, live ? data : data + history, data + history + probe);
+  for (size_t i = 0; i < history; i++)
+    submit_inout(&data[i]);
+  if (!live && history) { /* let the history complete before we probe */
+    struct dag_access all =
+        dag_access_of(DAG_INOUT, dag_region_1d(data, history * sizeof *data));
+    dag_taskwait_on(&all, 1);
+  }
+  double t0 = now();
+  for (size_t i = 0; i < probe; i++)
+    submit_inout(&data[history + i]);
+  double t1 = now();
+  gate = 1;
+  dag_taskwait();
+  return (t1 - t0) / (double)probe * 1e6;
+}
+
+int main(int argc, char **argv) {
+  const char *json = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json") && i + 1 < argc)
+      json = argv[++i];
+    else {
+      fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
+      return 2;
+    }
+  }
+  /* One worker spins in the gate while the main thread submits. */
+  setenv("DAG_NUM_THREADS", "2", 0);
+  static const size_t histories[] = {0, 1000, 10000, 100000, 1000000};
+  const size_t probe = 10000;
+  size_t most = histories[sizeof histories / sizeof histories[0] - 1];
+  double *data = calloc(most + probe, sizeof *data);
+  FILE *out = json ? fopen(json, "a") : NULL;
+  if (!data || (json && !out)) {
+    perror("tracker");
+    return 1;
+  }
+  printf("%-10s %14s %14s\n", "history", "done us/task", "live us/task");
+  for (size_t k = 0; k < sizeof histories / sizeof histories[0]; k++) {
+    size_t h = histories[k];
+    double best_done = 1e9, best_live = 1e9;
+    for (int rep = 0; rep < 3; rep++) {
+      double d = probe_us(data, h, probe, false);
+      double l = probe_us(data, h, probe, true);
+      best_done = d < best_done ? d : best_done;
+      best_live = l < best_live ? l : best_live;
+    }
+    printf("%-10zu %14.3f %14.3f\n", h, best_done, best_live);
+    if (out) {
+      fprintf(out,
+              "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"
+              "\"submit_after_%zu_done\",\"value\":%.4f,\"unit\":\"us\"}\n",
+              h, best_done);
+      fprintf(out,
+              "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"
+              "\"submit_after_%zu_live\",\"value\":%.4f,\"unit\":\"us\"}\n",
+              h, best_live);
+    }
+  }
+  if (out)
+    fclose(out);
+  free(data);
+  return 0;
+}
