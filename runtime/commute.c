@@ -129,7 +129,7 @@ static bool park(struct commute_lock *l, struct task *t) {
   return busy;
 }
 
-bool dag__task_try_lock(struct task *t, bool may_park) {
+bool dag__task_try_lock(struct task *t) {
   struct lock_set *s = t->locks;
   for (;;) {
     uint32_t i = 0;
@@ -141,7 +141,7 @@ bool dag__task_try_lock(struct task *t, bool may_park) {
     struct commute_lock *busy = s->locks[i];
     while (i-- > 0)
       release(s->locks[i]);
-    if (!may_park || park(busy, t))
+    if (park(busy, t))
       return false;
     /* Released between our attempt and parking: try again. */
   }

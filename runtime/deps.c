@@ -170,13 +170,18 @@ static void query(const struct record *t, uintptr_t lo, uintptr_t hi,
 
 /* ------------------------------------------------------------- history */
 
-static void forget(struct deps *d, struct record *r) {
-  d->root = erase(d->root, r);
-  d->count--;
+/* Releases what r holds and frees it; r is no longer in the tree. */
+static void free_record(struct record *r) {
   if (r->lock)
     dag__lock_unref(r->lock);
   dag__task_unref(r->task);
   dag__pool_put(POOL_RECORD, r);
+}
+
+static void forget(struct deps *d, struct record *r) {
+  d->root = erase(d->root, r);
+  d->count--;
+  free_record(r);
 }
 
 static void add_record(struct deps *d, struct task *t, const struct region *g,
@@ -199,6 +204,35 @@ static void add_record(struct deps *d, struct task *t, const struct region *g,
   d->count++;
 }
 
+/* A contiguous write g overlaps part of the contiguous record r: keep only
+ * the parts of r outside g. Later accesses to the bytes under g meet g,
+ * which is ordered after r; without the cut, a writer of one byte of a
+ * vector read whole by many tasks would be linked to every one of them. */
+static void cut(struct deps *d, struct record *r, const struct region *g) {
+  d->root = erase(d->root, r);
+  d->count--;
+  uintptr_t lo = r->region.lo, hi = r->region.hi;
+  if (g->hi < hi) { /* the part above g: a record of its own */
+    struct region above = r->region;
+    above.lo = g->hi;
+    above.span = hi - g->hi;
+    above.hi = hi;
+    if (r->lock)
+      dag__lock_ref(r->lock);
+    add_record(d, r->task, &above, (enum dag_mode)r->mode, r->lock);
+  }
+  if (g->lo > lo) { /* the part below g: r itself, shortened */
+    r->region.hi = g->lo;
+    r->region.span = g->lo - lo;
+    r->left = r->right = NULL;
+    r->max_hi = r->region.hi;
+    d->root = insert(d->root, r);
+    d->count++;
+  } else {
+    free_record(r);
+  }
+}
+
 static void collect_all(const struct record *t, struct record **out,
                         size_t *n) {
   for (; t; t = t->right) {
@@ -207,14 +241,36 @@ static void collect_all(const struct record *t, struct record **out,
   }
 }
 
-/* Drops every record whose task is complete. */
+/* A balanced tree of the sorted records r[0..n): priorities fall with
+ * depth, so it is a valid treap for the random insertions that follow. */
+static struct record *build(struct record **r, size_t n, uint32_t prio) {
+  if (n == 0)
+    return NULL;
+  size_t mid = n / 2;
+  struct record *root = r[mid];
+  root->prio = prio;
+  root->left = build(r, mid, prio >> 1);
+  root->right = build(r + mid + 1, n - mid - 1, prio >> 1);
+  update(root);
+  return root;
+}
+
+/* Drops every record whose task is complete and rebuilds the tree from the
+ * others: O(n), so sweeping whenever the history doubles costs O(1) per
+ * access. */
 static void sweep(struct deps *d) {
   reserve_found(d);
-  size_t n = 0;
-  collect_all(d->root, d->found, &n);
-  for (size_t i = 0; i < n; i++)
-    if (dag__task_complete(d->found[i]->task))
-      forget(d, d->found[i]);
+  size_t n = 0, kept = 0;
+  collect_all(d->root, d->found, &n); /* in order */
+  for (size_t i = 0; i < n; i++) {
+    struct record *r = d->found[i];
+    if (dag__task_complete(r->task))
+      free_record(r);
+    else
+      d->found[kept++] = r;
+  }
+  d->root = build(d->found, kept, UINT32_MAX);
+  d->count = kept;
   d->sweep_at = d->count * 2 > SWEEP_MIN ? d->count * 2 : SWEEP_MIN;
 }
 
@@ -261,8 +317,12 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
         dag__task_link(r->task, t);
       }
     }
-    if (writes(mode) && (same || dag__region_covers(g, &r->region)))
-      forget(d, r);
+    if (writes(mode)) {
+      if (same || dag__region_covers(g, &r->region))
+        forget(d, r);
+      else if (g->ndims == 0 && r->region.ndims == 0)
+        cut(d, r, g);
+    }
   }
 
   if (mode == DAG_COMMUTATIVE) {
@@ -281,19 +341,38 @@ void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
     sweep(d);
 }
 
+static bool incomplete(void *t) { return !dag__task_complete(t); }
+
+void dag__deps_wait(struct deps *d, const struct region *regs,
+                    const enum dag_mode *modes, size_t n) {
+  /* Helping runs other tasks, never this parent's body, so nothing else
+   * touches d (nor d->found) meanwhile; records keep their tasks alive. */
+  for (size_t k = 0; k < n; k++) {
+    reserve_found(d);
+    size_t nfound = 0;
+    query(d->root, regs[k].lo, regs[k].hi, d->found, &nfound);
+    for (size_t i = 0; i < nfound; i++) {
+      struct record *r = d->found[i];
+      if (dag__task_complete(r->task)) {
+        forget(d, r);
+        continue;
+      }
+      bool reads_only = r->mode == DAG_IN && modes[k] == DAG_IN;
+      if (!reads_only && (same_region(&r->region, &regs[k]) ||
+                          dag__region_overlap(&r->region, &regs[k])))
+        dag__help_while(incomplete, r->task);
+    }
+  }
+}
+
 size_t dag__deps_records(const struct deps *d) { return d->count; }
 
 void dag__deps_clear(struct deps *d) {
   reserve_found(d);
   size_t n = 0;
   collect_all(d->root, d->found, &n);
-  for (size_t i = 0; i < n; i++) {
-    struct record *r = d->found[i];
-    if (r->lock)
-      dag__lock_unref(r->lock);
-    dag__task_unref(r->task);
-    dag__pool_put(POOL_RECORD, r);
-  }
+  for (size_t i = 0; i < n; i++)
+    free_record(d->found[i]);
   d->root = NULL;
   d->count = 0;
   d->sweep_at = SWEEP_MIN;

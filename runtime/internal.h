@@ -140,6 +140,13 @@ void dag__deps_clear(struct deps *d);
 void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
                    const enum dag_mode *modes, size_t n);
 
+/* Waits, running other tasks, until every task in d's history that an
+ * access (regs[i], modes[i]) would depend on is complete; commutative
+ * accesses wait for earlier commutative ones too. Records nothing: for a
+ * task that runs right away in the submitting thread. */
+void dag__deps_wait(struct deps *d, const struct region *regs,
+                    const enum dag_mode *modes, size_t n);
+
 /* Number of access records the tracker holds (for tests and stats). */
 size_t dag__deps_records(const struct deps *d);
 
@@ -163,9 +170,8 @@ void dag__task_add_lock(struct task *t, struct commute_lock *l);
 void dag__task_free_locks(struct task *t);
 
 /* Tries to take all of t's locks. On failure t is parked on a busy lock and
- * will be made ready again when that lock is released: returns false. With
- * park false, never parks (for a task the submitting thread runs inline). */
-bool dag__task_try_lock(struct task *t, bool may_park);
+ * will be made ready again when that lock is released: returns false. */
+bool dag__task_try_lock(struct task *t);
 /* Releases t's locks and makes ready the tasks parked on them. */
 void dag__task_unlock(struct task *t);
 
@@ -182,9 +188,9 @@ struct edge {
 #define DAG_SUCC_CLOSED ((struct edge *)(uintptr_t)1)
 
 enum task_flag {
-  TASK_UNDEFERRED = DAG_TASK_UNDEFERRED,
-  TASK_ARGS_POOLED = 0x100, /* args points to a separate block */
-  TASK_WAIT_ONLY = 0x200,   /* taskwait_on marker: no body */
+  TASK_UNDEFERRED = DAG_TASK_UNDEFERRED, /* runs in its submitter */
+  TASK_ARGS_POOLED = 0x100,              /* args points to a separate block */
+  TASK_WAIT_ONLY = 0x200,                /* taskwait_on: waits, has no body */
 };
 
 struct task {
@@ -246,6 +252,9 @@ void dag__sched_push(struct worker *w, struct task *t);
 /* Next task for w to run, or NULL when none is found right now.
  * idle_rounds: how many times in a row w found nothing. */
 struct task *dag__sched_pop(struct worker *w, unsigned idle_rounds);
+
+/* Whether a task with a positive priority is ready. */
+bool dag__sched_urgent(void);
 
 /* Ready tasks waiting in w's own queue. */
 size_t dag__sched_local_size(struct worker *w);

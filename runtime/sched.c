@@ -315,6 +315,11 @@ void dag__sched_push(struct worker *w, struct task *t) {
   wake_one_if_sleeping();
 }
 
+bool dag__sched_urgent(void) {
+  return atomic_load_explicit(&heap.count, memory_order_relaxed) &&
+         atomic_load_explicit(&heap.top_priority, memory_order_relaxed) > 0;
+}
+
 size_t dag__sched_local_size(struct worker *w) { return ring_size(w->queue); }
 
 /* A thief that just started looking leaves victims holding fewer than this

@@ -19,10 +19,9 @@
 struct task dag__root_task;
 atomic_uint_fast64_t dag__next_task_id = 1;
 
-/* A submitting worker whose own queue holds this many ready tasks runs some
- * of them before submitting more, which bounds the memory of programs that
- * submit far ahead of execution (as libgomp and libomp do). Below the
- * ready queue's capacity (sched.c), so that it rarely spills. */
+/* A submitting worker whose own queue holds this many ready tasks runs the
+ * tasks it submits itself (see saturated()). Below the ready queue's
+ * capacity (sched.c), so that it rarely spills. */
 #define THROTTLE_READY 192
 
 static DAG_THREAD_LOCAL struct task *current;
@@ -66,25 +65,16 @@ void dag__task_link(struct task *pred, struct task *succ) {
     dag__graph_edge(pred, succ);
 }
 
-/* Called with the last predecessor of t gone: t may run. Undeferred tasks
- * are run by their submitter, which watches `pending`. */
-static void release(struct worker *w, struct task *t, struct task **next) {
-  if (t->flags & TASK_UNDEFERRED)
+/* Drops one predecessor of t; the last one gone makes t ready: the first
+ * such successor of a completion runs next on the same worker (it likely
+ * reads what was just written), the others go to the queues. */
+static void drop_pending(struct worker *w, struct task *t, struct task **next) {
+  if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) != 1)
     return;
   if (!*next && t->priority == 0)
     *next = t;
   else
     dag__sched_push(w, t);
-}
-
-static void drop_pending(struct worker *w, struct task *t, struct task **next) {
-  /* Read before the decrement: once it reaches zero an undeferred task may
-   * run and be freed by its submitter. */
-  bool undeferred = t->flags & TASK_UNDEFERRED;
-  if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) != 1)
-    return;
-  if (!undeferred)
-    release(w, t, next);
 }
 
 /* t's body and all its children are done: release its successors, forget
@@ -107,6 +97,10 @@ static struct task *complete(struct worker *w, struct task *t) {
     }
     struct task *parent = t->parent;
     dag__task_unref(t);
+    if (next && dag__sched_urgent()) {
+      dag__sched_push(w, next); /* a prioritised task goes first */
+      next = NULL;
+    }
     if (atomic_fetch_sub_explicit(&parent->unfinished, 1,
                                   memory_order_acq_rel) != 1)
       return next;
@@ -148,7 +142,7 @@ static void run_body(struct worker *w, struct task *t) {
 }
 
 struct task *dag__task_run(struct worker *w, struct task *t) {
-  if (t->locks && !dag__task_try_lock(t, true))
+  if (t->locks && !dag__task_try_lock(t))
     return NULL; /* parked until a commutative sibling finishes */
   run_body(w, t);
   return finish_body(w, t);
@@ -201,7 +195,7 @@ static long make_regions(const struct dag_task_info *info,
 }
 
 static struct task *new_task(const struct dag_task_info *info, const void *args,
-                             size_t args_size, unsigned flags) {
+                             size_t args_size) {
   struct task *t = dag__pool_get(POOL_TASK);
   if (!t)
     dag__out_of_memory("task records");
@@ -210,7 +204,7 @@ static struct task *new_task(const struct dag_task_info *info, const void *args,
   t->file = info->file;
   t->line = info->line;
   t->priority = info->priority;
-  t->flags = (info->flags & DAG_TASK_UNDEFERRED) | flags;
+  t->flags = 0;
   t->args_size = (uint32_t)args_size;
   if (args_size <= DAG_ARGS_INLINE) {
     t->args = t->args_inline;
@@ -236,29 +230,6 @@ static struct task *new_task(const struct dag_task_info *info, const void *args,
   return t;
 }
 
-static bool not_ready(void *t) {
-  return atomic_load_explicit(&((struct task *)t)->pending,
-                              memory_order_acquire) > 0;
-}
-
-static bool unlocked(void *t) { return !dag__task_try_lock(t, false); }
-
-/* Runs an undeferred task in the calling thread once its predecessors are
- * done (and its commutative locks free), helping with other tasks
- * meanwhile. */
-static void run_undeferred(struct task *t) {
-  dag__help_while(not_ready, t);
-  struct worker *w = dag__self();
-  if (t->fn) {
-    if (t->locks)
-      dag__help_while(unlocked, t);
-    run_body(w, t);
-  }
-  struct task *next = finish_body(w, t);
-  if (next)
-    dag__sched_push(w, next);
-}
-
 /* Counts a new child of parent in `unfinished`. The thread running the
  * parent's body takes credits for CHILD_CREDITS children at once, so that
  * it does not write the counter that completing children decrement on other
@@ -274,8 +245,110 @@ static void count_child(struct task *parent) {
   parent->credits--;
 }
 
-static bool queue_full(void *w) {
-  return dag__sched_local_size(w) > THROTTLE_READY / 2;
+static bool has_children(void *t) {
+  return atomic_load_explicit(&((struct task *)t)->unfinished,
+                              memory_order_acquire) > 1;
+}
+
+/* Waits, running other tasks, until t (whose body the caller runs) has no
+ * unfinished child. */
+static void wait_for_children(struct task *t) {
+  if (t->credits) {
+    /* The body still runs, so this never brings the count to zero. */
+    atomic_fetch_sub_explicit(&t->unfinished, t->credits, memory_order_relaxed);
+    t->credits = 0;
+  }
+  dag__help_while(has_children, t);
+}
+
+int dag__wait_children(void) {
+  struct task *t = dag__current_task();
+  wait_for_children(t);
+  if (t->children)
+    dag__deps_clear(t->children);
+  return 0;
+}
+
+/* A task to run now, in the submitting thread, and its accesses. */
+struct submission {
+  const struct dag_task_info *info;
+  const void *args;
+  size_t args_size;
+  const struct region *regs;
+  const enum dag_mode *modes;
+  size_t n;
+  unsigned flags;
+};
+
+/* Argument blocks up to this size are copied on the stack to run inline. */
+#define INLINE_ARGS_MAX 256
+
+/* Runs s in the calling thread: once the earlier tasks it depends on are
+ * complete (running other tasks meanwhile), and before returning. It is
+ * complete when later siblings come, so it needs no record, no edge and no
+ * pool memory: the path of undeferred tasks, of taskwait on a list, and of a
+ * submitter that is far ahead of the workers. Commutative accesses wait for
+ * earlier commutative siblings like inout does, which excludes them. */
+static void run_inline(struct worker *w, struct task *parent,
+                       const struct submission *s) {
+  if (s->n > 0 && parent->children)
+    dag__deps_wait(parent->children, s->regs, s->modes, s->n);
+  if (s->flags & TASK_WAIT_ONLY)
+    return;
+
+  _Alignas(16) char small_args[INLINE_ARGS_MAX];
+  struct task t = {.fn = s->info->fn,
+                   .label = s->info->label,
+                   .file = s->info->file,
+                   .line = s->info->line,
+                   .priority = s->info->priority,
+                   .flags = TASK_UNDEFERRED,
+                   .parent = parent};
+  atomic_init(&t.unfinished, 1);
+  atomic_init(&t.refs, 1);
+  t.id = atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
+  t.args = s->args_size <= sizeof small_args ? small_args
+                                             : dag__args_alloc(s->args_size);
+  if (!t.args)
+    dag__out_of_memory("task arguments");
+  if (s->args_size)
+    memcpy(t.args, s->args, s->args_size);
+  if (unlikely(dag__graphing))
+    dag__graph_node(&t);
+
+  run_body(w, &t);
+  /* t lives on this stack: its children must be done before we return. */
+  wait_for_children(&t);
+  dag__deps_free(t.children);
+  if (t.args != small_args)
+    dag__args_free(t.args, s->args_size);
+}
+
+/* Submits s as a task of its own: it runs on some worker once the tasks it
+ * depends on complete. */
+static void defer(struct worker *w, struct task *parent,
+                  const struct submission *s) {
+  struct task *t = new_task(s->info, s->args, s->args_size);
+  t->parent = parent;
+  count_child(parent);
+  if (unlikely(dag__graphing))
+    dag__graph_node(t);
+  if (s->n > 0) {
+    if (!parent->children)
+      parent->children = dag__deps_new();
+    dag__deps_add(parent->children, t, s->regs, s->modes, s->n);
+  }
+  if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
+    dag__sched_push(w, t);
+}
+
+/* Whether a worker submitting s is so far ahead of the others that it should
+ * run s itself (as libgomp and libomp do): its ready queue is long enough
+ * to keep every thief busy, and running s now costs no memory at all. The
+ * task graph (DAG_GRAPH) wants every edge, so it turns this off. */
+static bool saturated(struct worker *w, const struct submission *s) {
+  return w && !dag__graphing && s->args_size <= INLINE_ARGS_MAX &&
+         dag__sched_local_size(w) >= THROTTLE_READY;
 }
 
 static int submit(const struct dag_task_info *info, const void *args,
@@ -300,27 +373,19 @@ static int submit(const struct dag_task_info *info, const void *args,
   }
   long kept = make_regions(info, acc, n, regs, modes);
   if (kept >= 0) {
-    struct task *t = new_task(info, args, args_size, flags);
+    struct submission s = {info,
+                           args,
+                           args_size,
+                           regs,
+                           modes,
+                           (size_t)kept,
+                           flags | (info->flags & DAG_TASK_UNDEFERRED)};
+    struct worker *w = dag__self();
     struct task *parent = dag__current_task();
-    t->parent = parent;
-    count_child(parent);
-    if (unlikely(dag__graphing))
-      dag__graph_node(t);
-    if (kept > 0) {
-      if (!parent->children)
-        parent->children = dag__deps_new();
-      dag__deps_add(parent->children, t, regs, modes, (size_t)kept);
-    }
-    if (t->flags & TASK_UNDEFERRED) {
-      atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel);
-      run_undeferred(t);
-    } else if (atomic_fetch_sub_explicit(&t->pending, 1,
-                                         memory_order_acq_rel) == 1) {
-      struct worker *w = dag__self();
-      dag__sched_push(w, t);
-      if (w && dag__sched_local_size(w) > THROTTLE_READY)
-        dag__help_while(queue_full, w);
-    }
+    if ((s.flags & TASK_UNDEFERRED) || saturated(w, &s))
+      run_inline(w, parent, &s);
+    else
+      defer(w, parent, &s);
   }
   if (regs != regs_stack) {
     free(regs);
@@ -345,22 +410,4 @@ int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
                            naccesses);
   return submit(&wait_info, NULL, 0, acc, naccesses,
                 TASK_UNDEFERRED | TASK_WAIT_ONLY);
-}
-
-static bool has_children(void *t) {
-  return atomic_load_explicit(&((struct task *)t)->unfinished,
-                              memory_order_acquire) > 1;
-}
-
-int dag__wait_children(void) {
-  struct task *t = dag__current_task();
-  if (t->credits) {
-    /* The body still runs, so this never brings the count to zero. */
-    atomic_fetch_sub_explicit(&t->unfinished, t->credits, memory_order_relaxed);
-    t->credits = 0;
-  }
-  dag__help_while(has_children, t);
-  if (t->children)
-    dag__deps_clear(t->children);
-  return 0;
 }

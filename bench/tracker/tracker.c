@@ -14,6 +14,8 @@
  *
  * Usage: tracker [--json FILE]
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <dag.h>
 
 #include <stdbool.h>
@@ -52,18 +54,20 @@ static void submit_gate(volatile int *gate, double *from, double *to) {
 }
 
 /* Submits `history` tasks on data[0..history), then times `probe` more on
- * fresh data. With `live`, the history waits behind the gate too, so the
- * tracker holds all of it while we time. */
+ * fresh data. The timed tasks wait behind a gate; with `live`, the history
+ * does too, so the tracker holds all of it while we time. The main thread
+ * must not run the gate task itself, so it never waits while the gate is
+ * closed: the other worker takes it. */
 static double probe_us(double *data, size_t history, size_t probe, bool live) {
   static volatile int gate;
   gate = 0;
-  submit_gate(&gate, live ? data : data + history, data + history + probe);
+  if (live)
+    submit_gate(&gate, data, data + history + probe);
   for (size_t i = 0; i < history; i++)
     submit_inout(&data[i]);
-  if (!live && history) { /* let the history complete before we probe */
-    struct dag_access all =
-        dag_access_of(DAG_INOUT, dag_region_1d(data, history * sizeof *data));
-    dag_taskwait_on(&all, 1);
+  if (!live) {
+    dag_taskwait(); /* the history is complete before we probe */
+    submit_gate(&gate, data + history, data + history + probe);
   }
   double t0 = now();
   for (size_t i = 0; i < probe; i++)
