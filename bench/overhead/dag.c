@@ -1,0 +1,103 @@
+/* dag.c — the overhead patterns as dag tasks, through include/dag.h.
+ *
+ * The main thread submits every task with dag_submit() and waits with
+ * dag_taskwait(), running tasks meanwhile as worker 0; the accesses are
+ * DAG_INOUT or DAG_IN on one int each (dag_region_1d). The thread count
+ * goes to the runtime through DAG_NUM_THREADS, set before dag_init().
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "common.h"
+
+#include <dag.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int vars[OVH_MAX_CHAINS];
+
+static void noop(void *args) {}
+
+static const struct dag_task_info noop_info = {
+    .fn = noop,
+    .label = "noop",
+    .file = __FILE__,
+    .line = __LINE__,
+};
+
+static void check(int rc, const char *what) {
+  if (rc) {
+    fprintf(stderr, "dag: %s failed: %s\n", what, dag_strerror(rc));
+    exit(1);
+  }
+}
+
+static int d_init(int nthreads) {
+  char n[16];
+  snprintf(n, sizeof n, "%d", nthreads);
+  if (setenv("DAG_NUM_THREADS", n, 1)) {
+    perror("setenv");
+    return 1;
+  }
+  int rc = dag_init();
+  if (rc) {
+    fprintf(stderr, "dag: dag_init failed: %s\n", dag_strerror(rc));
+    return 1;
+  }
+  return 0;
+}
+
+static int d_threads(void) { return dag_num_workers(); }
+
+static void d_finalize(void) { dag_finalize(); }
+
+/* Submits one task that accesses vars[var]. */
+static void submit(enum dag_mode mode, int var) {
+  struct dag_access acc =
+      dag_access_of(mode, dag_region_1d(&vars[var], sizeof vars[var]));
+  check(dag_submit(&noop_info, NULL, 0, &acc, 1), "dag_submit");
+}
+
+static void wait_all(void) { check(dag_taskwait(), "dag_taskwait"); }
+
+static void independent(long ntasks) {
+  for (long i = 0; i < ntasks; i++)
+    check(dag_submit(&noop_info, NULL, 0, NULL, 0), "dag_submit");
+  wait_all();
+}
+
+static void chain(long ntasks) {
+  for (long i = 0; i < ntasks; i++)
+    submit(DAG_INOUT, 0);
+  wait_all();
+}
+
+static void chains(long nchains, long length) {
+  for (long step = 0; step < length; step++)
+    for (long c = 0; c < nchains; c++)
+      submit(DAG_INOUT, (int)c);
+  wait_all();
+}
+
+static void fanout(long ngroups, long nreaders) {
+  for (long g = 0; g < ngroups; g++) {
+    submit(DAG_INOUT, 0);
+    for (long r = 0; r < nreaders; r++)
+      submit(DAG_IN, 0);
+  }
+  submit(DAG_INOUT, 0);
+  wait_all();
+}
+
+int main(int argc, char **argv) {
+  static const struct ovh_runtime rt = {
+      .name = "dag",
+      .init = d_init,
+      .num_threads = d_threads,
+      .finalize = d_finalize,
+      .independent = independent,
+      .chain = chain,
+      .chains = chains,
+      .fanout = fanout,
+  };
+  return ovh_main(argc, argv, &rt);
+}

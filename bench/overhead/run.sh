@@ -1,0 +1,114 @@
+#!/bin/sh
+# run.sh — the overhead benchmark's driver, copied by CMake to
+# <build>/bench/overhead/run-overhead. It runs each overhead_<runtime> binary
+# found next to it in a process of its own, all with the same thread count
+# (OMP_NUM_THREADS = DAG_NUM_THREADS = STARPU_NCPU = --threads), then prints
+# one table: microseconds per task per pattern and runtime, the ratio
+# runtime/dag, and the peak RSS growth per task of pattern (a). With
+# --json FILE it appends the binaries' records (JSON Lines) to FILE.
+set -eu
+
+usage() {
+  cat <<EOF
+usage: run-overhead [--json FILE] [--threads N] [--pattern a|b|c|d|all]
+                    [--reps N] [--quick] [--runtimes "dag gomp libomp starpu"]
+  --json FILE   append one JSON object per line per result to FILE
+  --threads N   threads that run tasks in every runtime (default 2)
+  --pattern P   'all' (default) or letters among abcd
+  --reps N      repetitions per pattern, the best is kept (default 5)
+  --quick       1/100 of the tasks, 1 repetition (smoke test)
+  --runtimes L  the runtimes to run, in this order (default: all four)
+Environment: STARPU_SCHED (default lws), and any other OMP_*, DAG_* or
+STARPU_* setting, pass through to the runtimes.
+EOF
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+json='' threads=2 pattern=all reps='' quick='' runtimes="dag gomp libomp starpu"
+while [ $# -gt 0 ]; do
+  case $1 in
+  --json) json=${2:?--json needs a file}; shift ;;
+  --threads) threads=${2:?--threads needs a number}; shift ;;
+  --pattern) pattern=${2:?--pattern needs a value}; shift ;;
+  --reps) reps="--reps ${2:?--reps needs a number}"; shift ;;
+  --quick) quick=--quick ;;
+  --runtimes) runtimes=${2:?--runtimes needs a list}; shift ;;
+  -h | --help) usage; exit 0 ;;
+  *) echo "run-overhead: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+
+export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
+export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
+export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
+
+records=$(mktemp)
+trap 'rm -f "$records"' EXIT
+for rt in $runtimes; do
+  bin=$here/overhead_$rt
+  if [ ! -x "$bin" ]; then
+    echo "run-overhead: $rt: $bin not built, skipped" >&2
+    continue
+  fi
+  # shellcheck disable=SC2086 # $reps and $quick are zero or more words
+  "$bin" --pattern "$pattern" --threads "$threads" --json "$records" \
+    $reps $quick || echo "run-overhead: $rt failed (exit $?)" >&2
+done
+echo
+
+# The table, from the records: one row per metric, one column per runtime.
+awk -v order="$runtimes" '
+function str(key) {
+  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
+  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
+}
+function num(key) {
+  if (!match($0, "\"" key "\":[^,}]*")) return ""
+  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
+}
+{
+  rt = str("runtime"); m = str("metric")
+  val[rt, m] = num("value"); tasks[m] = num("tasks"); seen[rt] = 1
+  reps = num("reps"); threads = num("threads")
+  if (str("config") != "") config[rt] = str("config")
+}
+END {
+  if (!NR) { print "run-overhead: no results"; exit 1 }
+  n = 0
+  split(order, all, " ")
+  for (i = 1; i in all; i++) if (all[i] in seen) col[++n] = all[i]
+  nm = split("a_us_per_task b_us_per_task c_us_per_task d_us_per_task " \
+             "a_rss_bytes_per_task", metrics, " ")
+  label["a_us_per_task"] = "a independent"
+  label["b_us_per_task"] = "b chain"
+  label["c_us_per_task"] = "c chains"
+  label["d_us_per_task"] = "d fanout"
+  label["a_rss_bytes_per_task"] = "a RSS growth"
+  printf "overhead: per task, best of %d, %d threads; " \
+         "(x) = time / dag time\n", reps, threads
+  printf "%-15s %8s %-5s", "pattern", "tasks", "unit"
+  for (j = 1; j <= n; j++) printf " %17s", col[j]
+  printf "\n"
+  for (i = 1; i <= nm; i++) {
+    m = metrics[i]
+    if (!(m in tasks)) continue
+    printf "%-15s %8d %-5s", label[m], tasks[m], m ~ /rss/ ? "B" : "us"
+    for (j = 1; j <= n; j++) {
+      rt = col[j]
+      if (!((rt, m) in val)) { printf " %17s", "-"; continue }
+      v = val[rt, m]
+      cell = sprintf(m ~ /rss/ ? "%.1f" : "%.3f", v)
+      if (rt != "dag" && m !~ /rss/ && ("dag", m) in val && val["dag", m] > 0)
+        cell = sprintf("%s (%.2fx)", cell, v / val["dag", m])
+      printf " %17s", cell
+    }
+    printf "\n"
+  }
+  for (j = 1; j <= n; j++)
+    if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]
+}' "$records"
+
+if [ -n "$json" ]; then
+  cat "$records" >>"$json"
+fi

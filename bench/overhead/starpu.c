@@ -1,0 +1,123 @@
+/* starpu.c — the overhead patterns as StarPU 1.3 tasks.
+ *
+ * Every task is inserted with starpu_task_insert() from the main thread and
+ * runs an empty CPU function; the accesses are STARPU_RW or STARPU_R on
+ * variable handles registered once at start (one per chain of pattern c),
+ * so registration is not timed. starpu_task_wait_for_all() ends a pattern.
+ * Unlike dag and OpenMP, StarPU's submitting thread runs no tasks: the
+ * requested thread count is the number of CPU workers (STARPU_NCPU), beside
+ * the main thread. The scheduler is lws unless STARPU_SCHED says otherwise;
+ * the records name it.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "common.h"
+
+#include <starpu.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int vars[OVH_MAX_CHAINS];
+static starpu_data_handle_t handles[OVH_MAX_CHAINS];
+static char config[64];
+
+static void noop(void *buffers[], void *arg) {}
+
+static struct starpu_codelet noop_cl = {
+    .where = STARPU_CPU,
+    .cpu_funcs = {noop},
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
+    .name = "noop",
+};
+
+static void check(int rc, const char *what) {
+  if (rc) {
+    fprintf(stderr, "starpu: %s failed: %d\n", what, rc);
+    exit(1);
+  }
+}
+
+static int sp_init(int nthreads) {
+  struct starpu_conf conf;
+  check(starpu_conf_init(&conf), "starpu_conf_init");
+  conf.ncpus = nthreads;
+  conf.ncuda = 0;
+  conf.nopencl = 0;
+  conf.sched_policy_name = "lws"; /* STARPU_SCHED in the environment wins */
+  int rc = starpu_init(&conf);
+  if (rc) {
+    fprintf(stderr, "starpu: starpu_init failed: %d\n", rc);
+    return 1;
+  }
+  for (int i = 0; i < OVH_MAX_CHAINS; i++)
+    starpu_variable_data_register(&handles[i], STARPU_MAIN_RAM,
+                                  (uintptr_t)&vars[i], sizeof vars[i]);
+  struct starpu_sched_policy *policy = starpu_sched_ctx_get_sched_policy(0);
+  snprintf(config, sizeof config, "sched %s",
+           policy && policy->policy_name ? policy->policy_name : "?");
+  return 0;
+}
+
+static int sp_threads(void) { return (int)starpu_cpu_worker_get_count(); }
+
+static const char *sp_config(void) { return config; }
+
+static void sp_finalize(void) {
+  for (int i = 0; i < OVH_MAX_CHAINS; i++)
+    starpu_data_unregister(handles[i]);
+  starpu_shutdown();
+}
+
+static void insert(enum starpu_data_access_mode mode, int var) {
+  int rc = mode ? starpu_task_insert(&noop_cl, mode, handles[var], 0)
+                : starpu_task_insert(&noop_cl, 0);
+  check(rc, "starpu_task_insert");
+}
+
+static void wait_all(void) {
+  check(starpu_task_wait_for_all(), "starpu_task_wait_for_all");
+}
+
+static void independent(long ntasks) {
+  for (long i = 0; i < ntasks; i++)
+    insert(STARPU_NONE, 0);
+  wait_all();
+}
+
+static void chain(long ntasks) {
+  for (long i = 0; i < ntasks; i++)
+    insert(STARPU_RW, 0);
+  wait_all();
+}
+
+static void chains(long nchains, long length) {
+  for (long step = 0; step < length; step++)
+    for (long c = 0; c < nchains; c++)
+      insert(STARPU_RW, (int)c);
+  wait_all();
+}
+
+static void fanout(long ngroups, long nreaders) {
+  for (long g = 0; g < ngroups; g++) {
+    insert(STARPU_RW, 0);
+    for (long r = 0; r < nreaders; r++)
+      insert(STARPU_R, 0);
+  }
+  insert(STARPU_RW, 0);
+  wait_all();
+}
+
+int main(int argc, char **argv) {
+  static const struct ovh_runtime rt = {
+      .name = "starpu",
+      .init = sp_init,
+      .num_threads = sp_threads,
+      .config = sp_config,
+      .finalize = sp_finalize,
+      .independent = independent,
+      .chain = chain,
+      .chains = chains,
+      .fanout = fanout,
+  };
+  return ovh_main(argc, argv, &rt);
+}
