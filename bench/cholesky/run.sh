@@ -1,0 +1,175 @@
+#!/bin/sh
+# run.sh — the Cholesky benchmark's driver, copied by CMake to
+# <build>/bench/cholesky/run-cholesky. For each matrix order and tile size it
+# runs every runtime's binary in a process of its own, all with the same
+# thread count (DAG_NUM_THREADS = OMP_NUM_THREADS = STARPU_NCPU =
+# OPENBLAS_NUM_THREADS for the untiled LAPACK baseline = --threads), each
+# checking its own residual; then it prints one table of GFLOP/s with the
+# ratio runtime/dag. With --json FILE it appends one JSON object per result
+# (JSON Lines) to FILE. Exits non-zero if any run failed or was wrong.
+set -eu
+
+usage() {
+  cat <<EOF
+usage: run-cholesky [--json FILE] [--threads N] [--sizes "2048 4096"]
+                    [--tiles "128 256 512"] [--reps N] [--quick]
+                    [--runtimes "dag gomp libomp starpu lapacke"] [--dag BIN]
+  --json FILE   append one JSON object per line per result to FILE
+  --threads N   threads that run tasks in every runtime (default 2)
+  --sizes L     matrix orders (default "2048 4096")
+  --tiles L     tile orders (default "128 256 512")
+  --reps N      factorizations per run, the best counts (default 3)
+  --quick       --sizes 1024 --tiles "128 256" --reps 1 (smoke test)
+  --runtimes L  the runtimes to run, in this order (default: all five)
+  --dag BIN     the dag binary (default: samples/cholesky/cholesky of this
+                build tree)
+Environment: STARPU_SCHED (default dmdas), OMP_MAX_TASK_PRIORITY (default
+1000), and any other OMP_*, DAG_*, STARPU_* setting pass through.
+EOF
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+json='' threads=2 sizes="2048 4096" tiles="128 256 512" reps=3
+runtimes="dag gomp libomp starpu lapacke"
+dag=$here/../../samples/cholesky/cholesky
+while [ $# -gt 0 ]; do
+  case $1 in
+  --json) json=${2:?--json needs a file}; shift ;;
+  --threads) threads=${2:?--threads needs a number}; shift ;;
+  --sizes) sizes=${2:?--sizes needs a list}; shift ;;
+  --tiles) tiles=${2:?--tiles needs a list}; shift ;;
+  --reps) reps=${2:?--reps needs a number}; shift ;;
+  --quick) sizes=1024 tiles="128 256" reps=1 ;;
+  --runtimes) runtimes=${2:?--runtimes needs a list}; shift ;;
+  --dag) dag=${2:?--dag needs a path}; shift ;;
+  -h | --help) usage; exit 0 ;;
+  *) echo "run-cholesky: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# StarPU keeps its calibration under $STARPU_HOME: a temporary directory, so
+# that no performance model lands in the source tree or in $HOME.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+records=$tmp/records.jsonl
+: >"$records"
+
+export DAG_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads"
+export OPENBLAS_NUM_THREADS="$threads" STARPU_NCPU="$threads"
+export OMP_MAX_TASK_PRIORITY="${OMP_MAX_TASK_PRIORITY:-1000}"
+export STARPU_SCHED="${STARPU_SCHED:-dmdas}" STARPU_HOME="$tmp"
+export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
+
+status=0 failed=0
+bin_of() {
+  if [ "$1" = dag ]; then echo "$dag"; else echo "$here/cholesky_$1"; fi
+}
+
+# run RUNTIME N TILE: one process; its result line becomes a JSON record.
+run() {
+  if ! out=$("$(bin_of "$1")" -n "$2" -b "$3" -r "$reps" --check); then
+    echo "run-cholesky: $1 n=$2 b=$3 FAILED" >&2
+    printf '%s\n' "$out" >&2
+    status=1 failed=$((failed + 1))
+    return
+  fi
+  printf '%s\n' "$out" | awk -v rt="$1" -v threads="$threads" \
+      -v reps="$reps" '
+  /^cholesky / {
+    for (i = 2; i <= NF; i++) {
+      split($i, kv, "=")
+      f[kv[1]] = kv[2]
+    }
+    config = ""
+    if (match($0, / config=.*/))
+      config = substr($0, RSTART + 8)
+    untiled = rt == "lapacke"
+    metric = "gflops_n" f["n"] (untiled ? "" : "_b" f["b"])
+    printf "{\"bench\":\"cholesky\",\"runtime\":\"%s\",\"metric\":\"%s\"," \
+           "\"value\":%s,\"unit\":\"GFLOP/s\",\"n\":%d,\"tile\":%d," \
+           "\"threads\":%d,\"workers\":%d,\"time_s\":%s,\"residual\":%s," \
+           "\"reps\":%d,\"config\":\"%s\"}\n",
+           rt, metric, f["gflops"], f["n"], untiled ? 0 : f["b"], threads,
+           f["workers"], f["time"], f["residual"], reps, config
+  }' >>"$records"
+}
+
+for rt in $runtimes; do
+  bin=$(bin_of "$rt")
+  if [ ! -x "$bin" ]; then
+    echo "run-cholesky: $rt: $bin not built, skipped" >&2
+    continue
+  fi
+  if [ "$rt" = starpu ]; then
+    # Calibrate the history-based models per tile size first (at least 10
+    # samples of each kernel), untimed, so that the timed runs use them.
+    for b in $tiles; do
+      "$bin" -n $((8 * b)) -b "$b" -r 2 >/dev/null ||
+        { echo "run-cholesky: starpu calibration b=$b FAILED" >&2; status=1; }
+    done
+  fi
+  for n in $sizes; do
+    if [ "$rt" = lapacke ]; then
+      run "$rt" "$n" "$n"
+      continue
+    fi
+    for b in $tiles; do
+      run "$rt" "$n" "$b"
+    done
+  done
+done
+
+# The table: one row per (n, tile), one column per runtime.
+awk -v order="$runtimes" -v sizes="$sizes" -v tiles="$tiles" \
+    -v reps="$reps" -v threads="$threads" '
+function str(key) {
+  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
+  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
+}
+function num(key) {
+  if (!match($0, "\"" key "\":[^,}]*")) return ""
+  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
+}
+{
+  rt = str("runtime"); seen[rt] = 1
+  val[rt, num("n"), num("tile")] = num("value")
+  if (str("config") != "") config[rt] = str("config")
+}
+END {
+  if (!NR) { print "run-cholesky: no results"; exit 1 }
+  nc = 0
+  split(order, all, " ")
+  for (i = 1; i in all; i++) if (all[i] in seen) col[++nc] = all[i]
+  printf "cholesky: GFLOP/s (n^3/3 flops), best of %d, %d threads; " \
+         "(x) = runtime / dag\n", reps, threads
+  printf "%6s %5s", "n", "tile"
+  for (j = 1; j <= nc; j++) printf " %15s", col[j]
+  printf "\n"
+  ns = split(sizes, nv, " "); nb = split(tiles, bv, " ")
+  for (s = 1; s <= ns; s++) for (t = 1; t <= nb; t++) {
+    n = nv[s]; b = bv[t]
+    printf "%6d %5d", n, b
+    for (j = 1; j <= nc; j++) {
+      rt = col[j]
+      key = rt == "lapacke" ? (rt SUBSEP n SUBSEP 0) : (rt SUBSEP n SUBSEP b)
+      if (!(key in val)) { printf " %15s", "-"; continue }
+      v = val[key]
+      cell = sprintf("%.2f", v)
+      if (rt != "dag" && ("dag", n, b) in val && val["dag", n, b] > 0)
+        cell = sprintf("%s (%.2fx)", cell, v / val["dag", n, b])
+      printf " %15s", cell
+    }
+    printf "\n"
+  }
+  for (j = 1; j <= nc; j++)
+    if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]
+}' "$records" || status=1
+
+if [ -n "$json" ]; then
+  cat "$records" >>"$json"
+fi
+if [ "$failed" -gt 0 ]; then
+  echo "run-cholesky: $failed run(s) FAILED (see above)" >&2
+fi
+exit "$status"
