@@ -204,33 +204,87 @@ static void add_record(struct deps *d, struct task *t, const struct region *g,
   d->count++;
 }
 
-/* A contiguous write g overlaps part of the contiguous record r: keep only
- * the parts of r outside g. Later accesses to the bytes under g meet g,
- * which is ordered after r; without the cut, a writer of one byte of a
- * vector read whole by many tasks would be linked to every one of them. */
+/* A record or an access seen as `rows` spans of `span` bytes, `stride`
+ * apart: the shape of one or two dimensions. */
+struct block {
+  uintptr_t lo;
+  size_t rows, span, stride;
+};
+
+/* Where g lies in r's rows: g's rows [*a, *b) and columns [*x, *y) of r,
+ * clipped to r. False unless g sits in r's rows the same way in every row
+ * (a contiguous run within one row, or rows of the same stride). */
+static bool place_in_rows(const struct region *g, const struct block *r,
+                          size_t *a, size_t *b, size_t *x, size_t *y) {
+  size_t g_rows;
+  if (g->ndims == 0)
+    g_rows = 1;
+  else if (g->ndims == 1 && g->dim[0].stride == r->stride)
+    g_rows = g->dim[0].count;
+  else
+    return false;
+  intptr_t offset = (intptr_t)g->lo - (intptr_t)r->lo;
+  intptr_t s = (intptr_t)r->stride;
+  intptr_t row = offset / s - (offset % s < 0);
+  size_t col = (size_t)(offset - row * s);
+  if (col + g->span > r->stride)
+    return false; /* a span of g runs into the next row of r */
+  intptr_t first = row < 0 ? 0 : row;
+  intptr_t last = row + (intptr_t)g_rows;
+  if (last > (intptr_t)r->rows)
+    last = (intptr_t)r->rows;
+  *a = (size_t)first;
+  *b = last > first ? (size_t)last : (size_t)first;
+  *x = col;
+  *y = col + g->span < r->span ? col + g->span : r->span;
+  return *a < *b && *x < *y;
+}
+
+static void add_piece(struct deps *d, const struct record *r, uintptr_t lo,
+                      size_t rows, size_t span, size_t stride) {
+  if (rows == 0 || span == 0)
+    return;
+  struct dag_region piece = {
+      (const void *)lo, span, 1, {{rows, (ptrdiff_t)stride}}};
+  struct region g;
+  const char *why;
+  if (dag__region_make(&piece, &g, &why))
+    DAG_BUG("a piece of a valid region is invalid: %s", why);
+  if (r->lock)
+    dag__lock_ref(r->lock);
+  add_record(d, r->task, &g, (enum dag_mode)r->mode, r->lock);
+}
+
+/* A write g overlaps part of record r: keep only the parts of r outside g.
+ * Later accesses to the bytes under g meet g, which is ordered after r;
+ * without the cut, a writer of one element of a tile that many tasks read
+ * whole would be linked to every one of them. Done for shapes of up to two
+ * dimensions that share their stride (what tiles and their rows, columns
+ * and elements are); other shapes keep r whole, which costs edges, never
+ * correctness. Up to four pieces: the rows above g, the rows below, and
+ * left and right of g in its rows. */
 static void cut(struct deps *d, struct record *r, const struct region *g) {
-  d->root = erase(d->root, r);
-  d->count--;
-  uintptr_t lo = r->region.lo, hi = r->region.hi;
-  if (g->hi < hi) { /* the part above g: a record of its own */
-    struct region above = r->region;
-    above.lo = g->hi;
-    above.span = hi - g->hi;
-    above.hi = hi;
-    if (r->lock)
-      dag__lock_ref(r->lock);
-    add_record(d, r->task, &above, (enum dag_mode)r->mode, r->lock);
-  }
-  if (g->lo > lo) { /* the part below g: r itself, shortened */
-    r->region.hi = g->lo;
-    r->region.span = g->lo - lo;
-    r->left = r->right = NULL;
-    r->max_hi = r->region.hi;
-    d->root = insert(d->root, r);
-    d->count++;
+  const struct region *rr = &r->region;
+  struct block rb;
+  size_t a, b, x, y;
+  if (rr->ndims == 0 && g->ndims == 0) { /* two runs: one row */
+    rb = (struct block){rr->lo, 1, rr->span, rr->span};
+    a = 0;
+    b = 1;
+    x = g->lo > rr->lo ? g->lo - rr->lo : 0;
+    y = (g->hi < rr->hi ? g->hi : rr->hi) - rr->lo;
+  } else if (rr->ndims == 1) {
+    rb = (struct block){rr->lo, rr->dim[0].count, rr->span, rr->dim[0].stride};
+    if (!place_in_rows(g, &rb, &a, &b, &x, &y))
+      return;
   } else {
-    free_record(r);
+    return;
   }
+  add_piece(d, r, rb.lo, a, rb.span, rb.stride);
+  add_piece(d, r, rb.lo + b * rb.stride, rb.rows - b, rb.span, rb.stride);
+  add_piece(d, r, rb.lo + a * rb.stride, b - a, x, rb.stride);
+  add_piece(d, r, rb.lo + a * rb.stride + y, b - a, rb.span - y, rb.stride);
+  forget(d, r);
 }
 
 static void collect_all(const struct record *t, struct record **out,
@@ -320,7 +374,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
     if (writes(mode)) {
       if (same || dag__region_covers(g, &r->region))
         forget(d, r);
-      else if (g->ndims == 0 && r->region.ndims == 0)
+      else
         cut(d, r, g);
     }
   }
@@ -343,26 +397,43 @@ void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
 
 static bool incomplete(void *t) { return !dag__task_complete(t); }
 
+/* The first unfinished task in d's history that an access (g, mode) would
+ * depend on, or NULL; forgets the complete records it meets. Commutative
+ * accesses count earlier commutative ones too: the caller runs at once. */
+static struct task *blocker(struct deps *d, const struct region *g,
+                            enum dag_mode mode) {
+  reserve_found(d);
+  size_t n = 0;
+  query(d->root, g->lo, g->hi, d->found, &n);
+  struct task *found = NULL;
+  for (size_t i = 0; i < n && !found; i++) {
+    struct record *r = d->found[i];
+    if (dag__task_complete(r->task))
+      forget(d, r);
+    else if (!(r->mode == DAG_IN && mode == DAG_IN) &&
+             (same_region(&r->region, g) || dag__region_overlap(&r->region, g)))
+      found = r->task;
+  }
+  return found;
+}
+
 void dag__deps_wait(struct deps *d, const struct region *regs,
                     const enum dag_mode *modes, size_t n) {
   /* Helping runs other tasks, never this parent's body, so nothing else
-   * touches d (nor d->found) meanwhile; records keep their tasks alive. */
+   * touches d meanwhile; records keep their tasks alive. */
   for (size_t k = 0; k < n; k++) {
-    reserve_found(d);
-    size_t nfound = 0;
-    query(d->root, regs[k].lo, regs[k].hi, d->found, &nfound);
-    for (size_t i = 0; i < nfound; i++) {
-      struct record *r = d->found[i];
-      if (dag__task_complete(r->task)) {
-        forget(d, r);
-        continue;
-      }
-      bool reads_only = r->mode == DAG_IN && modes[k] == DAG_IN;
-      if (!reads_only && (same_region(&r->region, &regs[k]) ||
-                          dag__region_overlap(&r->region, &regs[k])))
-        dag__help_while(incomplete, r->task);
-    }
+    struct task *t;
+    while ((t = blocker(d, &regs[k], modes[k])))
+      dag__help_while(incomplete, t);
   }
+}
+
+bool dag__deps_ready(struct deps *d, const struct region *regs,
+                     const enum dag_mode *modes, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if (blocker(d, &regs[k], modes[k]))
+      return false;
+  return true;
 }
 
 size_t dag__deps_records(const struct deps *d) { return d->count; }

@@ -147,6 +147,11 @@ void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
 void dag__deps_wait(struct deps *d, const struct region *regs,
                     const enum dag_mode *modes, size_t n);
 
+/* Whether no task in d's history that an access (regs[i], modes[i]) would
+ * depend on is unfinished: a task with these accesses could run now. */
+bool dag__deps_ready(struct deps *d, const struct region *regs,
+                     const enum dag_mode *modes, size_t n);
+
 /* Number of access records the tracker holds (for tests and stats). */
 size_t dag__deps_records(const struct deps *d);
 
@@ -249,9 +254,9 @@ struct task *dag__current_task(void);
  * the shared injection queue from a thread that is not a worker). */
 void dag__sched_push(struct worker *w, struct task *t);
 
-/* Next task for w to run, or NULL when none is found right now.
- * idle_rounds: how many times in a row w found nothing. */
-struct task *dag__sched_pop(struct worker *w, unsigned idle_rounds);
+/* Next task for w to run, or NULL when none is found right now. A patient
+ * caller (idle only briefly) steals only from queues worth a batch. */
+struct task *dag__sched_pop(struct worker *w, bool patient);
 
 /* Whether a task with a positive priority is ready. */
 bool dag__sched_urgent(void);
@@ -301,9 +306,6 @@ struct worker *dag__worker(int id);
 /* Runs tasks until *cond(arg) becomes false. The help loop of taskwait,
  * undeferred tasks and submission throttling. */
 void dag__help_while(bool (*cond)(void *arg), void *arg);
-
-/* Runs at most one ready task; returns whether it ran one. */
-bool dag__help_once(unsigned idle_rounds);
 
 /* -------------------------------------------------------------- topo.c */
 

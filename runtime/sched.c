@@ -322,17 +322,15 @@ bool dag__sched_urgent(void) {
 
 size_t dag__sched_local_size(struct worker *w) { return ring_size(w->queue); }
 
-/* A thief that just started looking leaves victims holding fewer than this
- * many tasks alone for a while: a producer feeding it one task at a time
- * would pay a cache-line exchange per task, where a moment later it pays
- * one per batch. */
-#define STEAL_EAGER_LEAST 4
-#define STEAL_PATIENCE 64
+/* A patient thief leaves victims holding fewer than this many tasks alone:
+ * a producer feeding it one task at a time would pay a cache-line exchange
+ * per task, where a moment later it pays one per batch. */
+#define STEAL_PATIENT_LEAST 4
 
 /* Takes half of another worker's ready tasks: runs the first, keeps the
  * rest in w's own ring (empty, since w found nothing there). */
-static struct task *steal(struct worker *w, unsigned idle_rounds) {
-  uint32_t least = idle_rounds < STEAL_PATIENCE ? STEAL_EAGER_LEAST : 1;
+static struct task *steal(struct worker *w, bool patient) {
+  uint32_t least = patient ? STEAL_PATIENT_LEAST : 1;
   /* xorshift: start at a random victim so thieves spread out. */
   w->rng ^= w->rng << 13;
   w->rng ^= w->rng >> 17;
@@ -356,10 +354,10 @@ static struct task *steal(struct worker *w, unsigned idle_rounds) {
   return NULL;
 }
 
-struct task *dag__sched_pop(struct worker *w, unsigned idle_rounds) {
+struct task *dag__sched_pop(struct worker *w, bool patient) {
   struct task *t;
   if ((t = heap_pop(1)) || (t = ring_pop(w->queue)) || (t = inject_pop()) ||
-      (t = steal(w, idle_rounds)) || (t = heap_pop(INT_MIN)))
+      (t = steal(w, patient)) || (t = heap_pop(INT_MIN)))
     return t;
   return NULL;
 }

@@ -14,9 +14,19 @@
 #include <sched.h>
 #include <stdlib.h>
 
-/* Rounds of looking for work before an idle worker sleeps (each round tries
- * every queue once: a few tens of microseconds in all). */
-#define SPIN_ROUNDS 2000
+/* An idle worker looks for work in rounds (each tries every queue once),
+ * with pauses between them that grow from 1 to IDLE_BACKOFF_MAX spin-waits:
+ * a thief polling a busy producer's queue without pause would pull its
+ * cache lines away on every task. For its first STEAL_PATIENCE_NS it only
+ * takes batches (see steal()), and after IDLE_SLEEP_NS it sleeps. */
+#define IDLE_BACKOFF_MAX 64
+#define STEAL_PATIENCE_NS 4000
+#define IDLE_SLEEP_NS 200000
+
+struct idleness {
+  uint64_t since; /* when the worker last ran a task; 0: it just did */
+  unsigned backoff;
+};
 
 static struct worker *workers;
 static pthread_t *threads;
@@ -46,21 +56,38 @@ static void run_chain(struct worker *w, struct task *t) {
     t = dag__task_run(w, t);
 }
 
+/* The worker found nothing: pause a little longer each time. Returns the
+ * time it has been idle, in ns. */
+static uint64_t idle_round(struct idleness *idle) {
+  uint64_t now = dag__now_ns();
+  if (!idle->since) {
+    idle->since = now;
+    idle->backoff = 1;
+  }
+  for (unsigned i = 0; i < idle->backoff; i++)
+    cpu_relax();
+  if (idle->backoff < IDLE_BACKOFF_MAX)
+    idle->backoff *= 2;
+  return now - idle->since;
+}
+
+static bool patient(const struct idleness *idle) {
+  return !idle->since || dag__now_ns() - idle->since < STEAL_PATIENCE_NS;
+}
+
 static void *worker_main(void *arg) {
   struct worker *w = arg;
   self = w;
   dag__topo_bind_worker(w->id);
-  unsigned idle_rounds = 0;
+  struct idleness idle = {0, 1};
   while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
-    struct task *t = dag__sched_pop(w, idle_rounds);
+    struct task *t = dag__sched_pop(w, patient(&idle));
     if (t) {
       run_chain(w, t);
-      idle_rounds = 0;
-    } else if (++idle_rounds < SPIN_ROUNDS) {
-      cpu_relax();
-    } else {
+      idle.since = 0;
+    } else if (idle_round(&idle) > IDLE_SLEEP_NS) {
       dag__sched_idle(w, &stopping);
-      idle_rounds = 0;
+      idle.since = 0;
     }
   }
   return NULL;
@@ -114,9 +141,9 @@ void dag__workers_release(void) {
   nworkers = 0;
 }
 
-bool dag__help_once(unsigned idle_rounds) {
+static bool help_once(struct idleness *idle) {
   struct worker *w = self;
-  struct task *t = w ? dag__sched_pop(w, idle_rounds) : NULL;
+  struct task *t = w ? dag__sched_pop(w, patient(idle)) : NULL;
   if (!t)
     return false;
   run_chain(w, t);
@@ -124,14 +151,11 @@ bool dag__help_once(unsigned idle_rounds) {
 }
 
 void dag__help_while(bool (*cond)(void *arg), void *arg) {
-  unsigned idle_rounds = 0;
+  struct idleness idle = {0, 1};
   while (cond(arg)) {
-    if (dag__help_once(idle_rounds)) {
-      idle_rounds = 0;
-    } else if (++idle_rounds < SPIN_ROUNDS) {
-      cpu_relax();
-    } else {
+    if (help_once(&idle))
+      idle.since = 0;
+    else if (idle_round(&idle) > IDLE_SLEEP_NS)
       sched_yield(); /* maybe more threads than cores: let others run */
-    }
   }
 }
