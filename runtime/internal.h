@@ -212,6 +212,7 @@ struct task {
   atomic_int pending;          /* unfinished predecessors, +1 while built */
   atomic_int unfinished;       /* own body + unfinished children + credits */
   int credits;                 /* children counted in advance: see submit */
+  int inline_left;             /* children to run inline before a new look */
   atomic_int refs;             /* execution + history records */
   struct deps *children;       /* history of its children, made lazily */
   struct lock_set *locks;      /* commutative locks, NULL if none */
@@ -277,14 +278,16 @@ void dag__sched_wake_all(void);
 
 struct worker_stats {
   uint64_t tasks;
-  uint64_t steals; /* successful steals */
-  uint64_t stolen; /* tasks they took */
+  uint64_t inlined; /* of which run by their submitter at once */
+  uint64_t steals;  /* successful steals */
+  uint64_t stolen;  /* tasks they took */
   uint64_t sleeps;
   uint64_t busy_ns;
 };
 
 struct worker {
   int id;
+  unsigned grain_tick; /* counts bodies run, to time one in N */
   struct ring *queue;
   uint32_t rng;
   struct task *current;
@@ -306,6 +309,13 @@ struct worker *dag__worker(int id);
 /* Runs tasks until *cond(arg) becomes false. The help loop of taskwait,
  * undeferred tasks and submission throttling. */
 void dag__help_while(bool (*cond)(void *arg), void *arg);
+
+/* ------------------------------------------------------------- grain.c */
+
+/* One body of fn took ns nanoseconds. */
+void dag__grain_note(dag_task_fn fn, uint64_t ns);
+/* Whether bodies of fn are known to be too short to be worth deferring. */
+bool dag__grain_tiny(dag_task_fn fn);
 
 /* -------------------------------------------------------------- topo.c */
 

@@ -20,7 +20,7 @@ struct task dag__root_task;
 atomic_uint_fast64_t dag__next_task_id = 1;
 
 /* A submitting worker whose own queue holds this many ready tasks runs the
- * tasks it submits itself (see saturated()). Below the ready queue's
+ * ready tasks it submits itself (see saturated()). Below the ready queue's
  * capacity (sched.c), so that it rarely spills. */
 #define THROTTLE_READY 192
 
@@ -122,8 +122,12 @@ static struct task *finish_body(struct worker *w, struct task *t) {
   return complete(w, t);
 }
 
+/* Workers time one task body in this many, to learn task sizes (grain.c). */
+#define GRAIN_SAMPLE_EVERY 16
+
 static void run_body(struct worker *w, struct task *t) {
-  bool timed = w && (dag__tracing || dag__stats);
+  bool sampled = w && ++w->grain_tick % GRAIN_SAMPLE_EVERY == 0;
+  bool timed = sampled || (w && (dag__tracing || dag__stats));
   uint64_t t0 = timed ? dag__now_ns() : 0;
   struct task *saved = current;
   current = t;
@@ -136,6 +140,8 @@ static void run_body(struct worker *w, struct task *t) {
   if (unlikely(timed)) {
     uint64_t t1 = dag__now_ns();
     w->stats.busy_ns += t1 - t0;
+    if (sampled)
+      dag__grain_note(t->fn, t1 - t0);
     if (dag__tracing)
       dag__trace_task(w, t, t0, t1);
   }
@@ -220,6 +226,7 @@ static struct task *new_task(const struct dag_task_info *info, const void *args,
   atomic_init(&t->pending, 1);
   atomic_init(&t->unfinished, 1);
   t->credits = 0;
+  t->inline_left = 0;
   atomic_init(&t->refs, 1);
   t->children = NULL;
   t->locks = NULL;
@@ -236,11 +243,22 @@ static struct task *new_task(const struct dag_task_info *info, const void *args,
  * cores once per task; unused credits go back when the body ends or waits. */
 #define CHILD_CREDITS 64
 
+/* A parent with more unfinished children than this per worker runs the
+ * next ones inline when they are ready (see saturated()). */
+#define CHILDREN_AHEAD_PER_WORKER 64
+
+static bool too_many_children(int unfinished_children) {
+  return unfinished_children > CHILDREN_AHEAD_PER_WORKER * dag__workers_count();
+}
+
 static void count_child(struct task *parent) {
   if (parent->credits == 0) {
-    atomic_fetch_add_explicit(&parent->unfinished, CHILD_CREDITS,
-                              memory_order_relaxed);
+    int before = atomic_fetch_add_explicit(&parent->unfinished, CHILD_CREDITS,
+                                           memory_order_relaxed);
     parent->credits = CHILD_CREDITS;
+    /* The count comes for free here: look whether we are far ahead. */
+    if (too_many_children(before - 1))
+      parent->inline_left = CHILD_CREDITS;
   }
   parent->credits--;
 }
@@ -253,6 +271,8 @@ static bool has_children(void *t) {
 /* Waits, running other tasks, until t (whose body the caller runs) has no
  * unfinished child. */
 static void wait_for_children(struct task *t) {
+  if (!t->credits && !has_children(t))
+    return;
   if (t->credits) {
     /* The body still runs, so this never brings the count to zero. */
     atomic_fetch_sub_explicit(&t->unfinished, t->credits, memory_order_relaxed);
@@ -297,16 +317,26 @@ static void run_inline(struct worker *w, struct task *parent,
     return;
 
   _Alignas(16) char small_args[INLINE_ARGS_MAX];
-  struct task t = {.fn = s->info->fn,
-                   .label = s->info->label,
-                   .file = s->info->file,
-                   .line = s->info->line,
-                   .priority = s->info->priority,
-                   .flags = TASK_UNDEFERRED,
-                   .parent = parent};
+  /* Only what a running body and its children use: this path is hot for
+   * tiny tasks, and zeroing the whole record would cost a third of it. */
+  struct task t;
+  t.fn = s->info->fn;
+  t.label = s->info->label;
+  t.file = s->info->file;
+  t.line = s->info->line;
+  t.priority = s->info->priority;
+  t.flags = TASK_UNDEFERRED;
+  t.parent = parent;
+  t.children = NULL;
+  t.locks = NULL;
+  t.credits = 0;
+  t.inline_left = 0;
+  t.id = 0;
   atomic_init(&t.unfinished, 1);
   atomic_init(&t.refs, 1);
-  t.id = atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
+  if (unlikely(dag__tracing || dag__graphing)) /* ids only name tasks there */
+    t.id =
+        atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
   t.args = s->args_size <= sizeof small_args ? small_args
                                              : dag__args_alloc(s->args_size);
   if (!t.args)
@@ -317,6 +347,8 @@ static void run_inline(struct worker *w, struct task *parent,
     dag__graph_node(&t);
 
   run_body(w, &t);
+  if (w)
+    w->stats.inlined++;
   /* t lives on this stack: its children must be done before we return. */
   wait_for_children(&t);
   dag__deps_free(t.children);
@@ -342,13 +374,37 @@ static void defer(struct worker *w, struct task *parent,
     dag__sched_push(w, t);
 }
 
-/* Whether a worker submitting s is so far ahead of the others that it should
- * run s itself (as libgomp and libomp do): its ready queue is long enough
- * to keep every thief busy, and running s now costs no memory at all. The
- * task graph (DAG_GRAPH) wants every edge, so it turns this off. */
-static bool saturated(struct worker *w, const struct submission *s) {
-  return w && !dag__graphing && s->args_size <= INLINE_ARGS_MAX &&
-         dag__sched_local_size(w) >= THROTTLE_READY;
+/* Whether the worker submitting s for parent should run s itself: when its
+ * function is known to be tiny (cheaper to run than to defer, grain.c), or
+ * when the worker is far ahead of the others, as libgomp and libomp judge
+ * it: the parent has many unfinished children already (looked at once per
+ * CHILD_CREDITS submissions, where the count is at hand), or the worker's
+ * ready queue is long enough to keep every thief busy. Only a task that is
+ * ready now runs
+ * inline, so the submitter never stops to wait and the lookahead of the
+ * graph stays whole; it then costs no memory and no cross-core traffic.
+ * The task graph (DAG_GRAPH) wants every edge, so it turns this off. */
+static bool saturated(struct worker *w, struct task *parent,
+                      const struct submission *s) {
+  if (!w || dag__graphing || s->args_size > INLINE_ARGS_MAX)
+    return false;
+  bool ahead = false;
+  if (parent->inline_left > 0) {
+    ahead = true;
+    if (--parent->inline_left == 0) {
+      int children =
+          atomic_load_explicit(&parent->unfinished, memory_order_relaxed) -
+          parent->credits - 1;
+      if (too_many_children(children))
+        parent->inline_left = CHILD_CREDITS;
+    }
+  }
+  /* The ready queue last: reading its head may cost a cache miss. */
+  if (!ahead && !dag__grain_tiny(s->info->fn) &&
+      dag__sched_local_size(w) < THROTTLE_READY)
+    return false;
+  return s->n == 0 || !parent->children ||
+         dag__deps_ready(parent->children, s->regs, s->modes, s->n);
 }
 
 static int submit(const struct dag_task_info *info, const void *args,
@@ -382,7 +438,7 @@ static int submit(const struct dag_task_info *info, const void *args,
                            flags | (info->flags & DAG_TASK_UNDEFERRED)};
     struct worker *w = dag__self();
     struct task *parent = dag__current_task();
-    if ((s.flags & TASK_UNDEFERRED) || saturated(w, &s))
+    if ((s.flags & TASK_UNDEFERRED) || saturated(w, parent, &s))
       run_inline(w, parent, &s);
     else
       defer(w, parent, &s);

@@ -235,16 +235,19 @@ static void write_graph(void) {
 
 static void write_stats(void) {
   double wall = (double)(dag__now_ns() - start_ns) / 1e9;
-  uint64_t tasks = 0;
+  uint64_t tasks = 0, inlined = 0;
   fprintf(stderr, "dag: stats: %d workers, %.3f s since start\n",
           dag__workers_count(), wall);
   for (int i = 0; i < dag__workers_count(); i++) {
     const struct worker_stats *s = &dag__worker(i)->stats;
     tasks += s->tasks;
+    inlined += s->inlined;
     fprintf(stderr,
-            "dag: stats: worker %d: %llu tasks, busy %.3f s (%.0f%%), "
+            "dag: stats: worker %d: %llu tasks (%llu inline), busy %.3f s "
+            "(%.0f%%), "
             "%llu steals (%llu tasks), %llu sleeps\n",
-            i, (unsigned long long)s->tasks, (double)s->busy_ns / 1e9,
+            i, (unsigned long long)s->tasks, (unsigned long long)s->inlined,
+            (double)s->busy_ns / 1e9,
             wall > 0 ? 100.0 * (double)s->busy_ns / 1e9 / wall : 0.0,
             (unsigned long long)s->steals, (unsigned long long)s->stolen,
             (unsigned long long)s->sleeps);
@@ -253,10 +256,9 @@ static void write_stats(void) {
   for (int p = 0; p < POOL_COUNT; p++)
     pooled += dag__pool_bytes((enum pool_id)p);
   fprintf(stderr,
-          "dag: stats: %llu tasks submitted, %llu run by workers, "
-          "%.1f MiB in task pools\n",
-          (unsigned long long)(atomic_load(&dag__next_task_id) - 1),
-          (unsigned long long)tasks, (double)pooled / (1024.0 * 1024.0));
+          "dag: stats: %llu tasks run (%llu inline), %.1f MiB in task pools\n",
+          (unsigned long long)tasks, (unsigned long long)inlined,
+          (double)pooled / (1024.0 * 1024.0));
 }
 
 void dag__trace_finish(void) {
