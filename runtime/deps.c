@@ -23,19 +23,32 @@
  */
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
+/* A record is allocated only as long as its region's dimensions need:
+ * most regions are one run or one block of rows. */
 struct record {
-  struct region region;
   struct task *task;
   struct commute_lock *lock; /* commutative records only */
   struct record *left, *right;
   uintptr_t max_hi; /* largest region.hi in this subtree */
   uint32_t prio;    /* treap heap order */
   uint8_t mode;
+  struct region region; /* last: dim[] holds region.ndims entries only */
 };
 
-const size_t dag__record_size = sizeof(struct record);
+size_t dag__record_bytes(int ndims) {
+  return offsetof(struct record, region.dim) +
+         (size_t)ndims * sizeof(((struct region *)0)->dim[0]);
+}
+
+static enum pool_id record_pool(int ndims) {
+  return ndims == 0   ? POOL_RECORD_RUN
+         : ndims == 1 ? POOL_RECORD_ROWS
+                      : POOL_RECORD;
+}
 
 struct deps {
   struct record *root;
@@ -175,7 +188,7 @@ static void free_record(struct record *r) {
   if (r->lock)
     dag__lock_unref(r->lock);
   dag__task_unref(r->task);
-  dag__pool_put(POOL_RECORD, r);
+  dag__pool_put(record_pool(r->region.ndims), r);
 }
 
 static void forget(struct deps *d, struct record *r) {
@@ -186,10 +199,11 @@ static void forget(struct deps *d, struct record *r) {
 
 static void add_record(struct deps *d, struct task *t, const struct region *g,
                        enum dag_mode mode, struct commute_lock *lock) {
-  struct record *r = dag__pool_get(POOL_RECORD);
+  struct record *r = dag__pool_get(record_pool(g->ndims));
   if (!r)
     dag__out_of_memory("the dependency tracker");
-  r->region = *g;
+  memcpy(&r->region, g,
+         dag__record_bytes(g->ndims) - offsetof(struct record, region));
   r->task = t;
   r->lock = lock;
   r->left = r->right = NULL;

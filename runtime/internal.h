@@ -98,7 +98,9 @@ size_t dag__region_bytes(const struct region *r);
 enum pool_id {
   POOL_TASK,
   POOL_EDGE,
-  POOL_RECORD,
+  POOL_RECORD_RUN,  /* history records of contiguous regions */
+  POOL_RECORD_ROWS, /* ... of one strided dimension */
+  POOL_RECORD,      /* ... of more */
   POOL_LOCK,
   POOL_ARGS_128,
   POOL_ARGS_512,
@@ -115,7 +117,8 @@ void dag__pool_put(enum pool_id id, void *obj);
 size_t dag__pool_bytes(enum pool_id id);
 
 /* Object sizes of the pools whose types are private to their file. */
-extern const size_t dag__record_size, dag__lock_size;
+size_t dag__record_bytes(int ndims);
+extern const size_t dag__lock_size;
 
 /* Argument blocks of any size: pooled up to 8 KiB, malloc beyond. */
 void *dag__args_alloc(size_t size);

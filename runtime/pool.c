@@ -60,8 +60,12 @@ static size_t object_size(enum pool_id id) {
     return sizeof(struct task);
   case POOL_EDGE:
     return sizeof(struct edge);
+  case POOL_RECORD_RUN:
+    return dag__record_bytes(0);
+  case POOL_RECORD_ROWS:
+    return dag__record_bytes(1);
   case POOL_RECORD:
-    return dag__record_size;
+    return dag__record_bytes(DAG_MAX_DIMS);
   case POOL_LOCK:
     return dag__lock_size;
   case POOL_ARGS_128:

@@ -284,6 +284,7 @@ static void wait_for_children(struct task *t) {
 int dag__wait_children(void) {
   struct task *t = dag__current_task();
   wait_for_children(t);
+  t->inline_left = 0; /* no child is left to be ahead of */
   if (t->children)
     dag__deps_clear(t->children);
   return 0;
