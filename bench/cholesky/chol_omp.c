@@ -17,7 +17,7 @@
 #define CHOL_STR(x) CHOL_STR_(x)
 #ifdef __clang__
 #define CHOL_OMP_NAME "libomp"
-#define CHOL_OMP_CC                                                           \
+#define CHOL_OMP_CC                                                            \
   "clang " CHOL_STR(__clang_major__) "." CHOL_STR(__clang_minor__)
 #else
 #define CHOL_OMP_NAME "gomp"
@@ -33,7 +33,8 @@ static void potrf(void *ctx, int k) {
   const struct chol *c = ctx;
   double *akk = chol_tile(c->a, c->n, c->bs, k, k);
   int dk = chol_tile_dim(c->n, c->bs, k), ld = c->n;
-#pragma omp task depend(inout : akk[0])                                       \
+#pragma omp task depend(inout                                                  \
+                        : akk[0])                                              \
     priority(chol_priority(CHOL_POTRF, k, k, k, c->nt))
   tile_potrf(akk, dk, ld);
 }
@@ -44,7 +45,9 @@ static void trsm(void *ctx, int i, int k) {
   double *aik = chol_tile(c->a, c->n, c->bs, i, k);
   int di = chol_tile_dim(c->n, c->bs, i), dk = chol_tile_dim(c->n, c->bs, k);
   int ld = c->n;
-#pragma omp task depend(in : akk[0]) depend(inout : aik[0])                   \
+#pragma omp task depend(in                                                     \
+                        : akk[0]) depend(inout                                 \
+                                         : aik[0])                             \
     priority(chol_priority(CHOL_TRSM, i, k, k, c->nt))
   tile_trsm(akk, aik, di, dk, ld);
 }
@@ -55,7 +58,9 @@ static void syrk(void *ctx, int i, int k) {
   double *aii = chol_tile(c->a, c->n, c->bs, i, i);
   int di = chol_tile_dim(c->n, c->bs, i), dk = chol_tile_dim(c->n, c->bs, k);
   int ld = c->n;
-#pragma omp task depend(in : aik[0]) depend(inout : aii[0])                   \
+#pragma omp task depend(in                                                     \
+                        : aik[0]) depend(inout                                 \
+                                         : aii[0])                             \
     priority(chol_priority(CHOL_SYRK, i, i, k, c->nt))
   tile_syrk(aik, aii, di, dk, ld);
 }
@@ -67,7 +72,9 @@ static void gemm(void *ctx, int i, int j, int k) {
   double *aij = chol_tile(c->a, c->n, c->bs, i, j);
   int di = chol_tile_dim(c->n, c->bs, i), dj = chol_tile_dim(c->n, c->bs, j);
   int dk = chol_tile_dim(c->n, c->bs, k), ld = c->n;
-#pragma omp task depend(in : aik[0], ajk[0]) depend(inout : aij[0])           \
+#pragma omp task depend(in                                                     \
+                        : aik[0], ajk[0]) depend(inout                         \
+                                                 : aij[0])                     \
     priority(chol_priority(CHOL_GEMM, i, j, k, c->nt))
   tile_gemm(aik, ajk, aij, di, dj, dk, ld);
 }
@@ -92,7 +99,7 @@ static int omp_factor(double *a, int n, int bs) {
 }
 
 int main(int argc, char **argv) {
-  static const struct chol_runtime rt = {CHOL_OMP_NAME, CHOL_OMP_CC,
-                                         omp_start, omp_factor, NULL};
+  static const struct chol_runtime rt = {CHOL_OMP_NAME, CHOL_OMP_CC, omp_start,
+                                         omp_factor, NULL};
   return chol_main(argc, argv, &rt);
 }

@@ -47,40 +47,47 @@ static void syrk_cpu(void *buffers[], void *cl_arg) {
 }
 
 static void gemm_cpu(void *buffers[], void *cl_arg) {
-  tile_gemm(PTR(buffers[0]), PTR(buffers[1]), PTR(buffers[2]),
-            ROWS(buffers[2]), COLS(buffers[2]), COLS(buffers[0]),
-            LD(buffers[2]));
+  tile_gemm(PTR(buffers[0]), PTR(buffers[1]), PTR(buffers[2]), ROWS(buffers[2]),
+            COLS(buffers[2]), COLS(buffers[0]), LD(buffers[2]));
 }
 
-static struct starpu_perfmodel potrf_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "dag_chol_potrf"};
-static struct starpu_perfmodel trsm_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "dag_chol_trsm"};
-static struct starpu_perfmodel syrk_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "dag_chol_syrk"};
-static struct starpu_perfmodel gemm_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "dag_chol_gemm"};
+static struct starpu_perfmodel potrf_model = {.type = STARPU_HISTORY_BASED,
+                                              .symbol = "dag_chol_potrf"};
+static struct starpu_perfmodel trsm_model = {.type = STARPU_HISTORY_BASED,
+                                             .symbol = "dag_chol_trsm"};
+static struct starpu_perfmodel syrk_model = {.type = STARPU_HISTORY_BASED,
+                                             .symbol = "dag_chol_syrk"};
+static struct starpu_perfmodel gemm_model = {.type = STARPU_HISTORY_BASED,
+                                             .symbol = "dag_chol_gemm"};
 
-static struct starpu_codelet potrf_cl = {
-    .cpu_funcs = {potrf_cpu}, .nbuffers = 1, .modes = {STARPU_RW},
-    .model = &potrf_model, .name = "potrf"};
-static struct starpu_codelet trsm_cl = {
-    .cpu_funcs = {trsm_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW},
-    .model = &trsm_model, .name = "trsm"};
-static struct starpu_codelet syrk_cl = {
-    .cpu_funcs = {syrk_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW},
-    .model = &syrk_model, .name = "syrk"};
+static struct starpu_codelet potrf_cl = {.cpu_funcs = {potrf_cpu},
+                                         .nbuffers = 1,
+                                         .modes = {STARPU_RW},
+                                         .model = &potrf_model,
+                                         .name = "potrf"};
+static struct starpu_codelet trsm_cl = {.cpu_funcs = {trsm_cpu},
+                                        .nbuffers = 2,
+                                        .modes = {STARPU_R, STARPU_RW},
+                                        .model = &trsm_model,
+                                        .name = "trsm"};
+static struct starpu_codelet syrk_cl = {.cpu_funcs = {syrk_cpu},
+                                        .nbuffers = 2,
+                                        .modes = {STARPU_R, STARPU_RW},
+                                        .model = &syrk_model,
+                                        .name = "syrk"};
 static struct starpu_codelet gemm_cl = {
-    .cpu_funcs = {gemm_cpu}, .nbuffers = 3,
-    .modes = {STARPU_R, STARPU_R, STARPU_RW}, .model = &gemm_model,
+    .cpu_funcs = {gemm_cpu},
+    .nbuffers = 3,
+    .modes = {STARPU_R, STARPU_R, STARPU_RW},
+    .model = &gemm_model,
     .name = "gemm"};
 
 /* ------------------------------------------------------------- the walk */
 
 struct chol {
-  starpu_data_handle_t *h;  /* nt x nt, lower triangle registered */
+  starpu_data_handle_t *h; /* nt x nt, lower triangle registered */
   int nt;
-  int error;                /* first starpu_task_insert failure */
+  int error; /* first starpu_task_insert failure */
 };
 
 static starpu_data_handle_t tile(const struct chol *c, int i, int j) {
@@ -109,8 +116,8 @@ static void check(struct chol *c, int ret, const char *what) {
 static void potrf(void *ctx, int k) {
   struct chol *c = ctx;
   check(c,
-        starpu_task_insert(&potrf_cl, STARPU_RW, tile(c, k, k),
-                           STARPU_PRIORITY, prio(c, CHOL_POTRF, k, k, k), 0),
+        starpu_task_insert(&potrf_cl, STARPU_RW, tile(c, k, k), STARPU_PRIORITY,
+                           prio(c, CHOL_POTRF, k, k, k), 0),
         "potrf");
 }
 

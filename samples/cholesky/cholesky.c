@@ -20,14 +20,14 @@
 /* What one task needs: the tiles it touches, their sizes, the leading
  * dimension. Copied into the task when it is submitted. */
 struct tile_task {
-  double *a, *b, *c;  /* kernel operands in tile_* argument order */
+  double *a, *b, *c; /* kernel operands in tile_* argument order */
   int m, n, k, ld;
 };
 
 struct chol {
   double *a;
   int n, bs, nt;
-  int error;          /* first dag_submit failure */
+  int error; /* first dag_submit failure */
 };
 
 static void potrf_body(void *p) {
@@ -58,14 +58,13 @@ static struct dag_region tile_region(const struct chol *c, int i, int j) {
                        (size_t)c->n * sizeof(double));
 }
 
-static void submit(struct chol *c, dag_task_fn fn, const char *label,
-                   int line, int priority, const struct tile_task *args,
+static void submit(struct chol *c, dag_task_fn fn, const char *label, int line,
+                   int priority, const struct tile_task *args,
                    const struct dag_access *acc, size_t nacc) {
   struct dag_task_info info = {fn, label, __FILE__, line, priority, 0};
   int err = dag_submit(&info, args, sizeof *args, acc, nacc);
   if (err && !c->error) {
-    fprintf(stderr, "cholesky: dag_submit(%s): %s\n", label,
-            dag_strerror(err));
+    fprintf(stderr, "cholesky: dag_submit(%s): %s\n", label, dag_strerror(err));
     c->error = err;
   }
 }
@@ -73,8 +72,8 @@ static void submit(struct chol *c, dag_task_fn fn, const char *label,
 static void potrf(void *ctx, int k) {
   struct chol *c = ctx;
   int dk = chol_tile_dim(c->n, c->bs, k);
-  struct tile_task t = {chol_tile(c->a, c->n, c->bs, k, k), NULL, NULL,
-                        dk, dk, dk, c->n};
+  struct tile_task t = {
+      chol_tile(c->a, c->n, c->bs, k, k), NULL, NULL, dk, dk, dk, c->n};
   struct dag_access acc[] = {dag_access_of(DAG_INOUT, tile_region(c, k, k))};
   submit(c, potrf_body, "potrf", __LINE__,
          chol_priority(CHOL_POTRF, k, k, k, c->nt), &t, acc, 1);
@@ -83,9 +82,12 @@ static void potrf(void *ctx, int k) {
 static void trsm(void *ctx, int i, int k) {
   struct chol *c = ctx;
   struct tile_task t = {chol_tile(c->a, c->n, c->bs, k, k),
-                        chol_tile(c->a, c->n, c->bs, i, k), NULL,
-                        chol_tile_dim(c->n, c->bs, i), 0,
-                        chol_tile_dim(c->n, c->bs, k), c->n};
+                        chol_tile(c->a, c->n, c->bs, i, k),
+                        NULL,
+                        chol_tile_dim(c->n, c->bs, i),
+                        0,
+                        chol_tile_dim(c->n, c->bs, k),
+                        c->n};
   struct dag_access acc[] = {dag_access_of(DAG_IN, tile_region(c, k, k)),
                              dag_access_of(DAG_INOUT, tile_region(c, i, k))};
   submit(c, trsm_body, "trsm", __LINE__,
@@ -95,9 +97,12 @@ static void trsm(void *ctx, int i, int k) {
 static void syrk(void *ctx, int i, int k) {
   struct chol *c = ctx;
   struct tile_task t = {chol_tile(c->a, c->n, c->bs, i, k),
-                        chol_tile(c->a, c->n, c->bs, i, i), NULL,
-                        chol_tile_dim(c->n, c->bs, i), 0,
-                        chol_tile_dim(c->n, c->bs, k), c->n};
+                        chol_tile(c->a, c->n, c->bs, i, i),
+                        NULL,
+                        chol_tile_dim(c->n, c->bs, i),
+                        0,
+                        chol_tile_dim(c->n, c->bs, k),
+                        c->n};
   struct dag_access acc[] = {dag_access_of(DAG_IN, tile_region(c, i, k)),
                              dag_access_of(DAG_INOUT, tile_region(c, i, i))};
   submit(c, syrk_body, "syrk", __LINE__,
@@ -111,7 +116,8 @@ static void gemm(void *ctx, int i, int j, int k) {
                         chol_tile(c->a, c->n, c->bs, i, j),
                         chol_tile_dim(c->n, c->bs, i),
                         chol_tile_dim(c->n, c->bs, j),
-                        chol_tile_dim(c->n, c->bs, k), c->n};
+                        chol_tile_dim(c->n, c->bs, k),
+                        c->n};
   struct dag_access acc[] = {dag_access_of(DAG_IN, tile_region(c, i, k)),
                              dag_access_of(DAG_IN, tile_region(c, j, k)),
                              dag_access_of(DAG_INOUT, tile_region(c, i, j))};

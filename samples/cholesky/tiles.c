@@ -27,26 +27,26 @@
 void tile_potrf(double *akk, int k, int ld) {
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', k, akk, ld);
   if (info != 0) {
-    fprintf(stderr, "cholesky: dpotrf failed on a %dx%d tile (info %d)\n", k,
-            k, (int)info);
+    fprintf(stderr, "cholesky: dpotrf failed on a %dx%d tile (info %d)\n", k, k,
+            (int)info);
     abort();
   }
 }
 
 void tile_trsm(const double *lkk, double *aik, int m, int k, int ld) {
-  cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans,
-              CblasNonUnit, m, k, 1.0, lkk, ld, aik, ld);
+  cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
+              m, k, 1.0, lkk, ld, aik, ld);
 }
 
 void tile_syrk(const double *aik, double *aii, int m, int k, int ld) {
-  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, m, k, -1.0, aik, ld,
-              1.0, aii, ld);
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, m, k, -1.0, aik, ld, 1.0,
+              aii, ld);
 }
 
-void tile_gemm(const double *aik, const double *ajk, double *aij, int m,
-               int n, int k, int ld) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, aik,
-              ld, ajk, ld, 1.0, aij, ld);
+void tile_gemm(const double *aik, const double *ajk, double *aij, int m, int n,
+               int k, int ld) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, aik, ld,
+              ajk, ld, 1.0, aij, ld);
 }
 
 /* ------------------------------------------------------- the algorithm */
@@ -67,13 +67,13 @@ void chol_walk(const struct chol_ops *ops, void *ctx, int nt) {
 int chol_priority(enum chol_kernel kernel, int i, int j, int k, int nt) {
   switch (kernel) {
   case CHOL_POTRF:
-    return 3 * (nt - k) - 1;   /* writes column k */
+    return 3 * (nt - k) - 1; /* writes column k */
   case CHOL_TRSM:
-    return 3 * (nt - k) - 2;   /* writes column k */
+    return 3 * (nt - k) - 2; /* writes column k */
   case CHOL_SYRK:
-    return 3 * (nt - i) - 3;   /* writes column i */
+    return 3 * (nt - i) - 3; /* writes column i */
   case CHOL_GEMM:
-    return 3 * (nt - j) - 3;   /* writes column j */
+    return 3 * (nt - j) - 3; /* writes column j */
   }
   return 0;
 }
@@ -150,8 +150,8 @@ static double residual_full(double *a, double *l, int n) {
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, mi, CB, j0 + CB,
                   -1.0, li, n, l + (size_t)j0 * n, n, 1.0,
                   a + (size_t)i0 * n + j0, n);
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, mi, i0 + mi, -1.0,
-                li, n, 1.0, a + (size_t)i0 * n + i0, n);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, mi, i0 + mi, -1.0, li,
+                n, 1.0, a + (size_t)i0 * n + i0, n);
   }
   return sym_norm(a, n) / norm_a;
 }
@@ -166,10 +166,10 @@ static double residual_probe(const double *a, const double *l, int n) {
     x[i] = uniform_at(~(uint64_t)i);
   cblas_dsymv(CblasRowMajor, CblasLower, n, 1.0, a, n, x, 1, 0.0, y, 1);
   double norm_x = cblas_dnrm2(n, x, 1);
-  cblas_dtrmv(CblasRowMajor, CblasLower, CblasTrans, CblasNonUnit, n, l, n,
-              x, 1);
-  cblas_dtrmv(CblasRowMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, l, n,
-              x, 1);
+  cblas_dtrmv(CblasRowMajor, CblasLower, CblasTrans, CblasNonUnit, n, l, n, x,
+              1);
+  cblas_dtrmv(CblasRowMajor, CblasLower, CblasNoTrans, CblasNonUnit, n, l, n, x,
+              1);
   cblas_daxpy(n, -1.0, x, 1, y, 1);
   double r = cblas_dnrm2(n, y, 1) / (sym_norm(a, n) * norm_x);
   free(x);
@@ -266,9 +266,8 @@ int chol_main(int argc, char **argv, const struct chol_runtime *rt) {
   double gflops = (double)n * n * n / 3.0 / best * 1e-9;
   printf("cholesky runtime=%s n=%d b=%d workers=%d time=%.4f gflops=%.2f "
          "residual=%.2e check=%s%s%s\n",
-         rt->name, n, bs, workers, best, gflops, resid,
-         full ? "full" : "probe", rt->config ? " config=" : "",
-         rt->config ? rt->config : "");
+         rt->name, n, bs, workers, best, gflops, resid, full ? "full" : "probe",
+         rt->config ? " config=" : "", rt->config ? rt->config : "");
   free(a);
   free(orig);
   if (!(resid <= tol)) {

@@ -34,8 +34,8 @@ void tile_trsm(const double *lkk, double *aik, int m, int k, int ld);
 void tile_syrk(const double *aik, double *aii, int m, int k, int ld);
 
 /* Aij := Aij - Aik Ajk^T (Aij is m x n, Aik m x k, Ajk n x k). */
-void tile_gemm(const double *aik, const double *ajk, double *aij, int m,
-               int n, int k, int ld);
+void tile_gemm(const double *aik, const double *ajk, double *aij, int m, int n,
+               int k, int ld);
 
 /* ------------------------------------------------------- the algorithm */
 
