@@ -365,14 +365,17 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
   struct commute_lock *lock = NULL;
   for (size_t i = 0; i < n; i++) {
     struct record *r = d->found[i];
+    /* Geometry first: it reads only the record, where looking at the task
+     * may cost a cache miss. The same region again is the common case: it
+     * overlaps and covers. Complete records that do not overlap wait for
+     * the next sweep. */
+    bool same = same_region(&r->region, g);
+    if (!same && !dag__region_overlap(&r->region, g))
+      continue;
     if (r->task != t && dag__task_complete(r->task)) {
       forget(d, r);
       continue;
     }
-    /* The same region again is the common case: it overlaps and covers. */
-    bool same = same_region(&r->region, g);
-    if (!same && !dag__region_overlap(&r->region, g))
-      continue;
     enum dag_mode old = (enum dag_mode)r->mode;
     if (r->task != t) {
       if (old == DAG_COMMUTATIVE && mode == DAG_COMMUTATIVE) {

@@ -219,11 +219,31 @@ static bool views_overlap(struct view a, struct view b) {
   return false;
 }
 
+/* Two blocks of rows with the same stride (tiles of one matrix, the most
+ * common pair by far): compare their rows and their columns. Returns 1 or
+ * 0, or -1 when a row of either wraps past the stride (then the general
+ * test decides). */
+static int tiles_overlap(const struct region *a, const struct region *b) {
+  size_t s = a->dim[0].stride;
+  uintptr_t base = a->lo < b->lo ? a->lo : b->lo;
+  size_t row_a = (a->lo - base) / s, col_a = (a->lo - base) % s;
+  size_t row_b = (b->lo - base) / s, col_b = (b->lo - base) % s;
+  if (col_a + a->span > s || col_b + b->span > s)
+    return -1;
+  return row_a < row_b + b->dim[0].count && row_b < row_a + a->dim[0].count &&
+         col_a < col_b + b->span && col_b < col_a + a->span;
+}
+
 bool dag__region_overlap(const struct region *a, const struct region *b) {
   if (dag__region_empty(a) || dag__region_empty(b))
     return false;
   if (a->hi <= b->lo || b->hi <= a->lo)
     return false;
+  if (a->ndims == 1 && b->ndims == 1 && a->dim[0].stride == b->dim[0].stride) {
+    int tiles = tiles_overlap(a, b);
+    if (tiles >= 0)
+      return tiles;
+  }
   return views_overlap(view_of(a), view_of(b));
 }
 
