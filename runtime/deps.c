@@ -18,6 +18,11 @@
  * so the history holds about one record per live access, whatever the number
  * of tasks submitted before.
  *
+ * Readers of the same region form a group: the first is in the tree, the
+ * others hang off it by next_reader. A tile read by a hundred tasks is then
+ * one node for every lookup to pass, and a further reader of it joins the
+ * group without looking at its members.
+ *
  * Locking: none. Only the thread running the parent's body uses its tracker;
  * other threads only complete tasks, which is read here atomically.
  */
@@ -31,7 +36,8 @@
  * most regions are one run or one block of rows. */
 struct record {
   struct task *task;
-  struct commute_lock *lock; /* commutative records only */
+  struct commute_lock *lock;  /* commutative records only */
+  struct record *next_reader; /* reader group: see below */
   struct record *left, *right;
   uintptr_t max_hi; /* largest region.hi in this subtree */
   uint32_t prio;    /* treap heap order */
@@ -191,14 +197,50 @@ static void free_record(struct record *r) {
   dag__pool_put(record_pool(r->region.ndims), r);
 }
 
+/* Removes the group headed by r from the tree and frees all of it. */
 static void forget(struct deps *d, struct record *r) {
   d->root = erase(d->root, r);
-  d->count--;
-  free_record(r);
+  while (r) {
+    struct record *next = r->next_reader;
+    d->count--;
+    free_record(r);
+    r = next;
+  }
 }
 
+/* Drops the complete members of the group headed by r, which is in the
+ * tree. Returns the group's head afterwards (a new one replaces r in the
+ * tree when r's task is complete), or NULL when none is left. */
+static struct record *prune_group(struct deps *d, struct record *r) {
+  struct record **link = &r->next_reader;
+  while (*link) {
+    struct record *m = *link;
+    if (dag__task_complete(m->task)) {
+      *link = m->next_reader;
+      d->count--;
+      free_record(m);
+    } else {
+      link = &m->next_reader;
+    }
+  }
+  if (!dag__task_complete(r->task))
+    return r;
+  struct record *heir = r->next_reader;
+  r->next_reader = NULL;
+  forget(d, r);
+  if (heir) {
+    heir->left = heir->right = NULL;
+    heir->max_hi = heir->region.hi;
+    d->root = insert(d->root, heir);
+  }
+  return heir;
+}
+
+/* Records t's access (g, mode): in the group of `readers` when given (a
+ * reader group of the same region), else as a node of its own. */
 static void add_record(struct deps *d, struct task *t, const struct region *g,
-                       enum dag_mode mode, struct commute_lock *lock) {
+                       enum dag_mode mode, struct commute_lock *lock,
+                       struct record *readers) {
   struct record *r = dag__pool_get(record_pool(g->ndims));
   if (!r)
     dag__out_of_memory("the dependency tracker");
@@ -206,16 +248,22 @@ static void add_record(struct deps *d, struct task *t, const struct region *g,
          dag__record_bytes(g->ndims) - offsetof(struct record, region));
   r->task = t;
   r->lock = lock;
+  r->mode = (uint8_t)mode;
+  atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+  d->count++;
+  if (readers) {
+    r->next_reader = readers->next_reader;
+    readers->next_reader = r;
+    return;
+  }
+  r->next_reader = NULL;
   r->left = r->right = NULL;
   r->max_hi = g->hi;
   d->rng ^= d->rng << 13;
   d->rng ^= d->rng >> 17;
   d->rng ^= d->rng << 5;
   r->prio = d->rng;
-  r->mode = (uint8_t)mode;
-  atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
   d->root = insert(d->root, r);
-  d->count++;
 }
 
 /* A record or an access seen as `rows` spans of `span` bytes, `stride`
@@ -266,7 +314,7 @@ static void add_piece(struct deps *d, const struct record *r, uintptr_t lo,
     DAG_BUG("a piece of a valid region is invalid: %s", why);
   if (r->lock)
     dag__lock_ref(r->lock);
-  add_record(d, r->task, &g, (enum dag_mode)r->mode, r->lock);
+  add_record(d, r->task, &g, (enum dag_mode)r->mode, r->lock, NULL);
 }
 
 /* A write g overlaps part of record r: keep only the parts of r outside g.
@@ -276,8 +324,10 @@ static void add_piece(struct deps *d, const struct record *r, uintptr_t lo,
  * dimensions that share their stride (what tiles and their rows, columns
  * and elements are); other shapes keep r whole, which costs edges, never
  * correctness. Up to four pieces: the rows above g, the rows below, and
- * left and right of g in its rows. */
-static void cut(struct deps *d, struct record *r, const struct region *g) {
+ * left and right of g in its rows. Returns whether it cut; the caller then
+ * forgets r. */
+static bool cut(struct deps *d, const struct record *r,
+                const struct region *g) {
   const struct region *rr = &r->region;
   struct block rb;
   size_t a, b, x, y;
@@ -290,15 +340,15 @@ static void cut(struct deps *d, struct record *r, const struct region *g) {
   } else if (rr->ndims == 1) {
     rb = (struct block){rr->lo, rr->dim[0].count, rr->span, rr->dim[0].stride};
     if (!place_in_rows(g, &rb, &a, &b, &x, &y))
-      return;
+      return false;
   } else {
-    return;
+    return false;
   }
   add_piece(d, r, rb.lo, a, rb.span, rb.stride);
   add_piece(d, r, rb.lo + b * rb.stride, rb.rows - b, rb.span, rb.stride);
   add_piece(d, r, rb.lo + a * rb.stride, b - a, x, rb.stride);
   add_piece(d, r, rb.lo + a * rb.stride + y, b - a, rb.span - y, rb.stride);
-  forget(d, r);
+  return true;
 }
 
 static void collect_all(const struct record *t, struct record **out,
@@ -323,22 +373,32 @@ static struct record *build(struct record **r, size_t n, uint32_t prio) {
   return root;
 }
 
+/* Tree order, for qsort. */
+static int compare_records(const void *a, const void *b) {
+  const struct record *x = *(struct record *const *)a,
+                      *y = *(struct record *const *)b;
+  return before(x, y) ? -1 : before(y, x) ? 1 : 0;
+}
+
 /* Drops every record whose task is complete and rebuilds the tree from the
- * others: O(n), so sweeping whenever the history doubles costs O(1) per
+ * others: O(n log n) every time the history doubles, so O(log n) per
  * access. */
 static void sweep(struct deps *d) {
   reserve_found(d);
   size_t n = 0, kept = 0;
-  collect_all(d->root, d->found, &n); /* in order */
+  collect_all(d->root, d->found, &n);
+  d->root = NULL; /* prune_group's tree edits then touch nothing we keep */
   for (size_t i = 0; i < n; i++) {
     struct record *r = d->found[i];
-    if (dag__task_complete(r->task))
-      free_record(r);
-    else
-      d->found[kept++] = r;
+    r->left = r->right = NULL;
+    d->root = r; /* alone in the tree, so that it can be replaced */
+    struct record *head = prune_group(d, r);
+    if (head)
+      d->found[kept++] = head;
   }
+  /* An heir that replaced a head may sort differently among equal starts. */
+  qsort(d->found, kept, sizeof *d->found, compare_records);
   d->root = build(d->found, kept, UINT32_MAX);
-  d->count = kept;
   d->sweep_at = d->count * 2 > SWEEP_MIN ? d->count * 2 : SWEEP_MIN;
 }
 
@@ -355,6 +415,13 @@ static bool same_region(const struct region *a, const struct region *b) {
   return true;
 }
 
+/* Orders t's access (g, mode) after every task of the reader group r. */
+static void link_group(struct record *r, struct task *t) {
+  for (; r; r = r->next_reader)
+    if (r->task != t)
+      dag__task_link(r->task, t);
+}
+
 /* Orders t's access (g, mode) after the history and records it. */
 static void add_access(struct deps *d, struct task *t, const struct region *g,
                        enum dag_mode mode) {
@@ -363,6 +430,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
   query(d->root, g->lo, g->hi, d->found, &n);
 
   struct commute_lock *lock = NULL;
+  struct record *readers = NULL; /* a reader group of g itself */
   for (size_t i = 0; i < n; i++) {
     struct record *r = d->found[i];
     /* Geometry first: it reads only the record, where looking at the task
@@ -372,27 +440,35 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
     bool same = same_region(&r->region, g);
     if (!same && !dag__region_overlap(&r->region, g))
       continue;
-    if (r->task != t && dag__task_complete(r->task)) {
-      forget(d, r);
+    enum dag_mode old = (enum dag_mode)r->mode;
+    if (old == DAG_IN && mode == DAG_IN) {
+      if (same && !readers)
+        readers = r; /* join it: no edges between readers */
       continue;
     }
-    enum dag_mode old = (enum dag_mode)r->mode;
-    if (r->task != t) {
-      if (old == DAG_COMMUTATIVE && mode == DAG_COMMUTATIVE) {
+    if (!(r = prune_group(d, r)))
+      continue;
+    if (old == DAG_COMMUTATIVE && mode == DAG_COMMUTATIVE) {
+      if (r->task != t) {
         dag__task_add_lock(t, r->lock);
         if (!lock && same) {
           lock = r->lock;
           dag__lock_ref(lock);
         }
-      } else if (old != DAG_IN || mode != DAG_IN) {
-        dag__task_link(r->task, t);
       }
+    } else {
+      link_group(r, t);
     }
     if (writes(mode)) {
-      if (same || dag__region_covers(g, &r->region))
+      if (same || dag__region_covers(g, &r->region)) {
         forget(d, r);
-      else
-        cut(d, r, g);
+      } else {
+        bool done = true;
+        for (struct record *m = r; m && done; m = m->next_reader)
+          done = cut(d, m, g);
+        if (done) /* every member has the same shape: all or none */
+          forget(d, r);
+      }
     }
   }
 
@@ -401,7 +477,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
       lock = dag__lock_new();
     dag__task_add_lock(t, lock);
   }
-  add_record(d, t, g, mode, lock);
+  add_record(d, t, g, mode, lock, readers);
 }
 
 void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
@@ -422,16 +498,15 @@ static struct task *blocker(struct deps *d, const struct region *g,
   reserve_found(d);
   size_t n = 0;
   query(d->root, g->lo, g->hi, d->found, &n);
-  struct task *found = NULL;
-  for (size_t i = 0; i < n && !found; i++) {
+  for (size_t i = 0; i < n; i++) {
     struct record *r = d->found[i];
-    if (dag__task_complete(r->task))
-      forget(d, r);
-    else if (!(r->mode == DAG_IN && mode == DAG_IN) &&
-             (same_region(&r->region, g) || dag__region_overlap(&r->region, g)))
-      found = r->task;
+    if ((r->mode == DAG_IN && mode == DAG_IN) ||
+        !(same_region(&r->region, g) || dag__region_overlap(&r->region, g)))
+      continue;
+    if ((r = prune_group(d, r)))
+      return r->task; /* pruned: the head is unfinished */
   }
-  return found;
+  return NULL;
 }
 
 void dag__deps_wait(struct deps *d, const struct region *regs,
@@ -460,7 +535,10 @@ void dag__deps_clear(struct deps *d) {
   size_t n = 0;
   collect_all(d->root, d->found, &n);
   for (size_t i = 0; i < n; i++)
-    free_record(d->found[i]);
+    for (struct record *r = d->found[i], *next; r; r = next) {
+      next = r->next_reader;
+      free_record(r);
+    }
   d->root = NULL;
   d->count = 0;
   d->sweep_at = SWEEP_MIN;

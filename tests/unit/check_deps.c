@@ -69,9 +69,20 @@ static struct task *fake_task(void) {
 static void random_access(struct oracle_task *o, int k) {
   static const enum dag_mode modes[] = {DAG_IN, DAG_IN, DAG_OUT, DAG_INOUT,
                                         DAG_COMMUTATIVE};
+  /* Tiles of the small matrix below, reused often: the same region again
+   * is what real programs do most (and what reader groups are for). */
+  static const size_t tiles[][4] = {
+      {0, 0, 4, 6}, {0, 6, 4, 6}, {4, 0, 4, 6}, {4, 6, 4, 6}, {2, 3, 2, 3}};
   struct dag_region r;
   memset(o->bytes[k], 0, ARENA);
-  if (rnd(2)) {
+  uint32_t shape = rnd(10);
+  if (shape < 4) {
+    const size_t *tl = tiles[rnd(5)];
+    size_t ld = 12;
+    r = dag_region_2d(arena + tl[0] * ld + tl[1], tl[2], tl[3], ld);
+    for (size_t i = 0; i < tl[2]; i++)
+      memset(o->bytes[k] + (tl[0] + i) * ld + tl[1], 1, tl[3]);
+  } else if (shape < 7) {
     size_t off = rnd(ARENA - 8), len = 1 + rnd((uint32_t)(ARENA - off - 1));
     if (len > 24)
       len = 1 + len % 24;
