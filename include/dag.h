@@ -138,6 +138,11 @@ struct dag_task_info {
  * regions the task reads and writes. A task submitted from inside another
  * task's body is its child: children are ordered among themselves as
  * top-level tasks are, and the parent completes only after all of them.
+ * Top-level tasks (submitted outside any task body) come from one thread at
+ * a time, as from an OpenMP single region: their order is the program's.
+ * The runtime may run a task at once in the submitting thread (when it is
+ * ready and tiny, or the submitter is far ahead), so a task must never wait
+ * for something the submitting thread does only after submitting it.
  * Returns 0, or DAG_EINVAL (NULL fn, NULL region base, bad mode, negative
  * stride, nested strides), DAG_EDIMS, DAG_EOVERFLOW, DAG_ENOMEM,
  * DAG_ESHUTDOWN; on error nothing was submitted. */

@@ -28,8 +28,9 @@ struct grain_slot {
 
 static struct grain_slot slots[GRAIN_SLOTS];
 
+/* Fibonacci hashing: the top bits of the product mix all of fn's. */
 static unsigned hash(uintptr_t fn) {
-  return (unsigned)((fn >> 4) * 0x9e3779b1u) % GRAIN_SLOTS;
+  return (unsigned)(((uint64_t)fn * 0x9e3779b97f4a7c15ull) >> 56) % GRAIN_SLOTS;
 }
 
 /* fn's slot; with claim, takes a free one for it. NULL if none. */

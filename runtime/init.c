@@ -57,6 +57,7 @@ int dag_init(void) {
     if (!err)
       err = dag__workers_start(n);
     if (err) {
+      dag__workers_release();
       dag__sched_release();
       dag__topo_release();
       dag__pools_release();

@@ -293,7 +293,6 @@ struct worker {
   unsigned grain_tick; /* counts bodies run, to time one in N */
   struct ring *queue;
   uint32_t rng;
-  struct task *current;
   struct worker_stats stats;
   struct trace_buffer *trace;
 };

@@ -33,21 +33,22 @@
 #define RING_SIZE 256 /* a power of two */
 
 struct ring {
-  _Alignas(DAG_CACHELINE) atomic_uint_fast32_t head; /* consumers */
-  _Alignas(DAG_CACHELINE) atomic_uint_fast32_t tail; /* the owner */
+  /* Positions count up and wrap at 2^32; the ring size divides that. */
+  _Alignas(DAG_CACHELINE) _Atomic uint32_t head; /* consumers */
+  _Alignas(DAG_CACHELINE) _Atomic uint32_t tail; /* the owner */
   _Alignas(DAG_CACHELINE) _Atomic(struct task *) slot[RING_SIZE];
 };
 
 static uint32_t ring_size(struct ring *r) {
-  uint32_t h = (uint32_t)atomic_load_explicit(&r->head, memory_order_acquire);
-  uint32_t t = (uint32_t)atomic_load_explicit(&r->tail, memory_order_acquire);
+  uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  uint32_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
   return t - h;
 }
 
 /* Owner only. Returns false when the ring is full. */
 static bool ring_push(struct ring *r, struct task *t) {
-  uint32_t h = (uint32_t)atomic_load_explicit(&r->head, memory_order_acquire);
-  uint32_t tl = (uint32_t)atomic_load_explicit(&r->tail, memory_order_relaxed);
+  uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  uint32_t tl = atomic_load_explicit(&r->tail, memory_order_relaxed);
   if (tl - h >= RING_SIZE)
     return false;
   atomic_store_explicit(&r->slot[tl % RING_SIZE], t, memory_order_relaxed);
@@ -57,10 +58,9 @@ static bool ring_push(struct ring *r, struct task *t) {
 
 /* Takes the oldest task; the owner or anyone. */
 static struct task *ring_pop(struct ring *r) {
-  uint_fast32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
   for (;;) {
-    uint32_t tl =
-        (uint32_t)atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint32_t tl = atomic_load_explicit(&r->tail, memory_order_acquire);
     if ((uint32_t)h == tl)
       return NULL;
     struct task *t =
@@ -77,9 +77,8 @@ static struct task *ring_pop(struct ring *r) {
  * the compare-and-swap then fails and we read again. */
 static uint32_t ring_grab(struct ring *r, struct task **out, uint32_t least) {
   for (;;) {
-    uint32_t h = (uint32_t)atomic_load_explicit(&r->head, memory_order_acquire);
-    uint32_t tl =
-        (uint32_t)atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint32_t tl = atomic_load_explicit(&r->tail, memory_order_acquire);
     uint32_t n = tl - h;
     if (n < least || n == 0)
       return 0;
@@ -89,7 +88,7 @@ static uint32_t ring_grab(struct ring *r, struct task **out, uint32_t least) {
     for (uint32_t i = 0; i < n; i++)
       out[i] = atomic_load_explicit(&r->slot[(h + i) % RING_SIZE],
                                     memory_order_relaxed);
-    uint_fast32_t expected = h;
+    uint32_t expected = h;
     if (atomic_compare_exchange_strong_explicit(&r->head, &expected, h + n,
                                                 memory_order_acq_rel,
                                                 memory_order_acquire))
@@ -224,16 +223,21 @@ static void futex_wake(atomic_uint *word, int n) {
   syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-/* The full fence between publishing a task and reading the sleeper count.
- * ThreadSanitizer does not model fences, so there a read-modify-write of
- * the count (same ordering, dearer) stands in for it. */
-static int sleepers_after_fence(void) {
+/* A full fence. ThreadSanitizer does not model fences, so there a
+ * read-modify-write of the sleeper count (same ordering, dearer) stands in
+ * for it. */
+static void full_fence(void) {
 #if defined(__SANITIZE_THREAD__)
-  return atomic_fetch_add_explicit(&idle.sleepers, 0, memory_order_seq_cst);
+  atomic_fetch_add_explicit(&idle.sleepers, 0, memory_order_seq_cst);
 #else
   atomic_thread_fence(memory_order_seq_cst);
-  return atomic_load_explicit(&idle.sleepers, memory_order_seq_cst);
 #endif
+}
+
+/* The sleeper count, read after the task just published. */
+static int sleepers_after_fence(void) {
+  full_fence();
+  return atomic_load_explicit(&idle.sleepers, memory_order_seq_cst);
 }
 
 static void wake_one_if_sleeping(void) {
@@ -260,6 +264,7 @@ static bool work_visible(void) {
 
 void dag__sched_idle(struct worker *w, const atomic_bool *stop) {
   atomic_fetch_add_explicit(&idle.sleepers, 1, memory_order_seq_cst);
+  full_fence(); /* the count is visible before we look at the queues */
   unsigned seen = atomic_load_explicit(&idle.epoch, memory_order_seq_cst);
   if (!work_visible() && !atomic_load(stop)) {
     w->stats.sleeps++;

@@ -33,9 +33,7 @@ struct task *dag__current_task(void) {
 void dag__task_unref(struct task *t) {
   if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
     return;
-  if (t->flags & TASK_ARGS_POOLED)
-    dag__args_free(t->args, t->args_size);
-  dag__task_free_locks(t);
+  dag__task_free_locks(t); /* the arguments went when the body ended */
   dag__pool_put(POOL_TASK, t);
 }
 
@@ -87,6 +85,9 @@ static struct task *complete(struct worker *w, struct task *t) {
       dag__deps_free(t->children);
       t->children = NULL;
     }
+    /* Commutative exclusion lasts until the children are done too. */
+    if (t->locks)
+      dag__task_unlock(t);
     struct edge *e = atomic_exchange_explicit(&t->succ, DAG_SUCC_CLOSED,
                                               memory_order_acq_rel);
     while (e) {
@@ -133,8 +134,6 @@ static void run_body(struct worker *w, struct task *t) {
   current = t;
   t->fn(t->args);
   current = saved;
-  if (t->locks)
-    dag__task_unlock(t);
   if (w)
     w->stats.tasks++;
   if (unlikely(timed)) {
@@ -319,14 +318,15 @@ static void run_inline(struct worker *w, struct task *parent,
 
   _Alignas(16) char small_args[INLINE_ARGS_MAX];
   /* Only what a running body and its children use: this path is hot for
-   * tiny tasks, and zeroing the whole record would cost a third of it. */
+   * tiny tasks, and zeroing the whole record would cost a third of it.
+   * Nothing links to t (it is complete before any sibling comes), so its
+   * successor list, pending count and references stay unset. */
   struct task t;
   t.fn = s->info->fn;
   t.label = s->info->label;
   t.file = s->info->file;
   t.line = s->info->line;
   t.priority = s->info->priority;
-  t.flags = TASK_UNDEFERRED;
   t.parent = parent;
   t.children = NULL;
   t.locks = NULL;
@@ -334,7 +334,6 @@ static void run_inline(struct worker *w, struct task *parent,
   t.inline_left = 0;
   t.id = 0;
   atomic_init(&t.unfinished, 1);
-  atomic_init(&t.refs, 1);
   if (unlikely(dag__tracing || dag__graphing)) /* ids only name tasks there */
     t.id =
         atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
@@ -381,9 +380,9 @@ static void defer(struct worker *w, struct task *parent,
  * it: the parent has many unfinished children already (looked at once per
  * CHILD_CREDITS submissions, where the count is at hand), or the worker's
  * ready queue is long enough to keep every thief busy. Only a task that is
- * ready now runs
- * inline, so the submitter never stops to wait and the lookahead of the
- * graph stays whole; it then costs no memory and no cross-core traffic.
+ * ready now runs inline, so the submitter never stops to wait and the
+ * lookahead of the graph stays whole; it then costs no memory and no
+ * cross-core traffic.
  * The task graph (DAG_GRAPH) wants every edge, so it turns this off. */
 static bool saturated(struct worker *w, struct task *parent,
                       const struct submission *s) {

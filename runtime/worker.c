@@ -97,7 +97,6 @@ static void worker_init(struct worker *w, int id) {
   w->id = id;
   w->queue = dag__sched_queue(id);
   w->rng = 0x2545f491u * (uint32_t)(id + 1);
-  w->current = NULL;
   w->trace = dag__tracing ? dag__trace_buffer_new() : NULL;
 }
 

@@ -549,6 +549,43 @@ START_TEST(test_commutative_overlapping) {
 }
 END_TEST
 
+/* A commutative task whose body leaves part of its work to a child keeps
+ * its siblings out until that child is done: exclusion lasts until the task
+ * completes, children included. */
+static double comm_child_x;
+static atomic_int comm_child_active, comm_child_overlaps;
+
+static void comm_child_body(void *p) {
+  (void)p;
+  struct timespec ts = {0, 20 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  comm_child_x += 1;
+  atomic_fetch_sub(&comm_child_active, 1);
+}
+
+static void comm_parent_body(void *p) {
+  (void)p;
+  if (atomic_fetch_add(&comm_child_active, 1) != 0)
+    atomic_fetch_add(&comm_child_overlaps, 1);
+  struct dag_access acc = dag_access_of(
+      DAG_INOUT, dag_region_1d(&comm_child_x, sizeof comm_child_x));
+  ck_assert_int_eq(
+      dag_submit(INFO(comm_child_body, "comm child"), NULL, 0, &acc, 1), 0);
+}
+
+START_TEST(test_commutative_until_children_done) {
+  use_threads(4);
+  struct dag_access acc = dag_access_of(
+      DAG_COMMUTATIVE, dag_region_1d(&comm_child_x, sizeof comm_child_x));
+  for (int i = 0; i < 4; i++)
+    ck_assert_int_eq(
+        dag_submit(INFO(comm_parent_body, "comm parent"), NULL, 0, &acc, 1), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert_int_eq(atomic_load(&comm_child_overlaps), 0);
+  ck_assert(comm_child_x == 4);
+}
+END_TEST
+
 /* ----------------------------------------------------------- nesting */
 
 struct fib_args {
@@ -1104,6 +1141,7 @@ static Suite *exec_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_commutative_same_variable, 0, NTHREADS);
   tcase_add_loop_test(tc, test_commutative_overlapping, 0, NTHREADS);
+  tcase_add_test(tc, test_commutative_until_children_done);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("nested");
