@@ -102,6 +102,10 @@ int dag_num_workers(void) {
 }
 
 int dag_worker_id(void) {
+  /* After dag_finalize, the thread that was worker 0 (if another thread
+   * finalized) still points at the freed worker records. */
+  if (atomic_load_explicit(&state, memory_order_acquire) != RUNNING)
+    return -1;
   struct worker *w = dag__self();
   return w ? w->id : -1;
 }
