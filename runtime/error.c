@@ -44,7 +44,10 @@ int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
 
-  if (task) {
+  if (task && !task->label && task->file) {
+    snprintf(last_error, sizeof last_error, "task at %s:%d: %s", task->file,
+             task->line, what);
+  } else if (task) {
     char name[256];
     dag__task_name(name, sizeof name, task->label, task->file, task->line);
     if (task->file)
