@@ -126,7 +126,7 @@ static struct task *finish_body(struct worker *w, struct task *t) {
 /* Workers time one task body in this many, to learn task sizes (grain.c). */
 #define GRAIN_SAMPLE_EVERY 16
 
-static void run_body(struct worker *w, struct task *t) {
+static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t) {
   bool sampled = w && ++w->grain_tick % GRAIN_SAMPLE_EVERY == 0;
   bool timed = sampled || (w && (dag__tracing || dag__stats));
   uint64_t t0 = timed ? dag__now_ns() : 0;
@@ -269,7 +269,7 @@ static bool has_children(void *t) {
 
 /* Waits, running other tasks, until t (whose body the caller runs) has no
  * unfinished child. */
-static void wait_for_children(struct task *t) {
+static DAG_ALWAYS_INLINE void wait_for_children(struct task *t) {
   if (!t->credits && !has_children(t))
     return;
   if (t->credits) {
@@ -309,8 +309,8 @@ struct submission {
  * pool memory: the path of undeferred tasks, of taskwait on a list, and of a
  * submitter that is far ahead of the workers. Commutative accesses wait for
  * earlier commutative siblings like inout does, which excludes them. */
-static void run_inline(struct worker *w, struct task *parent,
-                       const struct submission *s) {
+static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
+                                         const struct submission *s) {
   if (s->n > 0 && parent->children)
     dag__deps_wait(parent->children, s->regs, s->modes, s->n);
   if (s->flags & TASK_WAIT_ONLY)
