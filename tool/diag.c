@@ -1,0 +1,225 @@
+/* diag.c: source files, their line tables, and diagnostics printed the way
+ * gcc and clang print them. */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *xmalloc(size_t size) {
+  void *p = malloc(size ? size : 1);
+  if (!p) {
+    fprintf(stderr, "dagcc: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) {
+    fprintf(stderr, "dagcc: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+void *xrealloc(void *p, size_t size) {
+  p = realloc(p, size ? size : 1);
+  if (!p) {
+    fprintf(stderr, "dagcc: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+char *xstrndup(const char *s, size_t n) {
+  char *p = xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xasprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = xmalloc((size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+static void index_lines(struct source *src) {
+  unsigned cap = 64;
+  src->lines = xmalloc(cap * sizeof *src->lines);
+  src->nlines = 0;
+  src->lines[src->nlines++] = 0;
+  for (size_t i = 0; i < src->len; i++) {
+    if (src->text[i] != '\n')
+      continue;
+    if (src->nlines == cap)
+      src->lines = xrealloc(src->lines, (cap *= 2) * sizeof *src->lines);
+    src->lines[src->nlines++] = (unsigned)i + 1;
+  }
+}
+
+void source_init_text(struct source *src, const char *path, const char *text,
+                      size_t len) {
+  src->path = xstrdup(path);
+  src->text = xstrndup(text, len);
+  src->len = len;
+  index_lines(src);
+}
+
+int source_load(struct source *src, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return -1;
+  size_t cap = 1 << 16, len = 0;
+  char *text = xmalloc(cap);
+  size_t got;
+  while ((got = fread(text + len, 1, cap - len, f)) > 0) {
+    len += got;
+    if (len == cap)
+      text = xrealloc(text, cap *= 2);
+  }
+  int failed = ferror(f);
+  fclose(f);
+  if (failed || len > 0xfffffff0u) {
+    free(text);
+    errno = failed ? EIO : EFBIG;
+    return -1;
+  }
+  src->path = xstrdup(path);
+  src->text = text;
+  src->text[len] = '\0';
+  src->len = len;
+  index_lines(src);
+  return 0;
+}
+
+void source_release(struct source *src) {
+  free(src->path);
+  free(src->text);
+  free(src->lines);
+  memset(src, 0, sizeof *src);
+}
+
+void source_position(const struct source *src, unsigned offset, unsigned *line,
+                     unsigned *col) {
+  unsigned lo = 0, hi = src->nlines; /* last line start <= offset */
+  while (hi - lo > 1) {
+    unsigned mid = lo + (hi - lo) / 2;
+    if (src->lines[mid] <= offset)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *line = lo + 1;
+  *col = offset - src->lines[lo] + 1;
+}
+
+void diags_add(struct diags *d, enum diag_level level,
+               const struct source *src, unsigned offset, const char *flag,
+               const char *fmt, ...) {
+  if (d->n == d->cap) {
+    d->cap = d->cap ? 2 * d->cap : 16;
+    d->v = xrealloc(d->v, d->cap * sizeof *d->v);
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *message = xmalloc((size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(message, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  d->v[d->n++] = (struct diag){level, src, offset, flag, message};
+  if (level == DIAG_ERROR)
+    d->errors++;
+  else if (level == DIAG_WARNING)
+    d->warnings++;
+}
+
+bool diags_failed(const struct diags *d) {
+  return d->errors > 0 || (d->werror && d->warnings > 0);
+}
+
+static const char *level_name(const struct diags *d, enum diag_level level) {
+  switch (level) {
+  case DIAG_NOTE:
+    return "note";
+  case DIAG_WARNING:
+    return d->werror ? "error" : "warning";
+  case DIAG_ERROR:
+    break;
+  }
+  return "error";
+}
+
+/* The source line, then a caret under the column; tabs are kept so that the
+ * caret lines up in a terminal. */
+static void print_caret(FILE *out, const struct source *src, unsigned offset) {
+  unsigned line, col;
+  source_position(src, offset, &line, &col);
+  const char *start = src->text + src->lines[line - 1];
+  const char *end = memchr(start, '\n', src->len - (size_t)(start - src->text));
+  size_t len = end ? (size_t)(end - start) : strlen(start);
+  fprintf(out, "%.*s\n", (int)len, start);
+  for (unsigned i = 0; i + 1 < col && i < len; i++)
+    fputc(start[i] == '\t' ? '\t' : ' ', out);
+  fputs("^\n", out);
+}
+
+static int by_position(const void *a, const void *b) {
+  const struct diag *x = a, *y = b;
+  if (x->src != y->src)
+    return x->src && y->src ? strcmp(x->src->path, y->src->path)
+                            : (x->src ? 1 : -1);
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+void diags_print(const struct diags *d, void *out_file) {
+  FILE *out = out_file;
+  /* Sort a copy by position (stable among equal positions by index) so that
+   * the messages of one file come in source order, as compilers print. */
+  struct diag *v = xmalloc(d->n * sizeof *v);
+  memcpy(v, d->v, d->n * sizeof *v);
+  for (size_t i = 1; i < d->n; i++) /* insertion sort: stable, n is small */
+    for (size_t j = i; j > 0 && by_position(&v[j - 1], &v[j]) > 0; j--) {
+      struct diag t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  for (size_t i = 0; i < d->n; i++) {
+    const struct diag *g = &v[i];
+    if (g->src) {
+      unsigned line, col;
+      source_position(g->src, g->offset, &line, &col);
+      fprintf(out, "%s:%u:%u: ", g->src->path, line, col);
+    } else {
+      fputs("dagcc: ", out);
+    }
+    fprintf(out, "%s: %s", level_name(d, g->level), g->message);
+    if (g->flag)
+      fprintf(out, " [%s%s]", d->werror ? "-Werror," : "", g->flag);
+    fputc('\n', out);
+    if (g->src)
+      print_caret(out, g->src, g->offset);
+  }
+  free(v);
+}
+
+void diags_release(struct diags *d) {
+  for (size_t i = 0; i < d->n; i++)
+    free(d->v[i].message);
+  free(d->v);
+  memset(d, 0, sizeof *d);
+}
