@@ -191,7 +191,8 @@ void diags_print(const struct diags *d, void *out_file) {
   /* Sort a copy by position (stable among equal positions by index) so that
    * the messages of one file come in source order, as compilers print. */
   struct diag *v = xmalloc(d->n * sizeof *v);
-  memcpy(v, d->v, d->n * sizeof *v);
+  if (d->n > 0) /* d->v is NULL when nothing was reported */
+    memcpy(v, d->v, d->n * sizeof *v);
   for (size_t i = 1; i < d->n; i++) /* insertion sort: stable, n is small */
     for (size_t j = i; j > 0 && by_position(&v[j - 1], &v[j]) > 0; j--) {
       struct diag t = v[j];
