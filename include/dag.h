@@ -59,6 +59,13 @@ DAG_API const char *dag_strerror(int err);
  * from the same thread. */
 DAG_API const char *dag_last_error(void);
 
+/* For code that cannot go on after a failed call, such as the code dagcc
+ * generates for a pragma: returns `err` when it is not negative; otherwise
+ * prints "dag: error: <dag_last_error()>" (or dag_strerror(err)) on stderr
+ * and ends the program with status 1, without running atexit handlers
+ * (they would wait for tasks that can no longer be trusted). */
+DAG_API int dag_check(int err);
+
 /* -------------------------------------------------------------- lifetime */
 
 /* Starts the runtime: worker threads, one per core of the process's cpuset

@@ -26,6 +26,15 @@ const char *dag_strerror(int err) {
 
 const char *dag_last_error(void) { return last_error; }
 
+int dag_check(int err) {
+  if (err >= 0)
+    return err;
+  fprintf(stderr, "dag: error: %s\n",
+          last_error[0] ? last_error : dag_strerror(err));
+  fflush(NULL);
+  _Exit(1);
+}
+
 void dag__task_name(char *buf, size_t size, const char *label, const char *file,
                     int line) {
   if (label)

@@ -1,0 +1,480 @@
+/* emit.c: the code the rewriter generates (see emit.h).
+ *
+ * For a task on a statement, N being the task's number in the file:
+ *
+ *   struct __dag_args_N { captured variables };          before the function
+ *   static void __dag_body_N(void *__dag_v) { copies; the statement }
+ *   ...
+ *   { struct __dag_args_N __dag_a = {...};               in place of the
+ *     struct dag_access __dag_acc[] = {...};             directive and the
+ *     static const struct dag_task_info __dag_info = {...};   statement
+ *     dag_check(dag_submit(&__dag_info, &__dag_a, sizeof __dag_a, ...)); }
+ *
+ * A shared variable travels as a pointer, `__dag_sh_<name>` in the body,
+ * and the body's references to it are rewritten to `(*__dag_sh_<name>)`. */
+#include "emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct emitter {
+  const struct sema *s;
+  struct edits *e;
+};
+
+static const struct directive *directive_of(const struct task *t) {
+  return &t->file->dirs[t->directive];
+}
+
+static const char *mode_name(enum clause_kind k) {
+  switch (k) {
+  case CLAUSE_IN:
+    return "DAG_IN";
+  case CLAUSE_OUT:
+    return "DAG_OUT";
+  case CLAUSE_COMMUTATIVE:
+    return "DAG_COMMUTATIVE";
+  default:
+    return "DAG_INOUT";
+  }
+}
+
+static void expr(struct edit *ed, const struct unit_file *f,
+                 const struct expr *x) {
+  edit_piece(ed, PIECE_EXPR, &f->src, f->clean, x->at);
+}
+
+/* The item's base: `(base)`, or the shaped lvalue of `([d0]..)base`. */
+static void item_base(struct edit *ed, const struct unit_file *f,
+                      const struct item *it) {
+  if (it->nshape == 0) {
+    edit_text(ed, "(");
+    expr(ed, f, &it->base);
+    edit_text(ed, ")");
+    return;
+  }
+  edit_text(ed, "(*(__typeof__(*(");
+  expr(ed, f, &it->base);
+  edit_text(ed, ")) (*)");
+  for (unsigned k = 0; k < it->nshape; k++) {
+    edit_text(ed, "[");
+    expr(ed, f, &it->shape[k]);
+    edit_text(ed, "]");
+  }
+  edit_text(ed, ")(");
+  expr(ed, f, &it->base);
+  edit_text(ed, "))");
+}
+
+/* `base` followed by `n` subscripts `[0]`. */
+static void item_zeros(struct edit *ed, const struct unit_file *f,
+                       const struct item *it, unsigned n) {
+  edit_text(ed, "(");
+  item_base(ed, f, it);
+  for (unsigned k = 0; k < n; k++)
+    edit_text(ed, "[0]");
+  edit_text(ed, ")");
+}
+
+static void item_len(struct edit *ed, const struct unit_file *f,
+                     const struct subscript *s) {
+  if (!s->is_section) {
+    edit_text(ed, "1");
+    return;
+  }
+  edit_text(ed, "(size_t)(");
+  expr(ed, f, &s->len);
+  edit_text(ed, ")");
+}
+
+/* One `struct dag_access` initializer. */
+static void access(struct edit *ed, const struct unit_file *f,
+                   enum clause_kind kind, const struct item *it) {
+  edit_text(ed, "{%s, {(const void *)&", mode_name(kind));
+  if (it->nsubs == 0) {
+    item_base(ed, f, it);
+    edit_text(ed, ", sizeof ");
+    item_base(ed, f, it);
+    edit_text(ed, ", 0, {{0, 0}}}}");
+    return;
+  }
+  edit_text(ed, "(");
+  item_base(ed, f, it);
+  for (unsigned k = 0; k < it->nsubs; k++) {
+    edit_text(ed, "[");
+    if (it->subs[k].lo.text)
+      expr(ed, f, &it->subs[k].lo);
+    else
+      edit_text(ed, "0");
+    edit_text(ed, "]");
+  }
+  edit_text(ed, "), ");
+  item_len(ed, f, &it->subs[it->nsubs - 1]);
+  edit_text(ed, " * sizeof ");
+  item_zeros(ed, f, it, it->nsubs);
+  edit_text(ed, ", %u, {", it->nsubs - 1);
+  for (unsigned k = 0; k + 1 < it->nsubs; k++) {
+    edit_text(ed, "%s{", k ? ", " : "");
+    item_len(ed, f, &it->subs[k]);
+    edit_text(ed, ", (ptrdiff_t)sizeof ");
+    item_zeros(ed, f, it, k + 1);
+    edit_text(ed, "}");
+  }
+  edit_text(ed, "%s}}}", it->nsubs == 1 ? "{0, 0}" : "");
+}
+
+/* The accesses of a directive's dependency clauses (or of a taskwait's
+ * on()); returns how many. */
+static unsigned accesses(struct edit *ed, const struct unit_file *f,
+                         const struct directive *d) {
+  unsigned n = 0;
+  for (unsigned c = 0; c < d->nclauses; c++) {
+    const struct clause *cl = &d->clauses[c];
+    bool deps = clause_is_dependency(cl->kind) ||
+                (d->kind == DIRECTIVE_TASKWAIT && cl->kind == CLAUSE_ON);
+    for (unsigned i = 0; deps && i < cl->nitems; i++) {
+      edit_text(ed,
+                n ? ",\n    " : "\n  struct dag_access __dag_acc[] = {\n    ");
+      access(ed, f, cl->kind, &cl->items[i]);
+      n++;
+    }
+  }
+  if (n)
+    edit_text(ed, "};\n");
+  return n;
+}
+
+static const struct clause *find_clause(const struct directive *d,
+                                        enum clause_kind kind) {
+  for (unsigned c = 0; c < d->nclauses; c++)
+    if (d->clauses[c].kind == kind)
+      return &d->clauses[c];
+  return NULL;
+}
+
+/* `static const struct dag_task_info __dag_info = {...};` (not static when
+ * a clause is evaluated at submission). */
+static void task_info(struct edit *ed, const struct unit_file *f,
+                      const struct directive *d, const char *body,
+                      const char *default_label) {
+  const struct clause *priority = find_clause(d, CLAUSE_PRIORITY);
+  const struct clause *cond = find_clause(d, CLAUSE_IF);
+  const struct clause *label = find_clause(d, CLAUSE_LABEL);
+  unsigned line, col;
+  source_position(&f->src, d->at.begin, &line, &col);
+  edit_text(ed, "  %sconst struct dag_task_info __dag_info = {%s, ",
+            priority || cond ? "" : "static ", body);
+  if (label)
+    edit_text(ed, "%s", label->arg.text);
+  else if (default_label)
+    edit_text(ed, "\"%s\"", default_label);
+  else
+    edit_text(ed, "0");
+  struct buf path = {0};
+  buf_c_string(&path, f->src.path);
+  edit_text(ed, ", %s, %u, ", path.s, line);
+  buf_release(&path);
+  if (priority) {
+    edit_text(ed, "(int)(");
+    expr(ed, f, &priority->arg);
+    edit_text(ed, "), ");
+  } else {
+    edit_text(ed, "0, ");
+  }
+  if (cond) {
+    edit_text(ed, "(");
+    expr(ed, f, &cond->arg);
+    edit_text(ed, ") ? 0u : DAG_TASK_UNDEFERRED};\n");
+  } else {
+    edit_text(ed, "0u};\n");
+  }
+}
+
+/* ------------------------------------------------ tasks on statements */
+
+/* How the code at task `context` (-1: outside every task) names `name`. */
+static void reference(struct emitter *em, struct edit *ed, int context,
+                      const char *name, unsigned key) {
+  if (context >= 0) {
+    const struct task *p = &em->s->tasks[context];
+    for (unsigned v = 0; v < p->nvars; v++)
+      if (p->vars[v].key == key && (p->vars[v].how == CAPTURE_SHARED ||
+                                    p->vars[v].how == CAPTURE_SHARED_VM)) {
+        edit_text(ed, "(*__dag_sh_%s)", name);
+        return;
+      }
+  }
+  edit_text(ed, "%s", name);
+}
+
+static void member_declarations(struct edit *ed, const struct task *t) {
+  for (unsigned i = 0; i < t->nvars; i++) {
+    const struct capture_var *v = &t->vars[i];
+    switch (v->how) {
+    case CAPTURE_VALUE:
+      edit_text(ed, "  __typeof__(%s) %s;\n", v->type, v->name);
+      break;
+    case CAPTURE_SHARED:
+      edit_text(ed, "  __typeof__(%s) *%s;\n", v->type, v->name);
+      break;
+    case CAPTURE_VALUE_VM:
+    case CAPTURE_SHARED_VM:
+      edit_text(ed, "  void *%s;\n", v->name);
+      for (unsigned d = 0; d < v->ndims; d++)
+        edit_text(ed, "  size_t %s__dag_d%u;\n", v->name, d);
+      break;
+    }
+  }
+}
+
+/* `(*__dag_sh_a)[d0][d1]`-style declarator dimensions from the struct. */
+static void vm_dims(struct edit *ed, const struct capture_var *v) {
+  for (unsigned d = 0; d < v->ndims; d++)
+    edit_text(ed, "[__dag_a->%s__dag_d%u]", v->name, d);
+}
+
+static void body_declarations(struct edit *ed, const struct task *t) {
+  for (unsigned i = 0; i < t->nvars; i++) {
+    const struct capture_var *v = &t->vars[i];
+    switch (v->how) {
+    case CAPTURE_VALUE:
+      if (v->is_array)
+        edit_text(ed,
+                  "  __typeof__(%s) %s;\n  __builtin_memcpy(&%s, "
+                  "&__dag_a->%s, sizeof %s);\n",
+                  v->type, v->name, v->name, v->name, v->name);
+      else
+        edit_text(ed, "  __typeof__(%s) %s = __dag_a->%s;\n", v->type, v->name,
+                  v->name);
+      break;
+    case CAPTURE_SHARED:
+      edit_text(ed, "  __typeof__(%s) *const __dag_sh_%s = __dag_a->%s;\n",
+                v->type, v->name, v->name);
+      break;
+    case CAPTURE_VALUE_VM:
+      edit_text(ed, "  __typeof__(%s) (*%s)", v->elem, v->name);
+      vm_dims(ed, v);
+      edit_text(ed, " = __dag_a->%s;\n", v->name);
+      break;
+    case CAPTURE_SHARED_VM:
+      edit_text(ed, "  __typeof__(%s) (*const __dag_sh_%s)", v->elem, v->name);
+      vm_dims(ed, v);
+      edit_text(ed, " = __dag_a->%s;\n", v->name);
+      break;
+    }
+  }
+}
+
+/* The outlined body, inserted before the function that holds the task. */
+static void outline(struct emitter *em, unsigned n) {
+  const struct task *t = &em->s->tasks[n];
+  const struct unit_file *f = t->file;
+  struct edit *ed =
+      edits_add(em->e, (struct span){t->toplevel, t->toplevel}, false);
+  edit_piece(ed, PIECE_LINE, &f->src, NULL, directive_of(t)->at);
+  if (t->nvars) {
+    edit_text(ed, "struct __dag_args_%u {\n", n);
+    member_declarations(ed, t);
+    edit_text(ed, "};\n");
+  }
+  edit_text(ed, "static void __dag_body_%u(void *__dag_v) {\n", n);
+  if (t->nvars) {
+    edit_text(ed, "  struct __dag_args_%u *__dag_a = __dag_v;\n", n);
+    body_declarations(ed, t);
+  } else {
+    edit_text(ed, "  (void)__dag_v;\n");
+  }
+  edit_piece(ed, PIECE_SOURCE, &f->src, NULL, t->body);
+  edit_text(ed, "\n}\n");
+}
+
+/* `{.x = x, .p = &s, ...}` for the task's argument struct, evaluated where
+ * the task is submitted. */
+static void argument_values(struct emitter *em, struct edit *ed,
+                            const struct task *t) {
+  edit_text(ed, "  struct __dag_args_%u __dag_a = {",
+            (unsigned)(t - em->s->tasks));
+  for (unsigned i = 0; i < t->nvars; i++) {
+    const struct capture_var *v = &t->vars[i];
+    if (v->how == CAPTURE_VALUE && v->is_array)
+      continue;
+    edit_text(ed, "\n    .%s = %s", v->name,
+              v->how == CAPTURE_SHARED      ? "&"
+              : v->how == CAPTURE_SHARED_VM ? "(void *)&"
+              : v->how == CAPTURE_VALUE_VM  ? "(void *)"
+                                            : "");
+    reference(em, ed, t->parent, v->name, v->key);
+    edit_text(ed, ",");
+    /* Each dimension of a variable-length array, as the submitter sees
+     * it: sizeof(X) / sizeof(X[0]) with X = *p, (*p)[0], ... */
+    for (unsigned d = 0; d < v->ndims; d++) {
+      edit_text(ed, "\n    .%s__dag_d%u = sizeof((", v->name, d);
+      if (v->how == CAPTURE_VALUE_VM)
+        edit_text(ed, "*");
+      reference(em, ed, t->parent, v->name, v->key);
+      edit_text(ed, ")");
+      for (unsigned z = 0; z < d; z++)
+        edit_text(ed, "[0]");
+      edit_text(ed, ") / sizeof((");
+      if (v->how == CAPTURE_VALUE_VM)
+        edit_text(ed, "*");
+      reference(em, ed, t->parent, v->name, v->key);
+      edit_text(ed, ")");
+      for (unsigned z = 0; z <= d; z++)
+        edit_text(ed, "[0]");
+      edit_text(ed, "),");
+    }
+  }
+  edit_text(ed, "};\n");
+  for (unsigned i = 0; i < t->nvars; i++) {
+    const struct capture_var *v = &t->vars[i];
+    if (v->how != CAPTURE_VALUE || !v->is_array)
+      continue;
+    edit_text(ed, "  __builtin_memcpy(&__dag_a.%s, &", v->name);
+    reference(em, ed, t->parent, v->name, v->key);
+    edit_text(ed, ", sizeof __dag_a.%s);\n", v->name);
+  }
+}
+
+static void submit_call(struct edit *ed, bool has_args, unsigned naccesses) {
+  edit_text(ed, "  dag_check(dag_submit(&__dag_info, %s, %s, %s, %uu));\n",
+            has_args ? "&__dag_a" : "0", has_args ? "sizeof __dag_a" : "0",
+            naccesses ? "__dag_acc" : "0", naccesses);
+}
+
+static void submit_statement(struct emitter *em, unsigned n) {
+  const struct task *t = &em->s->tasks[n];
+  const struct unit_file *f = t->file;
+  const struct directive *d = directive_of(t);
+  struct edit *ed = edits_add(em->e, t->replace, false);
+  edit_piece(ed, PIECE_LINE, &f->src, NULL, d->at);
+  edit_text(ed, "{\n");
+  if (t->nvars)
+    argument_values(em, ed, t);
+  unsigned na = accesses(ed, f, d);
+  char body[32];
+  snprintf(body, sizeof body, "__dag_body_%u", n);
+  task_info(ed, f, d, body, t->label);
+  submit_call(ed, t->nvars > 0, na);
+  edit_text(ed, "}");
+}
+
+static void taskwait(struct emitter *em, const struct task *t) {
+  const struct unit_file *f = t->file;
+  const struct directive *d = directive_of(t);
+  struct edit *ed = edits_add(em->e, t->replace, false);
+  edit_piece(ed, PIECE_LINE, &f->src, NULL, d->at);
+  edit_text(ed, "{");
+  unsigned na = accesses(ed, f, d);
+  if (na)
+    edit_text(ed, "  dag_check(dag_taskwait_on(__dag_acc, %uu));\n", na);
+  else
+    edit_text(ed, " dag_check(dag_taskwait()); ");
+  edit_text(ed, "}");
+}
+
+/* ---------------------------------------------------- task functions */
+
+static void wrapper_parameters(struct edit *ed,
+                               const struct task_function *fn) {
+  edit_text(ed, "(");
+  for (unsigned i = 0; i < fn->nparams; i++)
+    edit_text(ed, "%s__typeof__(%s) %s", i ? ", " : "", fn->params[i].type,
+              fn->params[i].name);
+  edit_text(ed, fn->nparams ? ")" : "void)");
+}
+
+/* The argument struct, the body that calls the function, and the wrapper
+ * that submits it: the calls of the function are redirected to it. */
+static void function_wrapper(struct emitter *em, const struct task_function *fn,
+                             unsigned at) {
+  const struct unit_file *f = fn->file;
+  const struct directive *d = &f->dirs[fn->directive];
+  struct edit *ed = edits_add(em->e, (struct span){at, at}, false);
+  edit_piece(ed, PIECE_LINE, &f->src, NULL, d->at);
+  const char *name = fn->name;
+  if (fn->nparams) {
+    edit_text(ed, "struct __dag_fargs_%s {", name);
+    for (unsigned i = 0; i < fn->nparams; i++)
+      if (fn->params[i].vm)
+        edit_text(ed, " void *%s;", fn->params[i].name);
+      else
+        edit_text(ed, " __typeof__(%s) %s;", fn->params[i].type,
+                  fn->params[i].name);
+    edit_text(ed, " };\n");
+  }
+  edit_text(ed, "static void __dag_fbody_%s(void *__dag_v) {\n", name);
+  if (fn->nparams)
+    edit_text(ed, "  struct __dag_fargs_%s *__dag_a = __dag_v;\n  %s(", name,
+              name);
+  else
+    edit_text(ed, "  (void)__dag_v;\n  %s(", name);
+  for (unsigned i = 0; i < fn->nparams; i++)
+    edit_text(ed, "%s__dag_a->%s", i ? ", " : "", fn->params[i].name);
+  edit_text(ed, ");\n}\nstatic inline void __dag_task_%s", name);
+  wrapper_parameters(ed, fn);
+  edit_text(ed, " {\n");
+  if (fn->nparams) {
+    edit_text(ed, "  struct __dag_fargs_%s __dag_a = {", name);
+    for (unsigned i = 0; i < fn->nparams; i++)
+      edit_text(ed, "%s%s%s", i ? ", " : "", fn->params[i].vm ? "(void *)" : "",
+                fn->params[i].name);
+    edit_text(ed, "};\n");
+  }
+  unsigned na = accesses(ed, f, d);
+  char body[300];
+  snprintf(body, sizeof body, "__dag_fbody_%s", name);
+  task_info(ed, f, d, body, name);
+  submit_call(ed, fn->nparams > 0, na);
+  edit_text(ed, "}\n");
+}
+
+static void task_function(struct emitter *em, const struct task_function *fn) {
+  const struct unit_file *f = fn->file;
+  const struct directive *d = &f->dirs[fn->directive];
+  if (fn->in_main) {
+    /* A declaration of the wrapper where the directive was, so that the
+     * function's own body may call itself as a task (recursion). */
+    struct edit *ed = edits_add(em->e, d->at, false);
+    edit_text(ed, "static inline void __dag_task_%s", fn->name);
+    wrapper_parameters(ed, fn);
+    edit_text(ed, ";");
+    function_wrapper(em, fn, fn->decl.end);
+  } else if (fn->used) {
+    function_wrapper(em, fn, fn->first_use);
+  }
+}
+
+void emit_edits(const struct sema *s, struct edits *e) {
+  struct emitter em = {s, e};
+  /* Directives of the main file that did not become tasks (inactive ones)
+   * are left alone: the compiler ignores them as cc would. */
+  for (unsigned f = 0; f < s->nfunctions; f++)
+    task_function(&em, &s->functions[f]);
+  /* Outlined bodies in reverse: a nested task's body function comes before
+   * the body of the task that submits it. */
+  for (unsigned n = s->ntasks; n-- > 0;)
+    if (s->tasks[n].kind == TASK_STATEMENT)
+      outline(&em, n);
+  for (unsigned n = 0; n < s->ntasks; n++) {
+    const struct task *t = &s->tasks[n];
+    switch (t->kind) {
+    case TASK_STATEMENT:
+      submit_statement(&em, n);
+      break;
+    case TASK_TASKWAIT:
+      taskwait(&em, t);
+      break;
+    case TASK_CALL: {
+      struct edit *ed = edits_add(e, t->replace, true);
+      edit_text(ed, "__dag_task_%s", s->functions[t->function].name);
+      break;
+    }
+    }
+  }
+  for (unsigned r = 0; r < s->nrefs; r++) {
+    const struct shared_ref *ref = &s->refs[r];
+    struct edit *ed = edits_add(e, ref->at, true);
+    edit_text(ed, "(*__dag_sh_%s)", s->tasks[ref->task].vars[ref->var].name);
+  }
+}

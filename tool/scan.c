@@ -1,0 +1,285 @@
+/* scan.c: a light lexical pass over a C file (see scan.h). It tokenizes
+ * just enough C to skip comments, literals and preprocessor lines, to count
+ * braces and to match parentheses. */
+#include "scan.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum tok_kind { TOK_EOF, TOK_IDENT, TOK_PUNCT, TOK_LITERAL, TOK_DIRECTIVE };
+
+struct tok {
+  enum tok_kind kind;
+  unsigned begin, end;
+};
+
+struct lexer {
+  const char *s;
+  unsigned n, i;
+  bool line_start; /* nothing but blanks since the last newline */
+};
+
+/* Skips a backslash-newline at i, if there is one. */
+static bool skip_continuation(struct lexer *lx) {
+  unsigned i = lx->i;
+  if (i < lx->n && lx->s[i] == '\\') {
+    if (i + 1 < lx->n && lx->s[i + 1] == '\n') {
+      lx->i = i + 2;
+      return true;
+    }
+    if (i + 2 < lx->n && lx->s[i + 1] == '\r' && lx->s[i + 2] == '\n') {
+      lx->i = i + 3;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Skips blanks and comments; newlines too unless `in_directive`. Returns
+ * false at a newline that ends a directive. */
+static bool skip_space(struct lexer *lx, bool in_directive) {
+  while (lx->i < lx->n) {
+    char c = lx->s[lx->i];
+    if (skip_continuation(lx))
+      continue;
+    if (c == '\n') {
+      if (in_directive)
+        return false;
+      lx->line_start = true;
+      lx->i++;
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      lx->i++;
+    } else if (c == '/' && lx->i + 1 < lx->n && lx->s[lx->i + 1] == '*') {
+      const char *close = NULL;
+      if (lx->i + 2 < lx->n)
+        close = memmem(lx->s + lx->i + 2, lx->n - lx->i - 2, "*/", 2);
+      lx->i = close ? (unsigned)(close - lx->s) + 2 : lx->n;
+    } else if (c == '/' && lx->i + 1 < lx->n && lx->s[lx->i + 1] == '/') {
+      while (lx->i < lx->n && lx->s[lx->i] != '\n')
+        if (!skip_continuation(lx))
+          lx->i++;
+    } else {
+      return true;
+    }
+  }
+  return true;
+}
+
+static void skip_literal(struct lexer *lx, char quote) {
+  lx->i++;
+  while (lx->i < lx->n && lx->s[lx->i] != quote && lx->s[lx->i] != '\n') {
+    if (lx->s[lx->i] == '\\' && lx->i + 1 < lx->n)
+      lx->i++;
+    lx->i++;
+  }
+  if (lx->i < lx->n && lx->s[lx->i] == quote)
+    lx->i++;
+}
+
+static bool is_ident_char(char c) {
+  return isalnum((unsigned char)c) || c == '_' || c == '$';
+}
+
+/* One token of a directive's line, or EOF at the end of the line. */
+static struct tok next_in_line(struct lexer *lx, bool in_directive) {
+  struct tok t = {TOK_EOF, lx->i, lx->i};
+  if (!skip_space(lx, in_directive) || lx->i >= lx->n)
+    return (struct tok){TOK_EOF, lx->i, lx->i};
+  t.begin = lx->i;
+  char c = lx->s[lx->i];
+  if (c == '"' || c == '\'') {
+    skip_literal(lx, c);
+    t.kind = TOK_LITERAL;
+  } else if (is_ident_char(c)) {
+    while (lx->i < lx->n && is_ident_char(lx->s[lx->i]))
+      lx->i++;
+    t.kind = isdigit((unsigned char)c) ? TOK_LITERAL : TOK_IDENT;
+  } else {
+    lx->i++;
+    t.kind = TOK_PUNCT;
+  }
+  t.end = lx->i;
+  return t;
+}
+
+/* Skips to the end of a preprocessor line (not past its newline). */
+static void skip_directive(struct lexer *lx) {
+  while (next_in_line(lx, true).kind != TOK_EOF)
+    ;
+}
+
+static bool tok_is(const struct lexer *lx, struct tok t, const char *word) {
+  size_t len = strlen(word);
+  return t.end - t.begin == len && memcmp(lx->s + t.begin, word, len) == 0;
+}
+
+/* The next token of the file; a whole preprocessor line is one token. */
+static struct tok next_token(struct lexer *lx) {
+  skip_space(lx, false);
+  if (lx->i >= lx->n)
+    return (struct tok){TOK_EOF, lx->n, lx->n};
+  if (lx->line_start && lx->s[lx->i] == '#') {
+    struct tok t = {TOK_DIRECTIVE, lx->i, 0};
+    lx->i++;
+    skip_directive(lx);
+    t.end = lx->i;
+    lx->line_start = false;
+    return t;
+  }
+  lx->line_start = false;
+  return next_in_line(lx, false);
+}
+
+static void lexer_init(struct lexer *lx, const struct source *src,
+                       unsigned from) {
+  lx->s = src->text;
+  lx->n = (unsigned)src->len;
+  lx->i = from;
+  lx->line_start = from == 0 || src->text[from - 1] == '\n';
+}
+
+/* Classifies a directive token: a dag pragma, a quoted include (its name
+ * in `name`), or something else. */
+enum directive_class { OTHER_DIRECTIVE, DAG_PRAGMA, QUOTED_INCLUDE };
+
+static enum directive_class classify(const struct source *src, struct tok d,
+                                     struct span *name) {
+  struct lexer lx = {src->text, d.end, d.begin + 1, false};
+  struct tok word = next_in_line(&lx, true);
+  if (tok_is(&lx, word, "pragma"))
+    return tok_is(&lx, next_in_line(&lx, true), "dag") ? DAG_PRAGMA
+                                                       : OTHER_DIRECTIVE;
+  if (!tok_is(&lx, word, "include"))
+    return OTHER_DIRECTIVE;
+  struct tok file = next_in_line(&lx, true);
+  if (file.kind != TOK_LITERAL || src->text[file.begin] != '"' ||
+      file.end - file.begin < 2 || src->text[file.end - 1] != '"')
+    return OTHER_DIRECTIVE;
+  *name = (struct span){file.begin + 1, file.end - 1};
+  return QUOTED_INCLUDE;
+}
+
+void scan_source(const struct source *src, struct scan_result *out) {
+  memset(out, 0, sizeof *out);
+  unsigned cap_d = 0, cap_i = 0;
+  struct lexer lx;
+  lexer_init(&lx, src, 0);
+  int depth = 0;
+  for (struct tok t; (t = next_token(&lx)).kind != TOK_EOF;) {
+    if (t.kind == TOK_PUNCT) {
+      char c = src->text[t.begin];
+      depth += c == '{' ? 1 : c == '}' && depth > 0 ? -1 : 0;
+      continue;
+    }
+    if (t.kind != TOK_DIRECTIVE)
+      continue;
+    struct span name;
+    switch (classify(src, t, &name)) {
+    case DAG_PRAGMA:
+      if (out->ndirectives == cap_d)
+        out->directives =
+            xrealloc(out->directives, (cap_d = cap_d ? 2 * cap_d : 16) *
+                                          sizeof *out->directives);
+      out->directives[out->ndirectives++] =
+          (struct scan_directive){{t.begin, t.end}, depth == 0};
+      break;
+    case QUOTED_INCLUDE:
+      if (out->nincludes == cap_i)
+        out->includes =
+            xrealloc(out->includes,
+                     (cap_i = cap_i ? 2 * cap_i : 8) * sizeof *out->includes);
+      out->includes[out->nincludes++] = name;
+      break;
+    case OTHER_DIRECTIVE:
+      break;
+    }
+  }
+}
+
+void scan_release(struct scan_result *r) {
+  free(r->directives);
+  free(r->includes);
+  memset(r, 0, sizeof *r);
+}
+
+char *scan_clean_directives(const struct source *src,
+                            const struct scan_result *r) {
+  char *text = xstrndup(src->text, src->len);
+  for (unsigned k = 0; k < r->ndirectives; k++) {
+    struct lexer lx = {src->text, r->directives[k].at.end,
+                       r->directives[k].at.begin, false};
+    while (lx.i < lx.n) {
+      unsigned from = lx.i;
+      /* Everything skip_space passes over is blank, a comment or a
+       * continuation: all of it becomes spaces. */
+      skip_space(&lx, true);
+      memset(text + from, ' ', lx.i - from);
+      if (lx.i >= lx.n || next_in_line(&lx, true).kind == TOK_EOF)
+        break;
+    }
+  }
+  return text;
+}
+
+static bool is_declaration_keyword(const struct lexer *lx, struct tok t) {
+  static const char *const words[] = {
+      "__attribute__", "__attribute", "__declspec",    "_Alignas",
+      "__asm__",       "__asm",       "asm",           "__typeof__",
+      "typeof",        "sizeof",      "_Static_assert"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (tok_is(lx, t, words[k]))
+      return true;
+  return false;
+}
+
+/* From an opening bracket at t, the offset just after its match, or 0. */
+static unsigned skip_group(struct lexer *lx, char open, char close) {
+  int depth = 1;
+  for (struct tok t; (t = next_token(lx)).kind != TOK_EOF;) {
+    if (t.kind != TOK_PUNCT)
+      continue;
+    char c = lx->s[t.begin];
+    if (c == open)
+      depth++;
+    else if (c == close && --depth == 0)
+      return t.end;
+  }
+  return 0;
+}
+
+bool scan_function_declaration(const struct source *src, unsigned from,
+                               struct span *name, struct span *params,
+                               unsigned *end) {
+  struct lexer lx;
+  lexer_init(&lx, src, from);
+  bool found = false;
+  struct tok prev = {TOK_EOF, 0, 0};
+  for (struct tok t; (t = next_token(&lx)).kind != TOK_EOF; prev = t) {
+    if (t.kind == TOK_DIRECTIVE)
+      return false;
+    if (t.kind != TOK_PUNCT)
+      continue;
+    char c = src->text[t.begin];
+    if (c == '(') {
+      unsigned close = skip_group(&lx, '(', ')');
+      if (!close)
+        return false;
+      if (!found && prev.kind == TOK_IDENT &&
+          !is_declaration_keyword(&lx, prev)) {
+        found = true;
+        *name = (struct span){prev.begin, prev.end};
+        *params = (struct span){t.begin, close};
+      }
+      t.end = close;
+    } else if (c == ';' || c == '{') {
+      if (!found)
+        return false;
+      *end = c == ';' ? t.end : skip_group(&lx, '{', '}');
+      return *end != 0;
+    } else if (c == '}' || c == '=') {
+      return false;
+    }
+  }
+  return false;
+}

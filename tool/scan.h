@@ -1,0 +1,42 @@
+/* scan.h: a light lexical pass over a C file, before libclang sees it.
+ *
+ * It finds the `#pragma dag` directives (and whether each is at file scope
+ * or inside a function), the headers the file includes with quotes, and,
+ * after a file-scope directive, the function declaration it precedes. It
+ * understands comments, string and character literals, line continuations
+ * and preprocessor lines; it does not expand macros. */
+#ifndef DAG_TOOL_SCAN_H
+#define DAG_TOOL_SCAN_H
+
+#include "pragma.h"
+
+struct scan_directive {
+  struct span at;  /* from '#' to the end of the last line, newline excluded */
+  bool file_scope; /* outside every brace: precedes a function declaration */
+};
+
+struct scan_result {
+  struct scan_directive *directives;
+  unsigned ndirectives;
+  struct span *includes; /* the quoted names of `#include "..."`, no quotes */
+  unsigned nincludes;
+};
+
+void scan_source(const struct source *src, struct scan_result *out);
+void scan_release(struct scan_result *r);
+
+/* The file's text with the comments and line continuations inside each
+ * directive turned into spaces: offsets are unchanged, so expression text
+ * can be cut from it at the offsets pragma.c reports. */
+char *scan_clean_directives(const struct source *src,
+                            const struct scan_result *r);
+
+/* The function declaration that starts at or after `from`: `name` is its
+ * identifier, `params` its parameter list with the parentheses, `end` the
+ * offset just after its ';' or closing '}'. Returns false when the text from
+ * `from` on does not look like a function declaration. */
+bool scan_function_declaration(const struct source *src, unsigned from,
+                               struct span *name, struct span *params,
+                               unsigned *end);
+
+#endif

@@ -1,0 +1,230 @@
+/* translate.c: the rewriter's pipeline for one C file (see translate.h):
+ * scan the file and the headers it includes with quotes, parse their
+ * directives, build the probe texts, analyse with libclang, emit the edits
+ * and render the rewritten file. */
+#include "translate.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emit.h"
+
+struct unit {
+  struct sema sema;
+  unsigned cap;
+  char **seen; /* real paths of the files scanned */
+  unsigned nseen;
+  struct diags pending; /* errors of directives, kept until we know which
+                           directives are active */
+};
+
+static bool seen_before(struct unit *u, const char *path) {
+  char real[PATH_MAX];
+  if (!realpath(path, real))
+    return true; /* libclang will say it is missing */
+  for (unsigned i = 0; i < u->nseen; i++)
+    if (strcmp(u->seen[i], real) == 0)
+      return true;
+  u->seen = xrealloc(u->seen, (u->nseen + 1) * sizeof *u->seen);
+  u->seen[u->nseen++] = xstrdup(real);
+  return false;
+}
+
+/* The directories -I and -iquote name, in order. */
+static const char *include_dir(const struct translate_options *opt, int i,
+                               int *skip) {
+  const char *a = opt->clang_args[i];
+  *skip = 0;
+  const char *flags[] = {"-iquote", "-I"};
+  for (int f = 0; f < 2; f++) {
+    size_t n = strlen(flags[f]);
+    if (strncmp(a, flags[f], n) != 0)
+      continue;
+    if (a[n])
+      return a + n;
+    if (i + 1 < opt->nclang_args) {
+      *skip = 1;
+      return opt->clang_args[i + 1];
+    }
+  }
+  return NULL;
+}
+
+static char *resolve_include(const char *from, const char *name,
+                             const struct translate_options *opt) {
+  char *copy = xstrdup(from);
+  char *path = xasprintf("%s/%s", dirname(copy), name);
+  free(copy);
+  if (access(path, R_OK) == 0)
+    return path;
+  free(path);
+  for (int i = 0; i < opt->nclang_args; i++) {
+    int skip;
+    const char *dir = include_dir(opt, i, &skip);
+    i += skip;
+    if (!dir)
+      continue;
+    path = xasprintf("%s/%s", dir, name);
+    if (access(path, R_OK) == 0)
+      return path;
+    free(path);
+  }
+  return NULL;
+}
+
+static void add_file(struct unit *u, struct source *src,
+                     struct scan_result *scan) {
+  struct sema *s = &u->sema;
+  if (s->nfiles == u->cap) {
+    u->cap = u->cap ? 2 * u->cap : 4;
+    s->files = xrealloc(s->files, u->cap * sizeof *s->files);
+  }
+  struct unit_file *f = &s->files[s->nfiles++];
+  memset(f, 0, sizeof *f);
+  f->src = *src;
+  f->scan = *scan;
+}
+
+/* Scans `src` and the headers it includes with quotes, recursively;
+ * files with directives (and the main file) become unit files. */
+static void gather(struct unit *u, struct source *src, bool main_file,
+                   const struct translate_options *opt, unsigned depth) {
+  struct scan_result scan;
+  scan_source(src, &scan);
+  /* The includes are read before `src` moves into the unit. */
+  unsigned n = scan.nincludes;
+  char **names = xcalloc(n ? n : 1, sizeof *names);
+  for (unsigned i = 0; i < n; i++)
+    names[i] = xstrndup(src->text + scan.includes[i].begin,
+                        scan.includes[i].end - scan.includes[i].begin);
+  char *path = xstrdup(src->path);
+  if (main_file || scan.ndirectives) {
+    add_file(u, src, &scan);
+  } else {
+    scan_release(&scan);
+    source_release(src);
+  }
+  for (unsigned i = 0; i < n; i++) {
+    char *header = depth < 64 ? resolve_include(path, names[i], opt) : NULL;
+    struct source h;
+    if (header && !seen_before(u, header) && source_load(&h, header) == 0)
+      gather(u, &h, false, opt, depth + 1);
+    free(header);
+    free(names[i]);
+  }
+  free(names);
+  free(path);
+}
+
+static unsigned total_directives(const struct unit *u) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < u->sema.nfiles; i++)
+    n += u->sema.files[i].scan.ndirectives;
+  return n;
+}
+
+static void parse_directives(struct unit *u) {
+  for (unsigned i = 0; i < u->sema.nfiles; i++) {
+    struct unit_file *f = &u->sema.files[i];
+    unsigned n = f->scan.ndirectives;
+    f->dirs = xcalloc(n ? n : 1, sizeof *f->dirs);
+    f->ok = xcalloc(n ? n : 1, sizeof *f->ok);
+    f->active = xcalloc(n ? n : 1, sizeof *f->active);
+    for (unsigned k = 0; k < n; k++)
+      f->ok[k] = pragma_parse(&f->src, f->scan.directives[k].at.begin,
+                              f->scan.directives[k].at.end, &f->dirs[k],
+                              &u->pending) == 0;
+    f->clean = scan_clean_directives(&f->src, &f->scan);
+    probe_build(&f->src, f->clean, &f->scan, f->dirs, f->ok, &f->probe);
+  }
+}
+
+/* The errors of directives that the preprocessor keeps. */
+static void keep_active_errors(struct unit *u, struct diags *d) {
+  for (size_t i = 0; i < u->pending.n; i++) {
+    struct diag *g = &u->pending.v[i];
+    bool active = true;
+    for (unsigned fi = 0; fi < u->sema.nfiles; fi++) {
+      const struct unit_file *f = &u->sema.files[fi];
+      for (unsigned k = 0; k < f->scan.ndirectives && g->src == &f->src; k++)
+        if (g->offset >= f->scan.directives[k].at.begin &&
+            g->offset <= f->scan.directives[k].at.end)
+          active = f->active[k];
+    }
+    if (active)
+      diags_add(d, g->level, g->src, g->offset, g->flag, "%s", g->message);
+  }
+}
+
+static void release_unit(struct unit *u) {
+  for (unsigned i = 0; i < u->sema.nfiles; i++) {
+    struct unit_file *f = &u->sema.files[i];
+    for (unsigned k = 0; k < f->scan.ndirectives; k++)
+      if (f->ok[k])
+        directive_release(&f->dirs[k]);
+    free(f->dirs);
+    free(f->ok);
+    free(f->active);
+    free(f->clean);
+    probe_release(&f->probe);
+    scan_release(&f->scan);
+    source_release(&f->src);
+  }
+  sema_release(&u->sema);
+  free(u->sema.files);
+  for (unsigned i = 0; i < u->nseen; i++)
+    free(u->seen[i]);
+  free(u->seen);
+  diags_release(&u->pending);
+}
+
+static void write_output(const struct sema *s, FILE *out) {
+  struct edits e = {.src = &s->files[0].src};
+  emit_edits(s, &e);
+  struct buf text = {0};
+  buf_puts(&text, "#include <dag.h>\n#line 1 ");
+  buf_c_string(&text, s->files[0].src.path);
+  buf_puts(&text, "\n");
+  rewrite_render(&e, &text);
+  fwrite(text.s, 1, text.len, out);
+  buf_release(&text);
+  edits_release(&e);
+}
+
+enum translate_result translate_file(const char *path,
+                                     const struct translate_options *opt,
+                                     FILE *out) {
+  struct source src;
+  if (source_load(&src, path) != 0) {
+    fprintf(stderr, "dagcc: error: cannot read '%s': %m\n", path);
+    return TRANSLATE_FAILED;
+  }
+  struct unit u = {0};
+  seen_before(&u, path);
+  gather(&u, &src, true, opt, 0);
+  if (total_directives(&u) == 0) {
+    release_unit(&u);
+    return TRANSLATE_UNCHANGED;
+  }
+  parse_directives(&u);
+  struct diags d = {.werror = opt->werror};
+  struct source *extra = NULL;
+  unsigned nextra = 0;
+  sema_analyse(&u.sema, opt->clang_args, opt->nclang_args, &d, &extra, &nextra);
+  keep_active_errors(&u, &d);
+  diags_print(&d, stderr);
+  enum translate_result result = TRANSLATE_FAILED;
+  if (!diags_failed(&d)) {
+    write_output(&u.sema, out);
+    result = TRANSLATE_REWRITTEN;
+  }
+  diags_release(&d);
+  for (unsigned i = 0; i < nextra; i++)
+    source_release(&extra[i]);
+  free(extra);
+  release_unit(&u);
+  return result;
+}
