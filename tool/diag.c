@@ -126,9 +126,8 @@ void source_position(const struct source *src, unsigned offset, unsigned *line,
   *col = offset - src->lines[lo] + 1;
 }
 
-void diags_add(struct diags *d, enum diag_level level,
-               const struct source *src, unsigned offset, const char *flag,
-               const char *fmt, ...) {
+void diags_add(struct diags *d, enum diag_level level, const struct source *src,
+               unsigned offset, const char *flag, const char *fmt, ...) {
   if (d->n == d->cap) {
     d->cap = d->cap ? 2 * d->cap : 16;
     d->v = xrealloc(d->v, d->cap * sizeof *d->v);

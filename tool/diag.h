@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 struct source {
-  char *path;       /* as the user named it; used in messages and #line */
-  char *text;       /* the file's bytes, NUL-terminated */
-  size_t len;       /* bytes in text, without the NUL */
-  unsigned *lines;  /* offset of the first byte of each line */
+  char *path;      /* as the user named it; used in messages and #line */
+  char *text;      /* the file's bytes, NUL-terminated */
+  size_t len;      /* bytes in text, without the NUL */
+  unsigned *lines; /* offset of the first byte of each line */
   unsigned nlines;
 };
 
@@ -46,10 +46,10 @@ struct diags {
 };
 
 /* Records a diagnostic; `flag` may be NULL. */
-void diags_add(struct diags *d, enum diag_level level,
-               const struct source *src, unsigned offset, const char *flag,
-               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-#define diag_error(d, src, off, ...)                                          \
+void diags_add(struct diags *d, enum diag_level level, const struct source *src,
+               unsigned offset, const char *flag, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+#define diag_error(d, src, off, ...)                                           \
   diags_add((d), DIAG_ERROR, (src), (off), NULL, __VA_ARGS__)
 /* Prints every diagnostic in order of file and offset to `out`. */
 void diags_print(const struct diags *d, void *out /* FILE * */);

@@ -134,7 +134,7 @@ static unsigned accesses(struct edit *ed, const struct unit_file *f,
                 (d->kind == DIRECTIVE_TASKWAIT && cl->kind == CLAUSE_ON);
     for (unsigned i = 0; deps && i < cl->nitems; i++) {
       edit_text(ed,
-                n ? ",\n    " : "\n  struct dag_access __dag_acc[] = {\n    ");
+                n ? ",\n    " : "\nstruct dag_access __dag_acc[] = {\n    ");
       access(ed, f, cl->kind, &cl->items[i]);
       n++;
     }
@@ -162,7 +162,7 @@ static void task_info(struct edit *ed, const struct unit_file *f,
   const struct clause *label = find_clause(d, CLAUSE_LABEL);
   unsigned line, col;
   source_position(&f->src, d->at.begin, &line, &col);
-  edit_text(ed, "  %sconst struct dag_task_info __dag_info = {%s, ",
+  edit_text(ed, "%sconst struct dag_task_info __dag_info = {%s, ",
             priority || cond ? "" : "static ", body);
   if (label)
     edit_text(ed, "%s", label->arg.text);
@@ -212,16 +212,16 @@ static void member_declarations(struct edit *ed, const struct task *t) {
     const struct capture_var *v = &t->vars[i];
     switch (v->how) {
     case CAPTURE_VALUE:
-      edit_text(ed, "  __typeof__(%s) %s;\n", v->type, v->name);
+      edit_text(ed, "__typeof__(%s) %s;\n", v->type, v->name);
       break;
     case CAPTURE_SHARED:
-      edit_text(ed, "  __typeof__(%s) *%s;\n", v->type, v->name);
+      edit_text(ed, "__typeof__(%s) *%s;\n", v->type, v->name);
       break;
     case CAPTURE_VALUE_VM:
     case CAPTURE_SHARED_VM:
-      edit_text(ed, "  void *%s;\n", v->name);
+      edit_text(ed, "void *%s;\n", v->name);
       for (unsigned d = 0; d < v->ndims; d++)
-        edit_text(ed, "  size_t %s__dag_d%u;\n", v->name, d);
+        edit_text(ed, "size_t %s__dag_d%u;\n", v->name, d);
       break;
     }
   }
@@ -240,24 +240,24 @@ static void body_declarations(struct edit *ed, const struct task *t) {
     case CAPTURE_VALUE:
       if (v->is_array)
         edit_text(ed,
-                  "  __typeof__(%s) %s;\n  __builtin_memcpy(&%s, "
+                  "__typeof__(%s) %s;\n__builtin_memcpy(&%s, "
                   "&__dag_a->%s, sizeof %s);\n",
                   v->type, v->name, v->name, v->name, v->name);
       else
-        edit_text(ed, "  __typeof__(%s) %s = __dag_a->%s;\n", v->type, v->name,
+        edit_text(ed, "__typeof__(%s) %s = __dag_a->%s;\n", v->type, v->name,
                   v->name);
       break;
     case CAPTURE_SHARED:
-      edit_text(ed, "  __typeof__(%s) *const __dag_sh_%s = __dag_a->%s;\n",
+      edit_text(ed, "__typeof__(%s) *const __dag_sh_%s = __dag_a->%s;\n",
                 v->type, v->name, v->name);
       break;
     case CAPTURE_VALUE_VM:
-      edit_text(ed, "  __typeof__(%s) (*%s)", v->elem, v->name);
+      edit_text(ed, "__typeof__(%s) (*%s)", v->elem, v->name);
       vm_dims(ed, v);
       edit_text(ed, " = __dag_a->%s;\n", v->name);
       break;
     case CAPTURE_SHARED_VM:
-      edit_text(ed, "  __typeof__(%s) (*const __dag_sh_%s)", v->elem, v->name);
+      edit_text(ed, "__typeof__(%s) (*const __dag_sh_%s)", v->elem, v->name);
       vm_dims(ed, v);
       edit_text(ed, " = __dag_a->%s;\n", v->name);
       break;
@@ -279,10 +279,10 @@ static void outline(struct emitter *em, unsigned n) {
   }
   edit_text(ed, "static void __dag_body_%u(void *__dag_v) {\n", n);
   if (t->nvars) {
-    edit_text(ed, "  struct __dag_args_%u *__dag_a = __dag_v;\n", n);
+    edit_text(ed, "struct __dag_args_%u *__dag_a = __dag_v;\n", n);
     body_declarations(ed, t);
   } else {
-    edit_text(ed, "  (void)__dag_v;\n");
+    edit_text(ed, "(void)__dag_v;\n");
   }
   edit_piece(ed, PIECE_SOURCE, &f->src, NULL, t->body);
   edit_text(ed, "\n}\n");
@@ -292,13 +292,13 @@ static void outline(struct emitter *em, unsigned n) {
  * the task is submitted. */
 static void argument_values(struct emitter *em, struct edit *ed,
                             const struct task *t) {
-  edit_text(ed, "  struct __dag_args_%u __dag_a = {",
+  edit_text(ed, "struct __dag_args_%u __dag_a = {",
             (unsigned)(t - em->s->tasks));
   for (unsigned i = 0; i < t->nvars; i++) {
     const struct capture_var *v = &t->vars[i];
     if (v->how == CAPTURE_VALUE && v->is_array)
       continue;
-    edit_text(ed, "\n    .%s = %s", v->name,
+    edit_text(ed, "\n  .%s = %s", v->name,
               v->how == CAPTURE_SHARED      ? "&"
               : v->how == CAPTURE_SHARED_VM ? "(void *)&"
               : v->how == CAPTURE_VALUE_VM  ? "(void *)"
@@ -308,7 +308,7 @@ static void argument_values(struct emitter *em, struct edit *ed,
     /* Each dimension of a variable-length array, as the submitter sees
      * it: sizeof(X) / sizeof(X[0]) with X = *p, (*p)[0], ... */
     for (unsigned d = 0; d < v->ndims; d++) {
-      edit_text(ed, "\n    .%s__dag_d%u = sizeof((", v->name, d);
+      edit_text(ed, "\n  .%s__dag_d%u = sizeof((", v->name, d);
       if (v->how == CAPTURE_VALUE_VM)
         edit_text(ed, "*");
       reference(em, ed, t->parent, v->name, v->key);
@@ -330,14 +330,14 @@ static void argument_values(struct emitter *em, struct edit *ed,
     const struct capture_var *v = &t->vars[i];
     if (v->how != CAPTURE_VALUE || !v->is_array)
       continue;
-    edit_text(ed, "  __builtin_memcpy(&__dag_a.%s, &", v->name);
+    edit_text(ed, "__builtin_memcpy(&__dag_a.%s, &", v->name);
     reference(em, ed, t->parent, v->name, v->key);
     edit_text(ed, ", sizeof __dag_a.%s);\n", v->name);
   }
 }
 
 static void submit_call(struct edit *ed, bool has_args, unsigned naccesses) {
-  edit_text(ed, "  dag_check(dag_submit(&__dag_info, %s, %s, %s, %uu));\n",
+  edit_text(ed, "dag_check(dag_submit(&__dag_info, %s, %s, %s, %uu));\n",
             has_args ? "&__dag_a" : "0", has_args ? "sizeof __dag_a" : "0",
             naccesses ? "__dag_acc" : "0", naccesses);
 }
@@ -367,7 +367,7 @@ static void taskwait(struct emitter *em, const struct task *t) {
   edit_text(ed, "{");
   unsigned na = accesses(ed, f, d);
   if (na)
-    edit_text(ed, "  dag_check(dag_taskwait_on(__dag_acc, %uu));\n", na);
+    edit_text(ed, "dag_check(dag_taskwait_on(__dag_acc, %uu));\n", na);
   else
     edit_text(ed, " dag_check(dag_taskwait()); ");
   edit_text(ed, "}");
@@ -405,17 +405,17 @@ static void function_wrapper(struct emitter *em, const struct task_function *fn,
   }
   edit_text(ed, "static void __dag_fbody_%s(void *__dag_v) {\n", name);
   if (fn->nparams)
-    edit_text(ed, "  struct __dag_fargs_%s *__dag_a = __dag_v;\n  %s(", name,
+    edit_text(ed, "struct __dag_fargs_%s *__dag_a = __dag_v;\n  %s(", name,
               name);
   else
-    edit_text(ed, "  (void)__dag_v;\n  %s(", name);
+    edit_text(ed, "(void)__dag_v;\n  %s(", name);
   for (unsigned i = 0; i < fn->nparams; i++)
     edit_text(ed, "%s__dag_a->%s", i ? ", " : "", fn->params[i].name);
   edit_text(ed, ");\n}\nstatic inline void __dag_task_%s", name);
   wrapper_parameters(ed, fn);
   edit_text(ed, " {\n");
   if (fn->nparams) {
-    edit_text(ed, "  struct __dag_fargs_%s __dag_a = {", name);
+    edit_text(ed, "struct __dag_fargs_%s __dag_a = {", name);
     for (unsigned i = 0; i < fn->nparams; i++)
       edit_text(ed, "%s%s%s", i ? ", " : "", fn->params[i].vm ? "(void *)" : "",
                 fn->params[i].name);

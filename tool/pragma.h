@@ -55,7 +55,7 @@ enum clause_kind {
   CLAUSE_COMMUTATIVE,
   CLAUSE_DEVICE,
   CLAUSE_IMPLEMENTS,
-  CLAUSE_ON,       /* task: on(expr) names a rank; taskwait: on(list) */
+  CLAUSE_ON, /* task: on(expr) names a rank; taskwait: on(list) */
   CLAUSE_PRIORITY,
   CLAUSE_LABEL,
   CLAUSE_IF,

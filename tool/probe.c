@@ -14,6 +14,7 @@ struct builder {
   struct probe_file *out;
   unsigned cap_segs, cap_points;
   unsigned directive, clause, item; /* what the probes being added are for */
+  unsigned file_id;
 };
 
 static void add_segment(struct builder *b, unsigned begin, unsigned len,
@@ -197,7 +198,8 @@ static void apply(struct builder *b, const struct source *src,
   b->directive = k;
   if (op->insert_function) {
     char name[48];
-    snprintf(name, sizeof name, " static void " PROBE_FUNCTION_PREFIX "%u", k);
+    snprintf(name, sizeof name, " static void " PROBE_FUNCTION_PREFIX "%u_%u",
+             b->file_id, k);
     gen(b, d->at.begin, name);
     b->out->anchors[k] = (unsigned)b->text.len - (unsigned)strlen(name) +
                          (unsigned)strlen(" static void ");
@@ -218,7 +220,7 @@ static void apply(struct builder *b, const struct source *src,
 
 void probe_build(const struct source *src, const char *clean,
                  const struct scan_result *scan, const struct directive *dirs,
-                 const bool *ok, struct probe_file *out) {
+                 const bool *ok, unsigned file_id, struct probe_file *out) {
   memset(out, 0, sizeof *out);
   unsigned n = scan->ndirectives;
   out->anchors = xmalloc((n ? n : 1) * sizeof *out->anchors);
@@ -236,7 +238,7 @@ void probe_build(const struct source *src, const char *clean,
       ops[nops++] = (struct op){end, end, k, true, params};
   }
   qsort(ops, nops, sizeof *ops, by_offset);
-  struct builder b = {.clean = clean, .out = out};
+  struct builder b = {.clean = clean, .out = out, .file_id = file_id};
   unsigned done = 0;
   for (unsigned i = 0; i < nops; i++) {
     if (ops[i].begin < done) /* inside a replaced range: cannot happen */

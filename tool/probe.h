@@ -60,14 +60,15 @@ struct probe_file {
 #define PROBE_NONE 0xffffffffu
 
 /* Builds the probe text of `src`. `dirs[k]` is directive k of `scan`,
- * parsed; `ok[k]` false when it had errors (it is then blanked out). */
+ * parsed; `ok[k]` false when it had errors (it is then blanked out).
+ * `file_id` tells the files of one translation unit apart. */
 void probe_build(const struct source *src, const char *clean,
                  const struct scan_result *scan, const struct directive *dirs,
-                 const bool *ok, struct probe_file *out);
+                 const bool *ok, unsigned file_id, struct probe_file *out);
 void probe_release(struct probe_file *p);
 /* The original offset of probe offset `at`. */
 unsigned probe_origin(const struct probe_file *p, unsigned at);
-/* The name of the probe function of directive k ("__dag_probe_<k>"). */
+/* Probe functions are named "__dag_probe_<file_id>_<directive>". */
 #define PROBE_FUNCTION_PREFIX "__dag_probe_"
 
 #endif

@@ -35,6 +35,21 @@ void edit_text(struct edit *ed, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(text, (size_t)n + 1, fmt, ap);
   va_end(ap);
+  /* Generated code stays on the line of its #line directive, so that what
+   * the compiler says about it points at the pragma. */
+  char *to = text;
+  for (const char *c = text; *c; c++) {
+    if (*c != '\n') {
+      *to++ = *c;
+      continue;
+    }
+    if (to > text && to[-1] != ' ')
+      *to++ = ' ';
+    while (c[1] == ' ')
+      c++;
+  }
+  *to = '\0';
+  n = (int)(to - text);
   /* Consecutive text pieces merge: fewer, larger pieces. */
   if (ed->npieces && ed->pieces[ed->npieces - 1].kind == PIECE_TEXT) {
     struct piece *p = &ed->pieces[ed->npieces - 1];
@@ -78,7 +93,8 @@ static void line_directive(struct buf *out, const struct source *src,
   buf_c_string(out, src->path);
   buf_puts(out, "\n");
   /* Keep columns right for the first line, so carets line up. */
-  for (unsigned i = 1; pad && i < col; i++)
+  bool blank = offset >= src->len || src->text[offset] == '\n';
+  for (unsigned i = 1; pad && !blank && i < col; i++)
     buf_puts(out, " ");
 }
 
@@ -117,6 +133,7 @@ static void render_edit(struct renderer *r, const struct edit *ed) {
         render_range(r, p->src->text, p->at.begin, p->at.end, true);
       else
         buf_add(r->out, p->src->text + p->at.begin, p->at.end - p->at.begin);
+      buf_puts(r->out, "\n");
       break;
     case PIECE_EXPR:
       if (ours)

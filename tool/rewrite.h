@@ -15,8 +15,9 @@
 #include "pragma.h"
 
 enum piece_kind {
-  PIECE_TEXT,   /* generated text */
-  PIECE_SOURCE, /* original lines, after a #line for where they start */
+  PIECE_TEXT,   /* generated text, kept on one line */
+  PIECE_SOURCE, /* original lines, after a #line for where they start,
+                   and a line break after them */
   PIECE_EXPR,   /* an expression from a directive, inline */
   PIECE_LINE,   /* a #line directive for the line of `at.begin` */
 };

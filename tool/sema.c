@@ -97,6 +97,12 @@ static unsigned origin(const struct walker *w, int file, unsigned at) {
   return probe_origin(&w->s->files[file].probe, at);
 }
 
+/* The original offset just after the byte before probe offset `end`: an
+ * end may be where generated probe text begins. */
+static unsigned origin_end(const struct walker *w, int file, unsigned end) {
+  return end == 0 ? origin(w, file, 0) : origin(w, file, end - 1) + 1;
+}
+
 static struct span extent_of(const struct walker *w, CXCursor c, int *file) {
   CXSourceRange r = clang_getCursorExtent(c);
   struct span sp;
@@ -377,10 +383,11 @@ static void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
   clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &e);
   clang_getSpellingLocation(clang_getRangeStart(r), NULL, NULL, NULL, &spelled);
   GROW(w->refs, w->nrefs, w->cap_refs);
-  w->refs[w->nrefs++] = (struct pending_ref){{origin(w, 0, b), origin(w, 0, e)},
-                                             w->stack[w->depth - 1],
-                                             key,
-                                             spelled != b};
+  w->refs[w->nrefs++] =
+      (struct pending_ref){{origin(w, 0, b), origin_end(w, 0, e)},
+                           w->stack[w->depth - 1],
+                           key,
+                           spelled != b};
 }
 
 /* --------------------------------------------------------------- items */
@@ -649,7 +656,7 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
   int file;
   struct span probe_body = extent_of(w, body, &file);
   unsigned begin = origin(w, 0, probe_body.begin);
-  unsigned end = statement_end(f, origin(w, 0, probe_body.end));
+  unsigned end = statement_end(f, origin_end(w, 0, probe_body.end));
   task = &w->s->tasks[t];
   task->body = (struct span){begin, end};
   task->replace = (struct span){f->dirs[k].at.begin, end};
@@ -755,7 +762,8 @@ static void walk_call(struct walker *w, CXCursor call, CXCursor parent,
   int t = new_task(w, TASK_CALL, (int)(f->file - w->s->files), f->directive);
   struct task *task = &w->s->tasks[t];
   task->function = fi;
-  task->replace = (struct span){origin(w, 0, at.begin), origin(w, 0, at.end)};
+  task->replace =
+      (struct span){origin(w, 0, at.begin), origin_end(w, 0, at.end)};
   task->label = xstrdup(f->name);
   if (!f->used)
     f->first_use = w->toplevel;
@@ -1109,7 +1117,7 @@ static void add_function(struct walker *w, int file, unsigned k,
   if (file == 0) {
     int fi;
     struct span ext = extent_of(w, decl, &fi);
-    unsigned end = statement_end(&s->files[0], origin(w, 0, ext.end));
+    unsigned end = statement_end(&s->files[0], origin_end(w, 0, ext.end));
     f->decl = (struct span){origin(w, 0, ext.begin), end};
   }
   CXType result = clang_getResultType(clang_getCursorType(decl));
@@ -1197,7 +1205,7 @@ static void mark_active(struct walker *w) {
       clang_getFileLocation(clang_getRangeEnd(skipped->ranges[r]), NULL, NULL,
                             NULL, &e);
       b = origin(w, (int)fi, b);
-      e = origin(w, (int)fi, e);
+      e = origin_end(w, (int)fi, e);
       for (unsigned k = 0; k < f->scan.ndirectives; k++)
         if (f->scan.directives[k].at.begin >= b &&
             f->scan.directives[k].at.begin < e)

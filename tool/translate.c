@@ -138,7 +138,7 @@ static void parse_directives(struct unit *u) {
                               f->scan.directives[k].at.end, &f->dirs[k],
                               &u->pending) == 0;
     f->clean = scan_clean_directives(&f->src, &f->scan);
-    probe_build(&f->src, f->clean, &f->scan, f->dirs, f->ok, &f->probe);
+    probe_build(&f->src, f->clean, &f->scan, f->dirs, f->ok, i, &f->probe);
   }
 }
 
