@@ -484,9 +484,12 @@ static void parse_shape(struct parser *p, struct item *it, unsigned lo,
     unsigned close = skip_group(p, i, hi) - 1;
     if (it->nshape == MAX_DIMS)
       error_at(p, i, "array shaping with more than %d dimensions", MAX_DIMS);
+    unsigned stride, colon = section_colon(p, i + 1, close, &stride);
     struct expr dim = make_expr(p, i + 1, close);
     if (!dim.text)
       error_at(p, close, "empty dimension in array shaping");
+    else if (colon < close)
+      error_at(p, colon, "unexpected ':' in array shaping");
     it->shape = reserve(it->shape, it->nshape, sizeof *it->shape);
     it->shape[it->nshape++] = dim;
     i = close + 1;
@@ -638,8 +641,12 @@ static void parse_list(struct parser *p, struct clause *c, unsigned lo,
 static void parse_expr_arg(struct parser *p, struct clause *c, unsigned lo,
                            unsigned hi) {
   c->arg = make_expr(p, lo, hi);
+  unsigned comma = next_comma(p, lo, hi);
   if (!c->arg.text)
     error_at(p, hi, "empty expression in clause '%s'", clause_name(c->kind));
+  else if (comma < hi) /* a comma operator would split a call's arguments */
+    error_at(p, comma, "unexpected ',' in clause '%s'; expected one expression",
+             clause_name(c->kind));
 }
 
 static void parse_device(struct parser *p, struct clause *c, unsigned lo,
