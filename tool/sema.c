@@ -330,6 +330,17 @@ static void add_use(struct task_state *st, unsigned key, CXCursor decl) {
   st->uses[st->nuses++] = (struct use){key, decl};
 }
 
+/* Is `decl` declared inside a function (a local type or enumerator)? */
+static bool declared_in_function(CXCursor decl) {
+  for (CXCursor c = clang_getCursorSemanticParent(decl);
+       !clang_Cursor_isNull(c) &&
+       !clang_isTranslationUnit(clang_getCursorKind(c));
+       c = clang_getCursorSemanticParent(c))
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl)
+      return true;
+  return false;
+}
+
 /* A variable declared in a function (not at file scope, not extern). */
 static bool is_local(CXCursor decl) {
   enum CXCursorKind k = clang_getCursorKind(decl);
@@ -431,8 +442,9 @@ static bool is_write_mode(enum clause_kind k) {
   return k == CLAUSE_OUT || k == CLAUSE_INOUT || k == CLAUSE_COMMUTATIVE;
 }
 
-static bool pointee_is_const(CXType address) {
-  CXType t = canonical(clang_getPointeeType(canonical(address)));
+/* Is the object of type `t` (or its elements) const? */
+static bool object_is_const(CXType t) {
+  t = canonical(t);
   while (is_array_kind(t.kind))
     t = canonical(clang_getArrayElementType(t));
   return clang_isConstQualifiedType(t);
@@ -461,7 +473,7 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                  "section of '%s', whose type '%s' is neither an array nor "
                  "a pointer",
                  what, tname);
-    } else if (is_write_mode(cl->kind) && pointee_is_const(type)) {
+    } else if (is_write_mode(cl->kind) && object_is_const(type)) {
       error_at(w, file, p->offset,
                "'%s' is const, but the clause '%s' "
                "writes it",
@@ -491,7 +503,7 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                what, tname);
     break;
   case PROBE_ELEMENT:
-    if (is_write_mode(cl->kind) && pointee_is_const(type))
+    if (is_write_mode(cl->kind) && object_is_const(type))
       error_at(w, file, p->offset,
                "'%s' is const, but the clause '%s' "
                "writes it",
@@ -694,6 +706,29 @@ static void walk_children_from(struct walker *w, CXCursor c, unsigned first) {
   free(ks.v);
 }
 
+/* A task body moves to file scope: what it names must be visible there. */
+static void check_local_declaration(struct walker *w, CXCursor ref,
+                                    CXCursor decl) {
+  enum CXCursorKind k = clang_getCursorKind(decl);
+  if (w->depth == 0 ||
+      (k != CXCursor_EnumConstantDecl && k != CXCursor_TypedefDecl &&
+       k != CXCursor_StructDecl && k != CXCursor_UnionDecl &&
+       k != CXCursor_EnumDecl) ||
+      !declared_in_function(decl))
+    return;
+  unsigned at;
+  if (where(w, clang_getCursorLocation(decl), &at) == 0 &&
+      in_span(w->states[w->stack[w->depth - 1]].body_probe, at))
+    return; /* declared in the task body itself */
+  char *name = take(clang_getCursorSpelling(decl));
+  error_cursor(w, ref,
+               "task body uses '%s', which is declared inside the function: "
+               "task bodies are moved out of it, so declare '%s' at file "
+               "scope",
+               name, name);
+  free(name);
+}
+
 static int task_function_of(const struct walker *w, CXCursor fn) {
   CXCursor canon = clang_getCanonicalCursor(fn);
   for (unsigned i = 0; i < w->s->nfunctions; i++)
@@ -789,10 +824,14 @@ static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
     }
   }
   switch (kind) {
-  case CXCursor_DeclRefExpr: {
+  case CXCursor_DeclRefExpr:
+  case CXCursor_TypeRef: {
     CXCursor decl = clang_getCursorReferenced(c);
-    if (!clang_Cursor_isNull(decl) && file == 0)
+    if (clang_Cursor_isNull(decl) || file != 0)
+      break;
+    if (kind == CXCursor_DeclRefExpr)
       note_reference(w, c, decl);
+    check_local_declaration(w, c, decl);
     break;
   }
   case CXCursor_CallExpr:
@@ -862,7 +901,13 @@ static void decide_captures(struct walker *w, int t) {
                               .how = shared ? CAPTURE_SHARED : CAPTURE_VALUE,
                               .key = key};
     task->nvars++;
-    if (spelling_is_unnamed(v->type)) {
+    CXCursor type_decl = clang_getTypeDeclaration(canonical(type));
+    if (!clang_Cursor_isNull(type_decl) && declared_in_function(type_decl)) {
+      error_cursor(w, decl,
+                   "the type of '%s', which a task body uses, is declared "
+                   "inside the function: declare it at file scope%s",
+                   v->name, "");
+    } else if (spelling_is_unnamed(v->type)) {
       error_cursor(w, decl,
                    "the type of '%s', which a task body uses, has no name: "
                    "give it a tag or a typedef at file scope%s",
