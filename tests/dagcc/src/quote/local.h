@@ -1,0 +1,2 @@
+/* Found through `#include "local.h"` next to task.c, wherever dagcc runs. */
+#define LOCAL_TERMS 4

@@ -1,0 +1,2 @@
+/* A header with a space in its name. */
+#define HEADER_VALUE 7
