@@ -61,9 +61,9 @@ DAG_API const char *dag_last_error(void);
 
 /* For code that cannot go on after a failed call, such as the code dagcc
  * generates for a pragma: returns `err` when it is not negative; otherwise
- * prints "dag: error: <dag_last_error()>" (or dag_strerror(err)) on stderr
- * and ends the program with status 1, without running atexit handlers
- * (they would wait for tasks that can no longer be trusted). */
+ * ends the program with status 1 (the error's message is on stderr
+ * already), without running atexit handlers: they would wait for tasks
+ * that can no longer be trusted. */
 DAG_API int dag_check(int err);
 
 /* -------------------------------------------------------------- lifetime */
@@ -124,9 +124,24 @@ typedef void (*dag_task_fn)(void *args);
 
 /* Task flags. */
 #define DAG_TASK_UNDEFERRED                                                    \
-  0x1u /* `if(false)`: honour dependencies, but run                            \
-          in the submitting thread before                                      \
-          dag_submit returns */
+  0x1u                        /* `if(false)`: honour dependencies, but run     \
+                                 in the submitting thread before               \
+                                 dag_submit returns */
+#define DAG_TASK_ON_RANK 0x2u /* `on(rank)`: run on the MPI rank `rank` */
+
+/* Where a task body runs. */
+enum dag_device {
+  DAG_DEVICE_CPU = 0, /* a worker thread */
+  DAG_DEVICE_CUDA = 1,
+  DAG_DEVICE_HIP = 2
+};
+
+/* Another implementation of a task, for a device (`implements`): the body
+ * gets the same argument copy as `fn`. */
+struct dag_variant {
+  dag_task_fn fn;
+  enum dag_device device;
+};
 
 /* What to run and how. The rewriter emits one per pragma; fields other than
  * fn may be zero. */
@@ -135,8 +150,14 @@ struct dag_task_info {
   const char *label; /* name in messages and traces; NULL: "file:line" */
   const char *file;  /* source location of the task, for messages */
   int line;
-  int priority;   /* larger runs first among ready tasks; default 0 */
-  unsigned flags; /* DAG_TASK_* */
+  int priority;           /* larger runs first among ready tasks; default 0 */
+  unsigned flags;         /* DAG_TASK_* */
+  enum dag_device device; /* where fn runs (`device`); default the CPU */
+  /* Other implementations (`implements`); the runtime runs one variant
+   * per task, fn or one of these, on a device this process has. */
+  const struct dag_variant *variants;
+  int nvariants;
+  int rank; /* with DAG_TASK_ON_RANK: the rank that runs it */
 };
 
 /* Submits a task. `args_size` bytes at `args` are copied into the task (may
@@ -151,8 +172,10 @@ struct dag_task_info {
  * ready and tiny, or the submitter is far ahead), so a task must never wait
  * for something the submitting thread does only after submitting it.
  * Returns 0, or DAG_EINVAL (NULL fn, NULL region base, bad mode, negative
- * stride, nested strides), DAG_EDIMS, DAG_EOVERFLOW, DAG_ENOMEM,
- * DAG_ESHUTDOWN; on error nothing was submitted. */
+ * stride, nested strides, unknown device, a rank outside the run),
+ * DAG_EDIMS, DAG_EOVERFLOW, DAG_ENOMEM, DAG_ESHUTDOWN, DAG_ENOSYS (no
+ * variant of the task runs on a device this libdag has); on error nothing
+ * was submitted. */
 DAG_API int dag_submit(const struct dag_task_info *info, const void *args,
                        size_t args_size, const struct dag_access *acc,
                        size_t naccesses);

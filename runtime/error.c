@@ -29,8 +29,9 @@ const char *dag_last_error(void) { return last_error; }
 int dag_check(int err) {
   if (err >= 0)
     return err;
-  fprintf(stderr, "dag: error: %s\n",
-          last_error[0] ? last_error : dag_strerror(err));
+  /* User errors were printed when they happened. */
+  if (!last_error[0])
+    fprintf(stderr, "dag: error: %s\n", dag_strerror(err));
   fflush(NULL);
   _Exit(1);
 }

@@ -158,9 +158,48 @@ struct task *dag__task_run(struct worker *w, struct task *t) {
 /* Accesses validated into regions; on the stack for the usual few. */
 #define ACCESSES_ON_STACK 16
 
+static const char *device_name(enum dag_device d) {
+  return d == DAG_DEVICE_CUDA ? "cuda" : d == DAG_DEVICE_HIP ? "hip" : "cpu";
+}
+
+static bool known_device(enum dag_device d) {
+  return d == DAG_DEVICE_CPU || d == DAG_DEVICE_CUDA || d == DAG_DEVICE_HIP;
+}
+
+/* The body that runs the task: fn when its device is here, else the first
+ * variant for a device that is. This libdag has no device backend yet, so
+ * only CPU bodies run. */
+static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
+  if (info->nvariants < 0 || (info->nvariants > 0 && !info->variants))
+    return dag__user_error(info, DAG_EINVAL, "%d variants at %p",
+                           info->nvariants, (const void *)info->variants);
+  if (!known_device(info->device))
+    return dag__user_error(info, DAG_EINVAL, "unknown device %d",
+                           (int)info->device);
+  for (int i = 0; i < info->nvariants; i++) {
+    if (!info->variants[i].fn)
+      return dag__user_error(info, DAG_EINVAL, "variant %d has no function", i);
+    if (!known_device(info->variants[i].device))
+      return dag__user_error(info, DAG_EINVAL, "variant %d: unknown device %d",
+                             i, (int)info->variants[i].device);
+  }
+  *body = info->fn;
+  if (info->device == DAG_DEVICE_CPU)
+    return 0;
+  for (int i = 0; i < info->nvariants; i++)
+    if (info->variants[i].device == DAG_DEVICE_CPU) {
+      *body = info->variants[i].fn;
+      return 0;
+    }
+  return dag__user_error(info, DAG_ENOSYS,
+                         "the task runs on device %s only, and this libdag "
+                         "has no %s backend",
+                         device_name(info->device), device_name(info->device));
+}
+
 static int check_info(const struct dag_task_info *info, const void *args,
-                      size_t args_size, const struct dag_access *acc,
-                      size_t n) {
+                      size_t args_size, const struct dag_access *acc, size_t n,
+                      dag_task_fn *body) {
   if (!info)
     return dag__user_error(NULL, DAG_EINVAL, "dag_submit: no task info");
   if (!info->fn)
@@ -175,7 +214,11 @@ static int check_info(const struct dag_task_info *info, const void *args,
                            "argument block of %zu bytes at NULL", args_size);
   if (n && !acc)
     return dag__user_error(info, DAG_EINVAL, "%zu accesses at NULL", n);
-  return 0;
+  /* One rank until the MPI backend: rank 0 is the only one. */
+  if ((info->flags & DAG_TASK_ON_RANK) && info->rank != 0)
+    return dag__user_error(info, DAG_EINVAL,
+                           "on(%d): this run has one rank, rank 0", info->rank);
+  return choose_body(info, body);
 }
 
 /* Validates acc into regs/modes, leaving out empty regions. Returns the
@@ -199,12 +242,12 @@ static long make_regions(const struct dag_task_info *info,
   return (long)kept;
 }
 
-static struct task *new_task(const struct dag_task_info *info, const void *args,
-                             size_t args_size) {
+static struct task *new_task(const struct dag_task_info *info, dag_task_fn fn,
+                             const void *args, size_t args_size) {
   struct task *t = dag__pool_get(POOL_TASK);
   if (!t)
     dag__out_of_memory("task records");
-  t->fn = info->fn;
+  t->fn = fn;
   t->label = info->label;
   t->file = info->file;
   t->line = info->line;
@@ -292,6 +335,7 @@ int dag__wait_children(void) {
 /* A task to run now, in the submitting thread, and its accesses. */
 struct submission {
   const struct dag_task_info *info;
+  dag_task_fn fn; /* the body chosen among fn and the variants */
   const void *args;
   size_t args_size;
   const struct region *regs;
@@ -322,7 +366,7 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
    * Nothing links to t (it is complete before any sibling comes), so its
    * successor list, pending count and references stay unset. */
   struct task t;
-  t.fn = s->info->fn;
+  t.fn = s->fn;
   t.label = s->info->label;
   t.file = s->info->file;
   t.line = s->info->line;
@@ -360,7 +404,7 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
  * depends on complete. */
 static void defer(struct worker *w, struct task *parent,
                   const struct submission *s) {
-  struct task *t = new_task(s->info, s->args, s->args_size);
+  struct task *t = new_task(s->info, s->fn, s->args, s->args_size);
   t->parent = parent;
   count_child(parent);
   if (unlikely(dag__graphing))
@@ -400,16 +444,16 @@ static bool saturated(struct worker *w, struct task *parent,
     }
   }
   /* The ready queue last: reading its head may cost a cache miss. */
-  if (!ahead && !dag__grain_tiny(s->info->fn) &&
+  if (!ahead && !dag__grain_tiny(s->fn) &&
       dag__sched_local_size(w) < THROTTLE_READY)
     return false;
   return s->n == 0 || !parent->children ||
          dag__deps_ready(parent->children, s->regs, s->modes, s->n);
 }
 
-static int submit(const struct dag_task_info *info, const void *args,
-                  size_t args_size, const struct dag_access *acc, size_t n,
-                  unsigned flags) {
+static int submit(const struct dag_task_info *info, dag_task_fn fn,
+                  const void *args, size_t args_size,
+                  const struct dag_access *acc, size_t n, unsigned flags) {
   int err = dag__ensure_started();
   if (err)
     return dag__user_error(info, err, "%s", dag_strerror(err));
@@ -429,13 +473,9 @@ static int submit(const struct dag_task_info *info, const void *args,
   }
   long kept = make_regions(info, acc, n, regs, modes);
   if (kept >= 0) {
-    struct submission s = {info,
-                           args,
-                           args_size,
-                           regs,
-                           modes,
-                           (size_t)kept,
-                           flags | (info->flags & DAG_TASK_UNDEFERRED)};
+    struct submission s = {
+        info, fn,    args,         args_size,
+        regs, modes, (size_t)kept, flags | (info->flags & DAG_TASK_UNDEFERRED)};
     struct worker *w = dag__self();
     struct task *parent = dag__current_task();
     if ((s.flags & TASK_UNDEFERRED) || saturated(w, parent, &s))
@@ -453,10 +493,11 @@ static int submit(const struct dag_task_info *info, const void *args,
 int dag_submit(const struct dag_task_info *info, const void *args,
                size_t args_size, const struct dag_access *acc,
                size_t naccesses) {
-  int err = check_info(info, args, args_size, acc, naccesses);
+  dag_task_fn body = NULL;
+  int err = check_info(info, args, args_size, acc, naccesses, &body);
   if (err)
     return err;
-  return submit(info, args, args_size, acc, naccesses, 0);
+  return submit(info, body, args, args_size, acc, naccesses, 0);
 }
 
 int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
@@ -464,6 +505,6 @@ int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
   if (naccesses && !acc)
     return dag__user_error(&wait_info, DAG_EINVAL, "%zu accesses at NULL",
                            naccesses);
-  return submit(&wait_info, NULL, 0, acc, naccesses,
+  return submit(&wait_info, NULL, NULL, 0, acc, naccesses,
                 TASK_UNDEFERRED | TASK_WAIT_ONLY);
 }

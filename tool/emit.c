@@ -154,16 +154,25 @@ static const struct clause *find_clause(const struct directive *d,
 
 /* `static const struct dag_task_info __dag_info = {...};` (not static when
  * a clause is evaluated at submission). */
+static const char *device_constant(const struct directive *d) {
+  const struct clause *dev = find_clause(d, CLAUSE_DEVICE);
+  if (!dev || dev->device == DEVICE_CPU)
+    return "DAG_DEVICE_CPU";
+  return dev->device == DEVICE_CUDA ? "DAG_DEVICE_CUDA" : "DAG_DEVICE_HIP";
+}
+
 static void task_info(struct edit *ed, const struct unit_file *f,
                       const struct directive *d, const char *body,
-                      const char *default_label) {
+                      const char *default_label, const char *variants,
+                      unsigned nvariants) {
   const struct clause *priority = find_clause(d, CLAUSE_PRIORITY);
   const struct clause *cond = find_clause(d, CLAUSE_IF);
   const struct clause *label = find_clause(d, CLAUSE_LABEL);
+  const struct clause *on = find_clause(d, CLAUSE_ON);
   unsigned line, col;
   source_position(&f->src, d->at.begin, &line, &col);
   edit_text(ed, "%sconst struct dag_task_info __dag_info = {%s, ",
-            priority || cond ? "" : "static ", body);
+            priority || cond || on ? "" : "static ", body);
   if (label)
     edit_text(ed, "%s", label->arg.text);
   else if (default_label)
@@ -182,11 +191,20 @@ static void task_info(struct edit *ed, const struct unit_file *f,
     edit_text(ed, "0, ");
   }
   if (cond) {
-    edit_text(ed, "(");
+    edit_text(ed, "((");
     expr(ed, f, &cond->arg);
-    edit_text(ed, ") ? 0u : DAG_TASK_UNDEFERRED};\n");
+    edit_text(ed, ") ? 0u : DAG_TASK_UNDEFERRED)");
   } else {
-    edit_text(ed, "0u};\n");
+    edit_text(ed, "0u");
+  }
+  edit_text(ed, "%s, %s, %s, %u, ", on ? " | DAG_TASK_ON_RANK" : "",
+            device_constant(d), variants ? variants : "0", nvariants);
+  if (on) {
+    edit_text(ed, "(int)(");
+    expr(ed, f, &on->arg);
+    edit_text(ed, ")};\n");
+  } else {
+    edit_text(ed, "0};\n");
   }
 }
 
@@ -354,7 +372,7 @@ static void submit_statement(struct emitter *em, unsigned n) {
   unsigned na = accesses(ed, f, d);
   char body[32];
   snprintf(body, sizeof body, "__dag_body_%u", n);
-  task_info(ed, f, d, body, t->label);
+  task_info(ed, f, d, body, t->label, NULL, 0);
   submit_call(ed, t->nvars > 0, na);
   edit_text(ed, "}");
 }
@@ -384,10 +402,52 @@ static void wrapper_parameters(struct edit *ed,
   edit_text(ed, fn->nparams ? ")" : "void)");
 }
 
-/* The argument struct, the body that calls the function, and the wrapper
- * that submits it: the calls of the function are redirected to it. */
-static void function_wrapper(struct emitter *em, const struct task_function *fn,
-                             unsigned at) {
+/* `static void <body>(void *)`: calls `callee` with the arguments of task
+ * function `fn`'s argument struct. */
+static void call_body(struct edit *ed, const struct task_function *fn,
+                      const char *body, const char *callee) {
+  edit_text(ed, "static void %s(void *__dag_v) {\n", body);
+  if (fn->nparams)
+    edit_text(ed, "struct __dag_fargs_%s *__dag_a = __dag_v;\n  %s(", fn->name,
+              callee);
+  else
+    edit_text(ed, "(void)__dag_v;\n  %s(", callee);
+  for (unsigned i = 0; i < fn->nparams; i++)
+    edit_text(ed, "%s__dag_a->%s", i ? ", " : "", fn->params[i].name);
+  edit_text(ed, ");\n}\n");
+}
+
+/* The variants of `fn` (`implements(fn)`): their bodies and their table,
+ * `__dag_variants_<fn>`. Returns how many. */
+static unsigned variants(struct emitter *em, struct edit *ed, unsigned index) {
+  const struct task_function *fn = &em->s->functions[index];
+  unsigned n = 0;
+  for (unsigned v = 0; v < em->s->nfunctions; v++)
+    if (em->s->functions[v].implements == (int)index) {
+      char body[600];
+      snprintf(body, sizeof body, "__dag_vbody_%s_%s", fn->name,
+               em->s->functions[v].name);
+      call_body(ed, fn, body, em->s->functions[v].name);
+      n++;
+    }
+  if (n == 0)
+    return 0;
+  edit_text(ed, "static const struct dag_variant __dag_variants_%s[] = {",
+            fn->name);
+  for (unsigned v = 0; v < em->s->nfunctions; v++) {
+    const struct task_function *var = &em->s->functions[v];
+    if (var->implements == (int)index)
+      edit_text(ed, "{__dag_vbody_%s_%s, %s}, ", fn->name, var->name,
+                device_constant(&var->file->dirs[var->directive]));
+  }
+  edit_text(ed, "};\n");
+  return n;
+}
+
+/* The argument struct, the body that calls the function, its variants and
+ * the wrapper that submits it: the calls of the function go to it. */
+static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
+  const struct task_function *fn = &em->s->functions[index];
   const struct unit_file *f = fn->file;
   const struct directive *d = &f->dirs[fn->directive];
   struct edit *ed = edits_add(em->e, (struct span){at, at}, false);
@@ -403,15 +463,12 @@ static void function_wrapper(struct emitter *em, const struct task_function *fn,
                   fn->params[i].name);
     edit_text(ed, " };\n");
   }
-  edit_text(ed, "static void __dag_fbody_%s(void *__dag_v) {\n", name);
-  if (fn->nparams)
-    edit_text(ed, "struct __dag_fargs_%s *__dag_a = __dag_v;\n  %s(", name,
-              name);
-  else
-    edit_text(ed, "(void)__dag_v;\n  %s(", name);
-  for (unsigned i = 0; i < fn->nparams; i++)
-    edit_text(ed, "%s__dag_a->%s", i ? ", " : "", fn->params[i].name);
-  edit_text(ed, ");\n}\nstatic inline void __dag_task_%s", name);
+  char body[300], table[300];
+  snprintf(body, sizeof body, "__dag_fbody_%s", name);
+  snprintf(table, sizeof table, "__dag_variants_%s", name);
+  call_body(ed, fn, body, name);
+  unsigned nvariants = variants(em, ed, index);
+  edit_text(ed, "static inline void __dag_task_%s", name);
   wrapper_parameters(ed, fn);
   edit_text(ed, " {\n");
   if (fn->nparams) {
@@ -422,27 +479,41 @@ static void function_wrapper(struct emitter *em, const struct task_function *fn,
     edit_text(ed, "};\n");
   }
   unsigned na = accesses(ed, f, d);
-  char body[300];
-  snprintf(body, sizeof body, "__dag_fbody_%s", name);
-  task_info(ed, f, d, body, name);
+  task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants);
   submit_call(ed, fn->nparams > 0, na);
   edit_text(ed, "}\n");
 }
 
-static void task_function(struct emitter *em, const struct task_function *fn) {
-  const struct unit_file *f = fn->file;
-  const struct directive *d = &f->dirs[fn->directive];
-  if (fn->in_main) {
-    /* A declaration of the wrapper where the directive was, so that the
-     * function's own body may call itself as a task (recursion). */
-    struct edit *ed = edits_add(em->e, d->at, false);
-    edit_text(ed, "static inline void __dag_task_%s", fn->name);
-    wrapper_parameters(ed, fn);
-    edit_text(ed, ";");
-    function_wrapper(em, fn, fn->decl.end);
-  } else if (fn->used) {
-    function_wrapper(em, fn, fn->first_use);
-  }
+/* Where the wrapper of task function `index` goes: after its declaration
+ * and every variant's in the main file, or before the first call for a
+ * function of a header. */
+static unsigned wrapper_position(const struct sema *s, unsigned index) {
+  const struct task_function *fn = &s->functions[index];
+  unsigned at = fn->in_main ? fn->decl.end : fn->first_use;
+  for (unsigned v = 0; v < s->nfunctions; v++)
+    if (s->functions[v].implements == (int)index && s->functions[v].in_main &&
+        s->functions[v].decl.end > at)
+      at = s->functions[v].decl.end;
+  return at;
+}
+
+static void task_function(struct emitter *em, unsigned index) {
+  const struct task_function *fn = &em->s->functions[index];
+  if (!fn->in_main && !fn->used)
+    return;
+  /* A declaration of the wrapper where the directive was (or before the
+   * first call), so that calls before the wrapper, such as the function's
+   * own recursive calls, reach it. */
+  const struct directive *d = &fn->file->dirs[fn->directive];
+  struct edit *ed =
+      fn->in_main
+          ? edits_add(em->e, d->at, false)
+          : edits_add(em->e, (struct span){fn->first_use, fn->first_use},
+                      false);
+  edit_text(ed, "static inline void __dag_task_%s", fn->name);
+  wrapper_parameters(ed, fn);
+  edit_text(ed, ";%s", fn->in_main ? "" : "\n");
+  function_wrapper(em, index, wrapper_position(em->s, index));
 }
 
 void emit_edits(const struct sema *s, struct edits *e) {
@@ -450,7 +521,7 @@ void emit_edits(const struct sema *s, struct edits *e) {
   /* Directives of the main file that did not become tasks (inactive ones)
    * are left alone: the compiler ignores them as cc would. */
   for (unsigned f = 0; f < s->nfunctions; f++)
-    task_function(&em, &s->functions[f]);
+    task_function(&em, f);
   /* Outlined bodies in reverse: a nested task's body function comes before
    * the body of the task that submits it. */
   for (unsigned n = s->ntasks; n-- > 0;)

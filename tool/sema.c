@@ -1148,7 +1148,8 @@ static void add_function(struct walker *w, int file, unsigned k,
       .name = take(clang_getCursorSpelling(decl)),
       .params = xcalloc(n > 0 ? (size_t)n : 1, sizeof *f->params),
       .nparams = n > 0 ? (unsigned)n : 0,
-      .in_main = file == 0};
+      .in_main = file == 0,
+      .implements = -1};
   for (unsigned i = 0; i < f->nparams; i++) {
     CXCursor p = clang_Cursor_getArgument(decl, i);
     CXType t = clang_getCursorType(p);
@@ -1174,6 +1175,45 @@ static void add_function(struct walker *w, int file, unsigned k,
               "task's result cannot be used",
               f->name, t);
     free(t);
+  }
+}
+
+/* `implements(f)`: f is a task function declared before, with the same
+ * parameters, so that the variant can run on f's argument copy. */
+static void resolve_variants(struct walker *w) {
+  struct sema *s = w->s;
+  for (unsigned v = 0; v < s->nfunctions; v++) {
+    struct task_function *fn = &s->functions[v];
+    const struct directive *d = &fn->file->dirs[fn->directive];
+    const struct clause *cl = NULL;
+    for (unsigned c = 0; c < d->nclauses; c++)
+      if (d->clauses[c].kind == CLAUSE_IMPLEMENTS)
+        cl = &d->clauses[c];
+    if (!cl || !cl->arg.text)
+      continue;
+    const struct source *src = &fn->file->src;
+    int target = -1;
+    for (unsigned f = 0; f < v && target < 0; f++)
+      if (strcmp(s->functions[f].name, cl->arg.text) == 0)
+        target = (int)f;
+    if (target < 0) {
+      diag_error(w->d, src, cl->arg.at.begin,
+                 "'%s' is not a task function declared before '%s'",
+                 cl->arg.text, fn->name);
+      continue;
+    }
+    const struct task_function *base = &s->functions[target];
+    bool same = base->nparams == fn->nparams && base->implements < 0;
+    for (unsigned p = 0; same && p < fn->nparams; p++)
+      same = strcmp(base->params[p].type, fn->params[p].type) == 0;
+    if (!same) {
+      diag_error(w->d, src, cl->arg.at.begin,
+                 "variant '%s' must take the same parameters as '%s', a task "
+                 "function that is no variant itself",
+                 fn->name, base->name);
+      continue;
+    }
+    fn->implements = target;
   }
 }
 
@@ -1210,6 +1250,7 @@ static void bind_functions(struct walker *w, const struct kids *top) {
       add_function(w, (int)fi, k, decl);
     }
   }
+  resolve_variants(w);
   /* The clauses of task functions, checked in their probe functions. */
   for (unsigned i = 0; i < top->n; i++) {
     unsigned at;

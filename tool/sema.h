@@ -79,6 +79,7 @@ struct task_function {
   struct span decl;   /* in_main: the declaration */
   unsigned first_use; /* toplevel of the first call in the main file */
   bool used;
+  int implements; /* `implements(f)`: the index of f; -1 if none */
 };
 
 /* A reference, in the main file, to a variable that the innermost task

@@ -61,7 +61,11 @@ static struct dag_region tile_region(const struct chol *c, int i, int j) {
 static void submit(struct chol *c, dag_task_fn fn, const char *label, int line,
                    int priority, const struct tile_task *args,
                    const struct dag_access *acc, size_t nacc) {
-  struct dag_task_info info = {fn, label, __FILE__, line, priority, 0};
+  struct dag_task_info info = {.fn = fn,
+                               .label = label,
+                               .file = __FILE__,
+                               .line = line,
+                               .priority = priority};
   int err = dag_submit(&info, args, sizeof *args, acc, nacc);
   if (err && !c->error) {
     fprintf(stderr, "cholesky: dag_submit(%s): %s\n", label, dag_strerror(err));

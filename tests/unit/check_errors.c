@@ -236,7 +236,8 @@ static void count_edge(const struct task *pred, const struct task *succ) {
 START_TEST(test_rejected_leaves_no_history) {
   setenv("DAG_NUM_THREADS", "1", 1); /* nothing runs before taskwait */
   dag__edge_hook = count_edge;
-  struct dag_task_info info = {count_body, "culprit", "f.c", 1, 0, 0};
+  struct dag_task_info info = {
+      .fn = count_body, .label = "culprit", .file = "f.c", .line = 1};
   struct dag_access acc[2] = {
       {DAG_OUT, dag_region_1d(&word, sizeof word)},
       {DAG_IN, REG(data, 8, 1, {{3, 4}})}, /* stride below span */
@@ -249,6 +250,66 @@ START_TEST(test_rejected_leaves_no_history) {
   ck_assert_int_eq(dag_taskwait(), 0);
   ck_assert_int_eq(atomic_load(&ran), 2);
   dag__edge_hook = NULL;
+}
+END_TEST
+
+/* ------------------------------------------- devices, variants, ranks */
+
+static atomic_int variant_ran;
+static void variant_body(void *p) {
+  (void)p;
+  atomic_fetch_add(&variant_ran, 1);
+}
+
+/* Without device backends a task runs only through a CPU body: its own,
+ * or a CPU variant; otherwise DAG_ENOSYS, naming the device. */
+START_TEST(test_devices_and_variants) {
+  struct dag_variant cpu_variant = {variant_body, DAG_DEVICE_CPU};
+  struct dag_variant cuda_variant = {variant_body, DAG_DEVICE_CUDA};
+  struct dag_task_info gpu_only = {.fn = count_body,
+                                   .label = "gpu only",
+                                   .device = DAG_DEVICE_CUDA,
+                                   .variants = &cuda_variant,
+                                   .nvariants = 1};
+  ck_assert_int_eq(dag_submit(&gpu_only, NULL, 0, NULL, 0), DAG_ENOSYS);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "device cuda"));
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "gpu only"));
+
+  struct dag_task_info with_cpu = gpu_only;
+  with_cpu.variants = &cpu_variant;
+  ck_assert_int_eq(dag_submit(&with_cpu, NULL, 0, NULL, 0), 0);
+  struct dag_task_info cpu = {
+      .fn = count_body, .variants = &cuda_variant, .nvariants = 1};
+  ck_assert_int_eq(dag_submit(&cpu, NULL, 0, NULL, 0), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert_int_eq(atomic_load(&variant_ran), 1);
+  ck_assert_int_eq(atomic_load(&ran), 1);
+
+  struct dag_task_info bad = {.fn = count_body, .device = (enum dag_device)7};
+  ck_assert_int_eq(dag_submit(&bad, NULL, 0, NULL, 0), DAG_EINVAL);
+  struct dag_variant null_variant = {NULL, DAG_DEVICE_CPU};
+  bad = (struct dag_task_info){
+      .fn = count_body, .variants = &null_variant, .nvariants = 1};
+  ck_assert_int_eq(dag_submit(&bad, NULL, 0, NULL, 0), DAG_EINVAL);
+  bad = (struct dag_task_info){.fn = count_body, .nvariants = 1};
+  ck_assert_int_eq(dag_submit(&bad, NULL, 0, NULL, 0), DAG_EINVAL);
+}
+END_TEST
+
+/* One rank until the MPI backend: on(0) runs, on(1) is an error. */
+START_TEST(test_on_rank) {
+  struct dag_task_info info = {.fn = count_body,
+                               .label = "placed",
+                               .flags = DAG_TASK_ON_RANK,
+                               .rank = 0};
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), 0);
+  info.rank = 1;
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "on(1)"));
+  info.flags = 0; /* without the flag, rank means nothing */
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert_int_eq(atomic_load(&ran), 2);
 }
 END_TEST
 
@@ -315,10 +376,12 @@ START_TEST(test_empty_regions) {
   setenv("DAG_NUM_THREADS", "1", 1);
   dag__edge_hook = count_edge;
   /* A writer of all of data that has not run (one thread, no wait yet). */
-  struct dag_task_info winfo = {writer_body, "writer", "f.c", 1, 0, 0};
+  struct dag_task_info winfo = {
+      .fn = writer_body, .label = "writer", .file = "f.c", .line = 1};
   struct dag_access all = {DAG_INOUT, dag_region_1d(data, sizeof data)};
   ck_assert_int_eq(dag_submit(&winfo, NULL, 0, &all, 1), 0);
-  struct dag_task_info info = {count_body, "empty", "f.c", 2, 0, 0};
+  struct dag_task_info info = {
+      .fn = count_body, .label = "empty", .file = "f.c", .line = 2};
   for (int m = 0; m < 4; m++) {
     static const enum dag_mode modes[] = {DAG_IN, DAG_OUT, DAG_INOUT,
                                           DAG_COMMUTATIVE};
@@ -353,13 +416,15 @@ static void opener_body(void *p) {
 
 START_TEST(test_empty_region_runs_alongside) {
   setenv("DAG_NUM_THREADS", _i ? "4" : "2", 1);
-  struct dag_task_info blocker = {blocker_body, "blocker", "f.c", 1, 0, 0};
+  struct dag_task_info blocker = {
+      .fn = blocker_body, .label = "blocker", .file = "f.c", .line = 1};
   struct dag_access x = {DAG_INOUT, dag_region_1d(&word, sizeof word)};
   ck_assert_int_eq(dag_submit(&blocker, NULL, 0, &x, 1), 0);
   /* Usually another worker picks it up before this thread waits. */
   for (int k = 0; k < 10000000 && !atomic_load(&blocker_started); k++)
     ;
-  struct dag_task_info opener = {opener_body, "opener", "f.c", 2, 0, 0};
+  struct dag_task_info opener = {
+      .fn = opener_body, .label = "opener", .file = "f.c", .line = 2};
   struct dag_access empty[2] = {{DAG_OUT, REG(&word, 0, 0, {{0, 0}})},
                                 {DAG_INOUT, REG(&word, 8, 1, {{0, 8}})}};
   ck_assert_int_eq(dag_submit(&opener, NULL, 0, empty, 2), 0);
@@ -374,12 +439,14 @@ END_TEST
 START_TEST(test_after_finalize) {
   setenv("DAG_NUM_THREADS", "2", 1);
   if (_i == 1) { /* with a running runtime; else never started */
-    struct dag_task_info info = {count_body, "before", "f.c", 1, 0, 0};
+    struct dag_task_info info = {
+        .fn = count_body, .label = "before", .file = "f.c", .line = 1};
     ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), 0);
   }
   ck_assert_int_eq(dag_finalize(), 0);
   ck_assert_int_eq(atomic_load(&ran), _i == 1 ? 1 : 0);
-  struct dag_task_info info = {count_body, "too late", "late.c", 99, 0, 0};
+  struct dag_task_info info = {
+      .fn = count_body, .label = "too late", .file = "late.c", .line = 99};
   ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), DAG_ESHUTDOWN);
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "too late"));
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "late.c:99"));
@@ -440,13 +507,15 @@ static void finalize_body(void *p) {
 
 START_TEST(test_finalize_inside_task) {
   setenv("DAG_NUM_THREADS", _i ? "2" : "1", 1);
-  struct dag_task_info info = {finalize_body, "finalizer", "f.c", 1, 0, 0};
+  struct dag_task_info info = {
+      .fn = finalize_body, .label = "finalizer", .file = "f.c", .line = 1};
   ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), 0);
   ck_assert_int_eq(dag_taskwait(), 0);
   ck_assert_int_eq(inner_finalize_ret, DAG_EINVAL);
   ck_assert_ptr_nonnull(strstr(inner_msg, "inside a task"));
   /* The runtime still runs. */
-  struct dag_task_info count = {count_body, "after", "f.c", 2, 0, 0};
+  struct dag_task_info count = {
+      .fn = count_body, .label = "after", .file = "f.c", .line = 2};
   ck_assert_int_eq(dag_submit(&count, NULL, 0, NULL, 0), 0);
   ck_assert_int_eq(dag_taskwait(), 0);
   ck_assert_int_eq(atomic_load(&ran), 1);
@@ -464,6 +533,8 @@ static Suite *errors_suite(void) {
   tcase_add_loop_test(tc, test_bad_submit, 0, NBAD);
   tcase_add_test(tc, test_rejected_leaves_no_history);
   tcase_add_test(tc, test_taskwait_on_errors);
+  tcase_add_test(tc, test_devices_and_variants);
+  tcase_add_test(tc, test_on_rank);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("empty regions");
