@@ -13,14 +13,17 @@ usage() {
   cat <<EOF
 usage: run-cholesky [--json FILE] [--threads N] [--sizes "2048 4096"]
                     [--tiles "128 256 512"] [--reps N] [--quick]
-                    [--runtimes "dag gomp libomp starpu lapacke"] [--dag BIN]
+                    [--runtimes "dag dag-pragma gomp libomp starpu lapacke"]
+                    [--dag BIN]
   --json FILE   append one JSON object per line per result to FILE
   --threads N   threads that run tasks in every runtime (default 2)
   --sizes L     matrix orders (default "2048 4096")
   --tiles L     tile orders (default "128 256 512")
   --reps N      factorizations per run, the best counts (default 3)
   --quick       --sizes 1024 --tiles "128 256" --reps 1 (smoke test)
-  --runtimes L  the runtimes to run, in this order (default: all five)
+  --runtimes L  the runtimes to run, in this order (default: all six;
+                dag-pragma is samples/cholesky/cholesky_pragma, the same
+                algorithm written with pragmas and built by dagcc)
   --dag BIN     the dag binary (default: samples/cholesky/cholesky of this
                 build tree)
 Environment: STARPU_SCHED (default dmdas), OMP_MAX_TASK_PRIORITY (default
@@ -30,7 +33,7 @@ EOF
 
 here=$(cd "$(dirname "$0")" && pwd)
 json='' threads=2 sizes="2048 4096" tiles="128 256 512" reps=3
-runtimes="dag gomp libomp starpu lapacke"
+runtimes="dag dag-pragma gomp libomp starpu lapacke"
 dag=$here/../../samples/cholesky/cholesky
 while [ $# -gt 0 ]; do
   case $1 in
@@ -63,7 +66,11 @@ export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
 status=0 failed=0
 bin_of() {
-  if [ "$1" = dag ]; then echo "$dag"; else echo "$here/cholesky_$1"; fi
+  case $1 in
+  dag) echo "$dag" ;;
+  dag-pragma) echo "$here/../../samples/cholesky/cholesky_pragma" ;;
+  *) echo "$here/cholesky_$1" ;;
+  esac
 }
 
 # run RUNTIME N TILE: one process; its result line becomes a JSON record.
