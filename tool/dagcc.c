@@ -399,14 +399,70 @@ static const struct value_option *find_value_option(const char *arg) {
   return NULL;
 }
 
+/* The -f options that change how C parses: macros, types, extensions.
+ * Others (optimisation, code generation) stay away from libclang, which
+ * rejects the many that only gcc knows. */
+static bool is_parse_f_flag(const char *arg) {
+  static const char *const prefixes[] = {"-fsigned-char",
+                                         "-funsigned-char",
+                                         "-fno-signed-char",
+                                         "-fno-unsigned-char",
+                                         "-fopenmp",
+                                         "-fms-extensions",
+                                         "-fgnu89-inline",
+                                         "-fbuiltin",
+                                         "-fno-builtin",
+                                         "-ffreestanding",
+                                         "-fhosted",
+                                         "-fshort-enums",
+                                         "-fshort-wchar",
+                                         "-fpack-struct",
+                                         "-fcommon",
+                                         "-fno-common",
+                                         "-ffast-math",
+                                         "-fno-fast-math",
+                                         "-ffinite-math-only",
+                                         "-fno-math-errno",
+                                         "-fpic",
+                                         "-fPIC",
+                                         "-fpie",
+                                         "-fPIE",
+                                         "-fno-pic",
+                                         "-fno-PIC",
+                                         "-fno-pie",
+                                         "-fno-PIE",
+                                         "-fwrapv",
+                                         "-ftrapv",
+                                         "-fstack-protector",
+                                         "-fsanitize=",
+                                         "-fexec-charset=",
+                                         "-finput-charset=",
+                                         "-fdollars-in-identifiers",
+                                         "-fno-dollars-in-identifiers",
+                                         "-fasm",
+                                         "-fno-asm",
+                                         "-fgnu-keywords",
+                                         "-fno-gnu-keywords",
+                                         "-fblocks",
+                                         "-fcf-protection",
+                                         "-fdiagnostics-color",
+                                         "-fno-diagnostics-color"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (starts_with(arg, prefixes[i]))
+      return true;
+  return false;
+}
+
 /* Single-word options libclang needs: they change macros, types or
  * warnings. */
 static bool is_clang_flag(const char *arg) {
   static const char *const prefixes[] = {
-      "-std=", "--std=", "-O",        "-g",         "-f",
-      "-m",    "-W",     "-pedantic", "--sysroot=", "--target="};
+      "-std=", "--std=",    "-O",         "-g",       "-m",
+      "-W",    "-pedantic", "--sysroot=", "--target="};
   static const char *const words[] = {"-ansi",     "-w",         "-pthread",
                                       "-nostdinc", "-trigraphs", "-undef"};
+  if (starts_with(arg, "-f"))
+    return is_parse_f_flag(arg);
   if (starts_with(arg, "-Wl,") || starts_with(arg, "-Wa,") ||
       starts_with(arg, "-Wp,"))
     return false;
@@ -612,6 +668,8 @@ static bool run_capture(char *const argv[], char **text) {
                                    0);
   pid_t pid;
   int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  if (!err)
+    child_pid = pid; /* a signal while reading stops it too */
   posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
   size_t len = 0, cap = 256;
@@ -664,41 +722,59 @@ static void compiler_find(struct strv *cc, bool verbose) {
   strv_push(cc, "cc");
 }
 
+/* The words the compiler prints for `query`; false when it fails. */
+static bool compiler_says(const struct strv *cc, const char *query,
+                          struct strv *words) {
+  struct strv argv = {0};
+  strv_append(&argv, cc);
+  strv_push(&argv, query);
+  char *text;
+  bool ok = run_capture(argv.v, &text);
+  if (ok)
+    strv_split(words, text);
+  free(text);
+  strv_release(&argv);
+  return ok;
+}
+
 /* The search paths and macros an MPI wrapper adds, which libclang must see
  * too: Open MPI's --showme:compile, else MPICH's -compile_info. */
 static void wrapper_flags(const struct strv *cc, struct strv *flags) {
   if (!starts_with(base_name(cc->v[0]), "mpi"))
     return;
-  const char *queries[] = {"--showme:compile", "-compile_info"};
-  for (size_t q = 0; q < 2; q++) {
-    struct strv argv = {0}, words = {0};
-    strv_append(&argv, cc);
-    strv_push(&argv, queries[q]);
-    char *text;
-    bool ok = run_capture(argv.v, &text);
-    if (ok)
-      strv_split(&words, text);
+  struct strv words = {0};
+  if (compiler_says(cc, "--showme:compile", &words) ||
+      compiler_says(cc, "-compile_info", &words))
     for (size_t i = 0; i < words.n; i++)
       if (starts_with(words.v[i], "-I") || starts_with(words.v[i], "-D") ||
           strcmp(words.v[i], "-pthread") == 0)
         strv_push(flags, words.v[i]);
-    free(text);
-    strv_release(&argv);
-    strv_release(&words);
-    if (ok)
-      return;
+  strv_release(&words);
+}
+
+/* The compiler's own headers (gcc's omp.h, quadmath.h...), searched by
+ * libclang after its own and the system's. */
+static void compiler_headers(const struct strv *cc, struct strv *flags) {
+  struct strv words = {0};
+  if (compiler_says(cc, "-print-file-name=include", &words) && words.n == 1 &&
+      words.v[0][0] == '/' && access(words.v[0], X_OK) == 0) {
+    strv_push(flags, "-idirafter");
+    strv_push(flags, words.v[0]);
   }
+  strv_release(&words);
 }
 
 /* ---- rewriting ---- */
 
 /* The arguments libclang gets: dag's headers, the wrapper's, the user's,
- * and silence about pragmas and warning options it does not know. */
+ * the compiler's, and silence about pragmas and warning options it does not
+ * know. */
 static void clang_args(const struct invocation *inv, const struct home *h,
                        const struct strv *cc, struct strv *args) {
   strv_take(args, xasprintf("-I%s", h->include));
   wrapper_flags(cc, args);
   strv_append(args, &inv->clang);
+  compiler_headers(cc, args);
   strv_push(args, "-Wno-unknown-pragmas");
   strv_push(args, "-Wno-unknown-warning-option");
 }
