@@ -51,17 +51,21 @@ void edit_text(struct edit *ed, const char *fmt, ...) {
   *to = '\0';
   n = (int)(to - text);
   /* Consecutive text pieces merge: fewer, larger pieces. */
-  if (ed->npieces && ed->pieces[ed->npieces - 1].kind == PIECE_TEXT) {
-    struct piece *p = &ed->pieces[ed->npieces - 1];
-    size_t old = strlen(p->text);
-    p->text = xrealloc(p->text, old + (size_t)n + 1);
-    memcpy(p->text + old, text, (size_t)n + 1);
-    free(text);
-    return;
+  struct piece *p =
+      ed->npieces && ed->pieces[ed->npieces - 1].kind == PIECE_TEXT
+          ? &ed->pieces[ed->npieces - 1]
+          : NULL;
+  if (!p) {
+    p = add_piece(ed);
+    p->kind = PIECE_TEXT;
   }
-  struct piece *p = add_piece(ed);
-  p->kind = PIECE_TEXT;
-  p->text = text;
+  if (p->len + (size_t)n + 1 > p->cap) {
+    p->cap = 2 * (p->len + (size_t)n + 1);
+    p->text = xrealloc(p->text, p->cap);
+  }
+  memcpy(p->text + p->len, text, (size_t)n + 1);
+  p->len += (size_t)n;
+  free(text);
 }
 
 void edit_piece(struct edit *ed, enum piece_kind kind, const struct source *src,

@@ -25,6 +25,7 @@ enum piece_kind {
 struct piece {
   enum piece_kind kind;
   char *text;               /* PIECE_TEXT */
+  size_t len, cap;          /* PIECE_TEXT: bytes in text, allocated */
   const struct source *src; /* SOURCE, EXPR, LINE: which file */
   const char *clean;        /* EXPR: that file's cleaned text */
   struct span at;

@@ -811,7 +811,11 @@ static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
   enum CXCursorKind kind = clang_getCursorKind(c);
   unsigned at;
   int file = where(w, clang_getCursorLocation(c), &at);
-  int k = file == 0 ? anchored(w, 0, at) : -1;
+  /* Probes are if statements (tasks) and blocks (taskwaits). */
+  int k =
+      file == 0 && (kind == CXCursor_IfStmt || kind == CXCursor_CompoundStmt)
+          ? anchored(w, 0, at)
+          : -1;
   if (k >= 0) {
     enum directive_kind dk = w->s->files[0].dirs[k].kind;
     if (dk == DIRECTIVE_TASK && kind == CXCursor_IfStmt) {
@@ -1262,15 +1266,46 @@ static void bind_functions(struct walker *w, const struct kids *top) {
   }
 }
 
+static bool is_identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Does the function at original offsets [begin, end) of the main file hold
+ * anything to rewrite: a directive, or the name of a task function? The
+ * others need no walk, and most functions of a big file are others. */
+static bool needs_walk(const struct walker *w, unsigned begin, unsigned end) {
+  const struct unit_file *f = &w->s->files[0];
+  for (unsigned k = 0; k < f->scan.ndirectives; k++)
+    if (in_span((struct span){begin, end}, f->scan.directives[k].at.begin))
+      return true;
+  for (unsigned i = 0; i < w->s->nfunctions; i++) {
+    const char *name = w->s->functions[i].name;
+    size_t len = strlen(name);
+    for (const char *p = f->src.text + begin;
+         (p = memmem(p, f->src.text + end - p, name, len)) != NULL; p++) {
+      bool starts = p == f->src.text || !is_identifier_char(p[-1]);
+      if (starts && !is_identifier_char(p[len]))
+        return true;
+    }
+  }
+  return false;
+}
+
 static void walk_main_functions(struct walker *w, const struct kids *top) {
   for (unsigned i = 0; i < top->n; i++) {
     CXCursor c = top->v[i];
-    unsigned at;
+    int file;
     if (clang_getCursorKind(c) != CXCursor_FunctionDecl ||
-        !clang_isCursorDefinition(c) || is_probe_function(c) ||
-        where(w, clang_getRangeStart(clang_getCursorExtent(c)), &at) != 0)
+        !clang_isCursorDefinition(c) || is_probe_function(c))
       continue;
-    w->toplevel = origin(w, 0, at);
+    struct span at = extent_of(w, c, &file);
+    if (file != 0)
+      continue;
+    unsigned begin = origin(w, 0, at.begin), end = origin_end(w, 0, at.end);
+    if (!needs_walk(w, begin, end))
+      continue;
+    w->toplevel = begin;
     walk_children_from(w, c, 0);
   }
 }
