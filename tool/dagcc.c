@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1113,6 +1114,13 @@ static int show_flags(const struct invocation *inv, const struct home *h) {
   return 0;
 }
 
+/* True when `path` exists and is not a regular file, such as /dev/null:
+ * dagcc writes to it but never removes it. */
+static bool exists_special(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Writes `path` to `out` as it is, under a #line naming it. */
 static void copy_source(const char *path, FILE *out) {
   size_t len;
@@ -1158,7 +1166,7 @@ static int rewrite_only(struct invocation *inv, const struct home *h,
   if (inv->nin != 1 || !inv->in[0].is_c)
     fatal("--rewrite-only takes exactly one C file");
   const char *path = inv->in[0].path, *out = inv->output;
-  if (out)
+  if (out && !exists_special(out))
     temp_track(out); /* removed unless it is complete */
   FILE *f = out ? fopen(out, "w") : stdout;
   if (!f)

@@ -23,4 +23,11 @@ grep -q '^dep\.out\.c: sum\.c' dep.out.d || fail "dep.out.d: $(cat dep.out.d)"
 expect_status 1 "$DAGCC" --rewrite-only -o bad.out.c bad_pragma.c
 [ ! -e bad.out.c ] || fail "a failed rewrite left its output"
 expect_status 1 "$DAGCC" --rewrite-only sum.c twice.c
+
+# An output that is not a regular file (think /dev/null) is never removed.
+mkfifo pipe
+cat pipe >/dev/null &
+expect_status 1 "$DAGCC" --rewrite-only -o pipe bad_pragma.c
+wait
+[ -p pipe ] || fail "a failed rewrite removed the pipe it wrote to"
 tmp_empty
