@@ -126,12 +126,58 @@ void source_position(const struct source *src, unsigned offset, unsigned *line,
   *col = offset - src->lines[lo] + 1;
 }
 
+static void add_flag(char ***v, unsigned *n, const char *flag) {
+  *v = xrealloc(*v, (*n + 1) * sizeof **v);
+  (*v)[(*n)++] = xasprintf("-W%s", flag);
+}
+
+static bool has_flag(char *const *v, unsigned n, const char *flag) {
+  for (unsigned i = 0; i < n; i++)
+    if (strcmp(v[i], flag) == 0)
+      return true;
+  return false;
+}
+
+void diags_options(struct diags *d, const char *const *args, int nargs) {
+  for (int i = 0; i < nargs; i++) {
+    const char *a = args[i];
+    if (strcmp(a, "-w") == 0)
+      d->no_warnings = true;
+    else if (strcmp(a, "-Werror") == 0)
+      d->werror = true;
+    else if (strncmp(a, "-Wno-error=dag-", 15) == 0)
+      add_flag(&d->not_error, &d->nnot_error, a + 12);
+    else if (strncmp(a, "-Werror=dag-", 12) == 0)
+      add_flag(&d->as_error, &d->nas_error, a + 9);
+    else if (strncmp(a, "-Wno-dag-", 9) == 0)
+      add_flag(&d->off, &d->noff, a + 5);
+  }
+}
+
+/* Whether a warning with `flag` is dropped, and whether it is an error. */
+static bool silenced(const struct diags *d, const char *flag) {
+  return d->no_warnings || (flag && has_flag(d->off, d->noff, flag));
+}
+
+static bool is_error(const struct diags *d, const struct diag *g) {
+  if (g->level == DIAG_ERROR)
+    return true;
+  if (g->level != DIAG_WARNING)
+    return false;
+  if (g->flag && has_flag(d->as_error, d->nas_error, g->flag))
+    return true;
+  return d->werror &&
+         !(g->flag && has_flag(d->not_error, d->nnot_error, g->flag));
+}
+
 void diags_add(struct diags *d, enum diag_level level, const struct source *src,
                unsigned offset, const char *flag, const char *fmt, ...) {
   if (d->n == d->cap) {
     d->cap = d->cap ? 2 * d->cap : 16;
     d->v = xrealloc(d->v, d->cap * sizeof *d->v);
   }
+  if (level == DIAG_WARNING && silenced(d, flag))
+    return;
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
@@ -140,27 +186,20 @@ void diags_add(struct diags *d, enum diag_level level, const struct source *src,
   va_start(ap, fmt);
   vsnprintf(message, (size_t)n + 1, fmt, ap);
   va_end(ap);
-  d->v[d->n++] = (struct diag){level, src, offset, flag, message};
-  if (level == DIAG_ERROR)
+  d->v[d->n] = (struct diag){level, src, offset, flag, message};
+  if (is_error(d, &d->v[d->n]))
     d->errors++;
   else if (level == DIAG_WARNING)
     d->warnings++;
+  d->n++;
 }
 
-bool diags_failed(const struct diags *d) {
-  return d->errors > 0 || (d->werror && d->warnings > 0);
-}
+bool diags_failed(const struct diags *d) { return d->errors > 0; }
 
-static const char *level_name(const struct diags *d, enum diag_level level) {
-  switch (level) {
-  case DIAG_NOTE:
+static const char *level_name(const struct diags *d, const struct diag *g) {
+  if (g->level == DIAG_NOTE)
     return "note";
-  case DIAG_WARNING:
-    return d->werror ? "error" : "warning";
-  case DIAG_ERROR:
-    break;
-  }
-  return "error";
+  return is_error(d, g) ? "error" : "warning";
 }
 
 /* The source line, then a caret under the column; tabs are kept so that the
@@ -207,9 +246,11 @@ void diags_print(const struct diags *d, void *out_file) {
     } else {
       fputs("dagcc: ", out);
     }
-    fprintf(out, "%s: %s", level_name(d, g->level), g->message);
-    if (g->flag)
-      fprintf(out, " [%s%s]", d->werror ? "-Werror," : "", g->flag);
+    fprintf(out, "%s: %s", level_name(d, g), g->message);
+    if (g->flag && g->level == DIAG_WARNING && is_error(d, g))
+      fprintf(out, " [-Werror,%s]", g->flag);
+    else if (g->flag)
+      fprintf(out, " [%s]", g->flag);
     fputc('\n', out);
     if (g->src)
       print_caret(out, g->src, g->offset);
@@ -217,9 +258,18 @@ void diags_print(const struct diags *d, void *out_file) {
   free(v);
 }
 
+static void free_flags(char **v, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    free(v[i]);
+  free(v);
+}
+
 void diags_release(struct diags *d) {
   for (size_t i = 0; i < d->n; i++)
     free(d->v[i].message);
   free(d->v);
+  free_flags(d->off, d->noff);
+  free_flags(d->as_error, d->nas_error);
+  free_flags(d->not_error, d->nnot_error);
   memset(d, 0, sizeof *d);
 }

@@ -42,10 +42,21 @@ struct diags {
   struct diag *v;
   size_t n, cap;
   unsigned errors, warnings;
-  bool werror; /* -Werror: warnings count as errors */
+  bool werror;      /* -Werror: warnings count as errors */
+  bool no_warnings; /* -w */
+  /* -Wno-<flag>: warnings dropped; -Werror=<flag>: warnings that are errors;
+   * -Wno-error=<flag>: warnings that stay warnings under -Werror. Each entry
+   * is a flag as diagnostics name it ("-Wdag-unused-in"). */
+  char **off, **as_error, **not_error;
+  unsigned noff, nas_error, nnot_error;
 };
 
-/* Records a diagnostic; `flag` may be NULL. */
+/* Takes the warning options (-w, -Werror, -W[no-][error=]dag-...) from a
+ * compiler command line; other arguments are ignored. */
+void diags_options(struct diags *d, const char *const *args, int nargs);
+
+/* Records a diagnostic; `flag` may be NULL. A warning that the options
+ * silence is dropped. */
 void diags_add(struct diags *d, enum diag_level level, const struct source *src,
                unsigned offset, const char *flag, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

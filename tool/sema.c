@@ -9,6 +9,7 @@
 #include "sema.h"
 
 #include <clang-c/Index.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -341,6 +342,16 @@ static bool declared_in_function(CXCursor decl) {
   return false;
 }
 
+/* Is the main file's text at original offsets `at` exactly `name`? A name
+ * that comes from a macro expansion is not: its extent is the macro's. */
+static bool spelled_as(const struct walker *w, struct span at,
+                       const char *name) {
+  const struct source *src = &w->s->files[0].src;
+  size_t len = strlen(name);
+  return at.end >= at.begin && at.end - at.begin == len && at.end <= src->len &&
+         memcmp(src->text + at.begin, name, len) == 0;
+}
+
 /* A variable declared in a function (not at file scope, not extern). */
 static bool is_local(CXCursor decl) {
   enum CXCursorKind k = clang_getCursorKind(decl);
@@ -389,16 +400,16 @@ static void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
     return;
   /* Rewritten later if the innermost task shares it. */
   CXSourceRange r = clang_getCursorExtent(ref);
-  unsigned b, e, spelled;
+  unsigned b, e;
   clang_getFileLocation(clang_getRangeStart(r), NULL, NULL, NULL, &b);
   clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &e);
-  clang_getSpellingLocation(clang_getRangeStart(r), NULL, NULL, NULL, &spelled);
+  struct span at = {origin(w, 0, b), origin_end(w, 0, e)};
+  char *name = take(clang_getCursorSpelling(decl));
+  bool in_macro = !spelled_as(w, at, name);
+  free(name);
   GROW(w->refs, w->nrefs, w->cap_refs);
   w->refs[w->nrefs++] =
-      (struct pending_ref){{origin(w, 0, b), origin_end(w, 0, e)},
-                           w->stack[w->depth - 1],
-                           key,
-                           spelled != b};
+      (struct pending_ref){at, w->stack[w->depth - 1], key, in_macro};
 }
 
 /* --------------------------------------------------------------- items */
@@ -479,6 +490,20 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                "writes it",
                what, clause_name(cl->kind));
     }
+    if (!st && f->scan.directives[p->directive].file_scope &&
+        p->role == PROBE_ADDRESS && cl->kind != CLAUSE_ON) {
+      CXCursor root = root_variable(paren);
+      if (!clang_Cursor_isNull(root) &&
+          clang_getCursorKind(root) == CXCursor_ParmDecl) {
+        char *param = take(clang_getCursorSpelling(root));
+        error_at(w, file, p->offset,
+                 "'%s' names the parameter '%s' itself: the task gets a copy "
+                 "of its parameters, so this orders nothing; name the memory "
+                 "it points to instead",
+                 what, param);
+        free(param);
+      }
+    }
     /* A section through a pointer shares what the pointer points to: the
      * pointer itself is copied. */
     bool through_pointer =
@@ -496,9 +521,9 @@ static void check_point(struct walker *w, int file, CXCursor paren,
   case PROBE_PREFIX:
     if (!is_array_kind(canonical(type).kind))
       error_at(w, file, p->offset,
-               "'%s' has a section in a dimension that is reached through "
-               "the pointer '%s': rows reached through pointers are not one "
-               "strided block (use a pointer to an array, such as "
+               "in '%s', a subscript after the first section applies to "
+               "'%s', which is not an array: the rows of a section must lie "
+               "in one array (use a pointer to an array, such as "
                "'double (*a)[n]', or one item per row)",
                what, tname);
     break;
@@ -634,9 +659,28 @@ static char *callee_name(CXCursor stmt) {
   return take(clang_getCursorSpelling(fn));
 }
 
+/* Clauses that mean nothing where their directive is. */
+static void check_placement(struct walker *w, const struct unit_file *f,
+                            unsigned k, bool function) {
+  const struct directive *d = &f->dirs[k];
+  for (unsigned c = 0; c < d->nclauses; c++) {
+    enum clause_kind kind = d->clauses[c].kind;
+    if (function && (kind == CLAUSE_SHARED || kind == CLAUSE_FIRSTPRIVATE))
+      diag_error(w->d, &f->src, d->clauses[c].at.begin,
+                 "'%s' is not allowed on a task function: its body is the "
+                 "function, which sees only its parameters",
+                 clause_name(kind));
+    if (!function && kind == CLAUSE_IMPLEMENTS)
+      diag_error(w->d, &f->src, d->clauses[c].at.begin,
+                 "'implements' is only allowed before a function "
+                 "declaration");
+  }
+}
+
 static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
   struct kids ks = children(ifstmt);
   const struct unit_file *f = &w->s->files[0];
+  check_placement(w, f, (unsigned)k, false);
   int t = new_task(w, TASK_STATEMENT, 0, (unsigned)k);
   struct task *task = &w->s->tasks[t];
   /* The probes are evaluated where the task is submitted: in the
@@ -656,6 +700,16 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
   CXCursor body = ks.v[2];
   free(ks.v);
   enum CXCursorKind kind = clang_getCursorKind(body);
+  unsigned body_at;
+  int next = where(w, clang_getCursorLocation(body), &body_at) == 0
+                 ? anchored(w, 0, body_at)
+                 : -1;
+  if (next >= 0 && f->dirs[next].kind == DIRECTIVE_TASKWAIT) {
+    diag_error(w->d, &f->src, f->dirs[next].at.begin,
+               "'#pragma dag task' must be followed by a statement, not by "
+               "'#pragma dag taskwait'");
+    return;
+  }
   if (kind == CXCursor_DeclStmt || kind == CXCursor_NullStmt ||
       kind == CXCursor_ReturnStmt || kind == CXCursor_LabelStmt ||
       kind == CXCursor_CaseStmt || kind == CXCursor_DefaultStmt) {
@@ -782,11 +836,10 @@ static void walk_call(struct walker *w, CXCursor call, CXCursor parent,
   free(ks.v);
   int file;
   struct span at = extent_of(w, callee, &file);
-  unsigned spelled;
-  clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(callee)),
-                            NULL, NULL, NULL, &spelled);
-  if (file != 0 || spelled != at.begin ||
-      clang_getCursorKind(callee) != CXCursor_DeclRefExpr) {
+  if (file == 0)
+    at = (struct span){origin(w, 0, at.begin), origin_end(w, 0, at.end)};
+  if (file != 0 || clang_getCursorKind(callee) != CXCursor_DeclRefExpr ||
+      !spelled_as(w, at, f->name)) {
     error_cursor(w, call,
                  "call of task function '%s' through a macro or a pointer: "
                  "dagcc cannot make it a task%s",
@@ -797,8 +850,7 @@ static void walk_call(struct walker *w, CXCursor call, CXCursor parent,
   int t = new_task(w, TASK_CALL, (int)(f->file - w->s->files), f->directive);
   struct task *task = &w->s->tasks[t];
   task->function = fi;
-  task->replace =
-      (struct span){origin(w, 0, at.begin), origin_end(w, 0, at.end)};
+  task->replace = at;
   task->label = xstrdup(f->name);
   if (!f->used)
     f->first_use = w->toplevel;
@@ -887,6 +939,16 @@ static char *array_levels(CXType t, unsigned *ndims) {
   return type_spelling(t);
 }
 
+/* A capture problem, reported at the task that captures. */
+static void capture_error(struct walker *w, int t, const char *fmt,
+                          const char *name) {
+  const struct task *task = &w->s->tasks[t];
+  char *message = xasprintf(fmt, name, "");
+  diags_add(w->d, DIAG_ERROR, &task->file->src,
+            task->file->dirs[task->directive].at.begin, NULL, "%s", message);
+  free(message);
+}
+
 static void decide_captures(struct walker *w, int t) {
   struct task_state *st = &w->states[t];
   struct task *task = &w->s->tasks[t];
@@ -907,37 +969,37 @@ static void decide_captures(struct walker *w, int t) {
     task->nvars++;
     CXCursor type_decl = clang_getTypeDeclaration(canonical(type));
     if (!clang_Cursor_isNull(type_decl) && declared_in_function(type_decl)) {
-      error_cursor(w, decl,
-                   "the type of '%s', which a task body uses, is declared "
-                   "inside the function: declare it at file scope%s",
-                   v->name, "");
+      capture_error(w, t,
+                    "the type of '%s', which a task body uses, is declared "
+                    "inside the function: declare it at file scope%s",
+                    v->name);
     } else if (spelling_is_unnamed(v->type)) {
-      error_cursor(w, decl,
-                   "the type of '%s', which a task body uses, has no name: "
-                   "give it a tag or a typedef at file scope%s",
-                   v->name, "");
+      capture_error(w, t,
+                    "the type of '%s', which a task body uses, has no name: "
+                    "give it a tag or a typedef at file scope%s",
+                    v->name);
     } else if (vm && array && !shared) {
-      error_cursor(w, decl,
-                   "variable-length array '%s' is used by a task body but "
-                   "cannot be copied: name it in a dependency clause or in "
-                   "shared()%s",
-                   v->name, "");
+      capture_error(w, t,
+                    "variable-length array '%s' is used by a task body but "
+                    "cannot be copied: name it in a dependency clause or in "
+                    "shared()%s",
+                    v->name);
     } else if (vm && array) {
       v->how = CAPTURE_SHARED_VM;
       v->elem = array_levels(type, &v->ndims);
     } else if (vm && canonical(type).kind == CXType_Pointer) {
       if (shared)
-        error_cursor(w, decl,
-                     "'%s', a pointer to a variable-length array, cannot be "
-                     "shared; what it points to is shared already%s",
-                     v->name, "");
+        capture_error(w, t,
+                      "'%s', a pointer to a variable-length array, cannot be "
+                      "shared; what it points to is shared already%s",
+                      v->name);
       v->how = CAPTURE_VALUE_VM;
       v->elem = array_levels(clang_getPointeeType(canonical(type)), &v->ndims);
     } else if (vm) {
-      error_cursor(w, decl,
-                   "'%s' has a variably modified type that a task cannot "
-                   "capture%s",
-                   v->name, "");
+      capture_error(w, t,
+                    "'%s' has a variably modified type that a task cannot "
+                    "capture%s",
+                    v->name);
     } else if (array && !shared) {
       v->is_array = true;
     }
@@ -1116,6 +1178,8 @@ static enum CXChildVisitResult visit_in_items(CXCursor c, CXCursor parent,
 }
 
 static void warn_about_task(struct walker *w, int t, CXCursor body) {
+  if (w->d->errors)
+    return; /* warnings about code that has errors help nobody */
   struct write_check wc = {w, t};
   visit_writes(body, clang_getNullCursor(), &wc);
   clang_visitChildren(body, visit_writes, &wc);
@@ -1234,15 +1298,23 @@ static void bind_functions(struct walker *w, const struct kids *top) {
                    "'#pragma dag taskwait' must be inside a function");
         continue;
       }
+      /* The first declaration after the directive (the preprocessing
+       * record's cursors come first in the list, out of order). */
       CXCursor decl = clang_getNullCursor();
-      for (unsigned i = 0; i < top->n && clang_Cursor_isNull(decl); i++) {
+      unsigned best = UINT_MAX;
+      for (unsigned i = 0; i < top->n; i++) {
         unsigned at;
         CXCursor c = top->v[i];
-        if (where(w, clang_getRangeStart(clang_getCursorExtent(c)), &at) ==
-                (int)fi &&
-            origin(w, (int)fi, at) >= f->dirs[k].at.end &&
-            !is_probe_function(c))
+        if (clang_isPreprocessing(clang_getCursorKind(c)) ||
+            where(w, clang_getRangeStart(clang_getCursorExtent(c)), &at) !=
+                (int)fi ||
+            is_probe_function(c))
+          continue;
+        at = origin(w, (int)fi, at);
+        if (at >= f->dirs[k].at.end && at < best) {
+          best = at;
           decl = c;
+        }
       }
       if (clang_Cursor_isNull(decl) ||
           clang_getCursorKind(decl) != CXCursor_FunctionDecl) {
@@ -1251,6 +1323,7 @@ static void bind_functions(struct walker *w, const struct kids *top) {
                    "function declaration");
         continue;
       }
+      check_placement(w, f, k, true);
       add_function(w, (int)fi, k, decl);
     }
   }
@@ -1342,7 +1415,10 @@ static void check_bound(struct walker *w) {
   for (unsigned k = 0; k < f->scan.ndirectives; k++) {
     if (!f->ok[k] || !f->active[k] || f->scan.directives[k].file_scope)
       continue;
-    bool bound = false;
+    bool bound = false; /* or already reported */
+    for (size_t i = 0; i < w->d->n && !bound; i++)
+      bound =
+          w->d->v[i].src == &f->src && w->d->v[i].offset == f->dirs[k].at.begin;
     for (unsigned t = 0; t < w->s->ntasks && !bound; t++)
       bound = w->s->tasks[t].kind != TASK_CALL && w->s->tasks[t].directive == k;
     if (!bound)
@@ -1411,6 +1487,7 @@ int sema_analyse(struct sema *s, const char *const *args, int nargs,
   enum CXErrorCode rc = clang_parseTranslationUnit2(
       index, s->files[0].src.path, argv, nargs + 1, unsaved, s->nfiles,
       CXTranslationUnit_KeepGoing |
+          CXTranslationUnit_DetailedPreprocessingRecord |
           CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles,
       &tu);
   free(argv);

@@ -211,6 +211,7 @@ enum translate_result translate_file(const char *path,
   }
   parse_directives(&u);
   struct diags d = {.werror = opt->werror};
+  diags_options(&d, opt->clang_args, opt->nclang_args);
   struct source *extra = NULL;
   unsigned nextra = 0;
   sema_analyse(&u.sema, opt->clang_args, opt->nclang_args, &d, &extra, &nextra);
