@@ -1,9 +1,11 @@
 # lib.sh: what the dagcc tests share. A test sources it with the dagcc under
-# test as its first argument; it then runs in an empty work folder, with a
-# private TMPDIR so that the test can see every temporary dagcc leaves, and
-# both are removed when the test ends.
+# test as its first argument and the build's DAG_SANITIZE as its second; it
+# then runs in an empty work folder, with a private TMPDIR so that the test
+# can see every temporary dagcc leaves, and both are removed when the test
+# ends.
 set -euo pipefail
 DAGCC=$1
+SANITIZE=${2:-}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/src
 ROOT=$(mktemp -d "${TMPDIR:-/tmp}/dagcc-test.XXXXXX")
 trap 'rm -rf "$ROOT"' EXIT
@@ -11,8 +13,22 @@ export TMPDIR=$ROOT/tmp
 mkdir -p "$TMPDIR" "$ROOT/work"
 cd "$ROOT/work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# libdag built with ASan is linked here by programs that are not.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+# A libdag built with a sanitizer needs programs built with it: the
+# compilers on PATH add it.
+sanitize_compilers() { # flags
+  local bin=$ROOT/sanitize-bin cc real
+  mkdir -p "$bin"
+  for cc in mpicc cc gcc; do
+    real=$(command -v $cc) || continue
+    printf '#!/bin/sh\nexec %s "$@" %s\n' "$real" "$1" >"$bin/$cc"
+    chmod +x "$bin/$cc"
+  done
+  PATH=$bin:$PATH
+}
+case $SANITIZE in
+address) sanitize_compilers -fsanitize=address,undefined ;;
+thread) sanitize_compilers -fsanitize=thread ;;
+esac
 unset DAG_CC DAG_KEEP_TEMPS DAG_HOME
 # The stand-in compiler logs its arguments here, one a line.
 export FAKE_LOG=$ROOT/fake.log
