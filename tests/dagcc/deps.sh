@@ -3,7 +3,7 @@
 # object named after it, never the temporary.
 source "$(dirname "$0")/lib.sh"
 cp "$SRC"/sum.c .
-cp -r "$SRC/space dir" .
+spaced_copy
 
 no_tmp() { # file
   if grep -qF "$TMPDIR" "$1"; then fail "$1 names a temporary: $(cat "$1")"; fi

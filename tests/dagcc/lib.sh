@@ -45,6 +45,14 @@ tmp_empty() {
   [ -z "$left" ] || fail "temporaries left in TMPDIR: $left"
 }
 
+# Makes "space dir/my file.c" and the "my header.h" it includes (names with
+# spaces are made here: the repository keeps plain names).
+spaced_copy() {
+  mkdir -p "space dir"
+  cp "$SRC/spaced.c" "space dir/my file.c"
+  cp "$SRC/spaced.h" "space dir/my header.h"
+}
+
 # Runs dagcc with the stand-in compiler; its arguments land in $FAKE_LOG.
 fake_dagcc() {
   rm -f "$FAKE_LOG"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Arguments with spaces and quotes reach the compiler as they were given.
 source "$(dirname "$0")/lib.sh"
-cp -r "$SRC/space dir" .
+spaced_copy
 
 "$DAGCC" -D'MSG="hello world"' -o "my prog" "space dir/my file.c"
 [ "$(./"my prog")" = "hello world 55 7" ] || fail "my prog printed $(./"my prog")"

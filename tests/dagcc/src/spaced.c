@@ -1,4 +1,4 @@
-/* A rewritten file in a folder with a space; MSG comes from -D. */
+/* Copied to "space dir/my file.c" by the tests; MSG comes from -D. */
 #include "my header.h"
 #include <stdio.h>
 

@@ -1,0 +1,2 @@
+/* Copied to "space dir/my header.h" by the tests. */
+#define HEADER_VALUE 7
