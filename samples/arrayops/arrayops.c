@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
   double *part = malloc(sizeof(double) * nc);
   double *m = malloc(sizeof(double) * rows * cols);
-  double (*mt)[rows] = malloc(sizeof(double[cols][rows]));
+  double(*mt)[rows] = malloc(sizeof(double[cols][rows]));
   if (!x || !y || !part || !m || !mt) {
     fprintf(stderr, "%s: out of memory\n", argv[0]);
     return 1;

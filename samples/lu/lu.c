@@ -103,7 +103,8 @@ static double tile_sumsq(const double *a, int bs) {
 /* Element (i, j) of the matrix: pseudo-random in [-0.5, 0.5), from its
  * indices only, plus n on the diagonal (diagonally dominant). */
 static double element(long i, long j, long n) {
-  uint64_t x = (uint64_t)i * 0x9E3779B97F4A7C15u ^ (uint64_t)j * 0xC2B2AE3D27D4EB4Fu;
+  uint64_t x =
+      (uint64_t)i * 0x9E3779B97F4A7C15u ^ (uint64_t)j * 0xC2B2AE3D27D4EB4Fu;
   x ^= x >> 31;
   x *= 0xBF58476D1CE4E5B9u;
   x ^= x >> 29;
@@ -241,8 +242,8 @@ int main(int argc, char **argv) {
   double res = residual(nt, bs, T, A0);
   double sum = checksum(nt, bs, T);
 
-  printf("lu n=%d nt=%d bs=%d residual=%.17g checksum=%.17g\n", nt * bs, nt,
-         bs, res, sum);
+  printf("lu n=%d nt=%d bs=%d residual=%.17g checksum=%.17g\n", nt * bs, nt, bs,
+         res, sum);
   printf("time: factor %.4f s, %.2f GFLOP/s\n", t,
          2.0 / 3.0 * (double)nt * bs * nt * bs * nt * bs / t * 1e-9);
   for (int i = 0; i < nt; i++)

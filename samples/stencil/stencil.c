@@ -34,8 +34,8 @@ static void sweep_rows(int N, double (*u)[N], double (*v)[N], int r0, int rows,
                        double h2) {
   for (int i = r0; i < r0 + rows; i++)
     for (int j = 1; j < N - 1; j++)
-      v[i][j] = 0.25 * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1] +
-                        h2);
+      v[i][j] =
+          0.25 * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1] + h2);
 }
 
 /* Sum of squares of the residual over the interior points of some rows. */
@@ -44,9 +44,8 @@ static double residual_rows(int N, double (*u)[N], int r0, int rows,
   double s = 0;
   for (int i = r0; i < r0 + rows; i++)
     for (int j = 1; j < N - 1; j++) {
-      double r = 4 * u[i][j] - (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] +
-                                u[i][j + 1]) -
-                 h2;
+      double r = 4 * u[i][j] -
+                 (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1]) - h2;
       s += r * r;
     }
   return s;
@@ -85,8 +84,8 @@ int main(int argc, char **argv) {
   }
   int N = n + 2, nb = (n + bs - 1) / bs;
   double h2 = 1.0 / ((double)(n + 1) * (n + 1));
-  double (*u)[N] = malloc(sizeof(double[N][N]));
-  double (*v)[N] = malloc(sizeof(double[N][N]));
+  double(*u)[N] = malloc(sizeof(double[N][N]));
+  double(*v)[N] = malloc(sizeof(double[N][N]));
   if (!u || !v) {
     fprintf(stderr, "%s: out of memory\n", argv[0]);
     return 1;
@@ -112,7 +111,7 @@ int main(int argc, char **argv) {
     label("jacobi") firstprivate(h2)
       sweep_rows(N, u, v, r0, rows, h2);
     }
-    double (*t)[N] = u;
+    double(*t)[N] = u;
     u = v;
     v = t;
   }
