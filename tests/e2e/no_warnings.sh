@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# no_warnings.sh — a sample must go through dagcc without a single warning,
+# the rewriter's -Wdag-... ones or the compiler's on the rewritten code.
+#
+#   no_warnings.sh DAGCC FILE.c [FLAG...]
+#
+# Runs `DAGCC -fsyntax-only -Wall -Wextra FLAG... FILE.c` and fails if it
+# exits non-zero or prints anything.
+set -u
+if [ $# -lt 2 ]; then
+  echo "usage: no_warnings.sh DAGCC FILE.c [FLAG...]" >&2
+  exit 2
+fi
+dagcc="$1" file="$2"
+shift 2
+out=$("$dagcc" -fsyntax-only -Wall -Wextra "$@" "$file" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || [ -n "$out" ]; then
+  echo "no_warnings.sh: FAIL: dagcc -fsyntax-only -Wall -Wextra $* $file" \
+    "(exit $rc) says:"
+  printf '%s\n' "$out"
+  exit 1
+fi
+echo "no_warnings.sh: ok: $file: no diagnostics"
