@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
     int r0 = 1 + b * bs, rows = r0 + bs <= N - 1 ? bs : N - 1 - r0;
 #pragma dag task in(u[r0 - 1:rows + 2][0:N]) out(res[b]) label("residual")
     res[b] = residual_rows(N, u, r0, rows, h2);
-#pragma dag task in(u[r0:rows][0:N]) out(sum[b]) label("checksum")
+#pragma dag task in(u[r0:rows]) out(sum[b]) label("checksum")
     sum[b] = checksum_rows(N, u, r0, rows);
   }
 #pragma dag taskwait
