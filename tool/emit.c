@@ -258,7 +258,7 @@ static void body_declarations(struct edit *ed, const struct task *t) {
     case CAPTURE_VALUE:
       if (v->is_array)
         edit_text(ed,
-                  "__typeof__(%s) %s;\n__builtin_memcpy(&%s, "
+                  "__typeof__(%s) %s;\n__builtin_memcpy((void *)&%s, "
                   "&__dag_a->%s, sizeof %s);\n",
                   v->type, v->name, v->name, v->name, v->name);
       else
@@ -348,7 +348,7 @@ static void argument_values(struct emitter *em, struct edit *ed,
     const struct capture_var *v = &t->vars[i];
     if (v->how != CAPTURE_VALUE || !v->is_array)
       continue;
-    edit_text(ed, "__builtin_memcpy(&__dag_a.%s, &", v->name);
+    edit_text(ed, "__builtin_memcpy((void *)&__dag_a.%s, &", v->name);
     reference(em, ed, t->parent, v->name, v->key);
     edit_text(ed, ", sizeof __dag_a.%s);\n", v->name);
   }
@@ -505,14 +505,17 @@ static void task_function(struct emitter *em, unsigned index) {
    * first call), so that calls before the wrapper, such as the function's
    * own recursive calls, reach it. */
   const struct directive *d = &fn->file->dirs[fn->directive];
+  bool at_directive = fn->in_main && (!fn->used || fn->first_use > d->at.begin);
   struct edit *ed =
-      fn->in_main
+      at_directive
           ? edits_add(em->e, d->at, false)
           : edits_add(em->e, (struct span){fn->first_use, fn->first_use},
                       false);
   edit_text(ed, "static inline void __dag_task_%s", fn->name);
   wrapper_parameters(ed, fn);
-  edit_text(ed, ";%s", fn->in_main ? "" : "\n");
+  edit_text(ed, ";%s", at_directive ? "" : "\n");
+  if (fn->in_main && !at_directive) /* the directive goes all the same */
+    edits_add(em->e, d->at, false);
   function_wrapper(em, index, wrapper_position(em->s, index));
 }
 

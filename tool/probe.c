@@ -96,6 +96,13 @@ static void gen_subscripted(struct builder *b, const struct item *it,
 
 static void gen_item(struct builder *b, const struct item *it) {
   unsigned at = it->at.begin;
+  if (it->nshape) {
+    gen(b, at, "(void)");
+    point(b, PROBE_SHAPED, 0);
+    gen(b, at, "(");
+    copy_expr(b, &it->base);
+    gen(b, at, "); ");
+  }
   if (it->nsubs == 0) {
     gen(b, at, "(void)&");
     point(b, PROBE_ADDRESS, 0);

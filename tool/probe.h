@@ -26,8 +26,9 @@ enum probe_role {
   PROBE_ELEMENT, /* &((base)[lo0]...): the first element of a section */
   PROBE_LO,
   PROBE_LEN,
-  PROBE_ARG,  /* the expression of on, priority, if */
-  PROBE_NAME, /* an identifier of shared or firstprivate */
+  PROBE_ARG,    /* the expression of on, priority, if */
+  PROBE_NAME,   /* an identifier of shared or firstprivate */
+  PROBE_SHAPED, /* (p) of an array shaping ([m][n])p */
 };
 
 /* One probe expression: the '(' that opens it is at `offset` in the probe

@@ -166,12 +166,15 @@ void scan_source(const struct source *src, struct scan_result *out) {
   struct lexer lx;
   lexer_init(&lx, src, 0);
   int depth = 0;
+  char before = 0;
   for (struct tok t; (t = next_token(&lx)).kind != TOK_EOF;) {
     if (t.kind == TOK_PUNCT) {
-      char c = src->text[t.begin];
+      char c = before = src->text[t.begin];
       depth += c == '{' ? 1 : c == '}' && depth > 0 ? -1 : 0;
       continue;
     }
+    if (t.kind != TOK_DIRECTIVE)
+      before = 'a';
     if (t.kind != TOK_DIRECTIVE)
       continue;
     struct span name;
@@ -182,7 +185,7 @@ void scan_source(const struct source *src, struct scan_result *out) {
             xrealloc(out->directives, (cap_d = cap_d ? 2 * cap_d : 16) *
                                           sizeof *out->directives);
       out->directives[out->ndirectives++] =
-          (struct scan_directive){{t.begin, t.end}, depth == 0};
+          (struct scan_directive){{t.begin, t.end}, depth == 0, before};
       break;
     case QUOTED_INCLUDE:
       if (out->nincludes == cap_i)
@@ -282,4 +285,13 @@ bool scan_function_declaration(const struct source *src, unsigned from,
     }
   }
   return false;
+}
+
+bool scan_next_token(const struct source *src, unsigned from,
+                     struct span *tok) {
+  struct lexer lx;
+  lexer_init(&lx, src, from);
+  struct tok t = next_token(&lx);
+  *tok = (struct span){t.begin, t.end};
+  return t.kind != TOK_EOF;
 }

@@ -13,6 +13,8 @@
 struct scan_directive {
   struct span at;  /* from '#' to the end of the last line, newline excluded */
   bool file_scope; /* outside every brace: precedes a function declaration */
+  char before;     /* the punctuation just before it, or 'a' after a name or
+                      literal, or 0 at the start of the file */
 };
 
 struct scan_result {
@@ -38,5 +40,10 @@ char *scan_clean_directives(const struct source *src,
 bool scan_function_declaration(const struct source *src, unsigned from,
                                struct span *name, struct span *params,
                                unsigned *end);
+
+/* The first token at or after `from`, past blanks, comments and line
+ * continuations; a preprocessor line is one token. Returns false at the
+ * end of the file. */
+bool scan_next_token(const struct source *src, unsigned from, struct span *tok);
 
 #endif

@@ -52,7 +52,7 @@ struct walker {
   unsigned toplevel;
   int stack[MAX_NESTING]; /* enclosing statement tasks, innermost last */
   int depth;
-  int loops; /* loops and switches inside the innermost task's body */
+  int loops, switches; /* inside the innermost task's body */
   struct task_state *states;
   unsigned cap_tasks;
   struct pending_ref *refs;
@@ -60,6 +60,9 @@ struct walker {
   struct source *extra; /* files libclang reported on that have no directive */
   unsigned nextra;
   CXCursor *canonical; /* per task function: its canonical declaration */
+  /* libclang's errors, kept apart until ours are known: where we explain
+   * an item ourselves, what libclang says about our probe code goes. */
+  struct diags clang;
   unsigned cap_functions;
 };
 
@@ -223,8 +226,9 @@ static bool already_reported(const struct diags *d, const struct source *src,
   return false;
 }
 
-/* libclang's errors, mapped from the probe text to the user's. Warnings are
- * left to the compiler, which sees the rewritten file. */
+/* libclang's errors, mapped from the probe text to the user's, into
+ * w->clang. Warnings are left to the compiler, which sees the rewritten
+ * file. */
 static void report_clang(struct walker *w) {
   unsigned n = clang_getNumDiagnostics(w->tu);
   /* At most one extra file per diagnostic: allocated once, so that the
@@ -258,8 +262,11 @@ static void report_clang(struct walker *w) {
         free(name);
       }
     }
-    if (!already_reported(w->d, src, offset, message))
-      diags_add(w->d, DIAG_ERROR, src, src ? offset : 0, NULL, "%s", message);
+    /* Without a place, the error is about the command line (a flag libclang
+     * does not know): the compiler has the last word on those. */
+    if (!already_reported(&w->clang, src, offset, message))
+      diags_add(&w->clang, src ? DIAG_ERROR : DIAG_WARNING, src,
+                src ? offset : 0, NULL, "%s", message);
     free(message);
     clang_disposeDiagnostic(g);
   }
@@ -456,9 +463,28 @@ static bool is_write_mode(enum clause_kind k) {
 /* Is the object of type `t` (or its elements) const? */
 static bool object_is_const(CXType t) {
   t = canonical(t);
-  while (is_array_kind(t.kind))
+  /* libclang drops the const of an array's elements when it gives the
+   * element type: test at each level. */
+  while (is_array_kind(t.kind) && !clang_isConstQualifiedType(t))
     t = canonical(clang_getArrayElementType(t));
   return clang_isConstQualifiedType(t);
+}
+
+/* A region needs the size of its object. */
+static bool check_complete(struct walker *w, int file, unsigned at,
+                           const char *what, CXType type) {
+  CXType t = canonical(type);
+  /* Variable-length arrays have a size too, only not a constant one. */
+  if (t.kind != CXType_Void &&
+      clang_Type_getSizeOf(t) != CXTypeLayoutError_Incomplete)
+    return true;
+  char *tname = type_spelling(type);
+  error_at(w, file, at,
+           "'%s' has incomplete type '%s': the size of its region is not "
+           "known",
+           what, tname);
+  free(tname);
+  return false;
 }
 
 /* Checks one probe expression and records what the task needs from it. */
@@ -484,7 +510,8 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                  "section of '%s', whose type '%s' is neither an array nor "
                  "a pointer",
                  what, tname);
-    } else if (is_write_mode(cl->kind) && object_is_const(type)) {
+    } else if (check_complete(w, file, p->offset, what, type) &&
+               is_write_mode(cl->kind) && object_is_const(type)) {
       error_at(w, file, p->offset,
                "'%s' is const, but the clause '%s' "
                "writes it",
@@ -528,6 +555,7 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                what, tname);
     break;
   case PROBE_ELEMENT:
+    check_complete(w, file, p->offset, what, type);
     if (is_write_mode(cl->kind) && object_is_const(type))
       error_at(w, file, p->offset,
                "'%s' is const, but the clause '%s' "
@@ -567,6 +595,20 @@ static void check_point(struct walker *w, int file, CXCursor paren,
       add_key(&st->shared_keys, &st->nshared, &st->cap_shared, key);
     } else if (st) {
       add_key(&st->private_keys, &st->nprivate, &st->cap_private, key);
+    }
+    break;
+  }
+  case PROBE_SHAPED: {
+    CXType t = canonical(type);
+    CXType pointee = canonical(clang_getPointeeType(t));
+    if (t.kind != CXType_Pointer || pointee.kind == CXType_Void ||
+        clang_Type_getSizeOf(pointee) == CXTypeLayoutError_Incomplete) {
+      char *base = xstrdup(cl->items[p->item].base.text);
+      error_at(w, file, p->offset,
+               "array shaping of '%s', whose type '%s' is not a pointer to "
+               "a complete object type",
+               base, tname);
+      free(base);
     }
     break;
   }
@@ -714,8 +756,8 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
       kind == CXCursor_ReturnStmt || kind == CXCursor_LabelStmt ||
       kind == CXCursor_CaseStmt || kind == CXCursor_DefaultStmt) {
     error_cursor(w, body,
-                 "'#pragma dag task' must be followed by an expression, a "
-                 "compound statement or a loop%s%s",
+                 "'#pragma dag task' must be followed by a statement: an "
+                 "expression, a block, a loop or an if%s%s",
                  "", "");
     return;
   }
@@ -733,17 +775,25 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
     return;
   }
   w->stack[w->depth++] = t;
-  int loops = w->loops;
-  w->loops = 0;
+  int loops = w->loops, switches = w->switches;
+  w->loops = w->switches = 0;
   walk(w, body, ifstmt, 2, 3);
   w->loops = loops;
+  w->switches = switches;
   w->depth--;
   decide_captures(w, t);
   warn_about_task(w, t, body);
 }
 
-static void walk_taskwait(struct walker *w, CXCursor block, int k) {
+static void walk_taskwait(struct walker *w, CXCursor block, CXCursor parent,
+                          int k) {
   const struct unit_file *f = &w->s->files[0];
+  if (clang_getCursorKind(parent) != CXCursor_CompoundStmt) {
+    diag_error(w->d, &f->src, f->dirs[k].at.begin,
+               "'#pragma dag taskwait' may only be used in compound "
+               "statements");
+    return;
+  }
   int t = new_task(w, TASK_TASKWAIT, 0, (unsigned)k);
   w->s->tasks[t].replace = f->dirs[k].at;
   struct probe_visit v = {w, 0, -1};
@@ -764,11 +814,17 @@ static void walk_children_from(struct walker *w, CXCursor c, unsigned first) {
 static void check_local_declaration(struct walker *w, CXCursor ref,
                                     CXCursor decl) {
   enum CXCursorKind k = clang_getCursorKind(decl);
-  if (w->depth == 0 ||
-      (k != CXCursor_EnumConstantDecl && k != CXCursor_TypedefDecl &&
-       k != CXCursor_StructDecl && k != CXCursor_UnionDecl &&
-       k != CXCursor_EnumDecl) ||
-      !declared_in_function(decl))
+  bool local_type = (k == CXCursor_EnumConstantDecl ||
+                     k == CXCursor_TypedefDecl || k == CXCursor_StructDecl ||
+                     k == CXCursor_UnionDecl || k == CXCursor_EnumDecl) &&
+                    declared_in_function(decl);
+  /* `extern int g;` or `void f(int);` inside a function. */
+  bool local_extern = (k == CXCursor_FunctionDecl ||
+                       (k == CXCursor_VarDecl &&
+                        clang_Cursor_getStorageClass(decl) == CX_SC_Extern)) &&
+                      clang_getCursorKind(clang_getCursorLexicalParent(decl)) ==
+                          CXCursor_FunctionDecl;
+  if (w->depth == 0 || (!local_type && !local_extern))
     return;
   unsigned at;
   if (where(w, clang_getCursorLocation(decl), &at) == 0 &&
@@ -825,8 +881,8 @@ static void walk_call(struct walker *w, CXCursor call, CXCursor parent,
   struct task_function *f = &w->s->functions[fi];
   if (!is_statement_position(parent, index, nsiblings)) {
     error_cursor(w, call,
-                 "the value of task function '%s' is used: a task runs "
-                 "later, so its call must be a statement of its own%s",
+                 "a call of task function '%s' must be a statement of its "
+                 "own: the task runs later and has no value%s",
                  f->name, "");
     walk_children_from(w, call, 1);
     return;
@@ -858,6 +914,18 @@ static void walk_call(struct walker *w, CXCursor call, CXCursor parent,
   walk_children_from(w, call, 1);
 }
 
+/* A goto to a label inside the innermost task's body stays in the task. */
+static bool goto_stays_inside(const struct walker *w, CXCursor stmt) {
+  struct kids ks = children(stmt);
+  CXCursor label =
+      ks.n ? clang_getCursorReferenced(ks.v[0]) : clang_getNullCursor();
+  free(ks.v);
+  unsigned at;
+  return !clang_Cursor_isNull(label) &&
+         where(w, clang_getCursorLocation(label), &at) == 0 &&
+         in_span(w->states[w->stack[w->depth - 1]].body_probe, at);
+}
+
 static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
                  unsigned nsiblings) {
   enum CXCursorKind kind = clang_getCursorKind(c);
@@ -875,7 +943,7 @@ static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
       return;
     }
     if (dk == DIRECTIVE_TASKWAIT && kind == CXCursor_CompoundStmt) {
-      walk_taskwait(w, c, k);
+      walk_taskwait(w, c, parent, k);
       return;
     }
   }
@@ -894,27 +962,36 @@ static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
     walk_call(w, c, parent, index, nsiblings);
     return;
   case CXCursor_ReturnStmt:
-  case CXCursor_GotoStmt:
-  case CXCursor_IndirectGotoStmt:
     if (w->depth > 0)
       error_cursor(w, c,
-                   "'%s' inside a task body: a task ends at the end of its "
-                   "statement%s",
-                   kind == CXCursor_ReturnStmt ? "return" : "goto", "");
+                   "'return' inside a task body: a task ends at the end of "
+                   "its statement%s%s",
+                   "", "");
+    break;
+  case CXCursor_GotoStmt:
+  case CXCursor_IndirectGotoStmt:
+    if (w->depth > 0 && !goto_stays_inside(w, c))
+      error_cursor(w, c, "'goto' would leave the task body%s%s", "", "");
     break;
   case CXCursor_BreakStmt:
+    if (w->depth > 0 && w->loops + w->switches == 0)
+      error_cursor(w, c, "'break' would leave the task body%s%s", "", "");
+    break;
   case CXCursor_ContinueStmt:
     if (w->depth > 0 && w->loops == 0)
-      error_cursor(w, c, "'%s' would leave the task body%s",
-                   kind == CXCursor_BreakStmt ? "break" : "continue", "");
+      error_cursor(w, c, "'continue' would leave the task body%s%s", "", "");
     break;
   case CXCursor_ForStmt:
   case CXCursor_WhileStmt:
   case CXCursor_DoStmt:
-  case CXCursor_SwitchStmt:
     w->loops++;
     walk_children_from(w, c, 0);
     w->loops--;
+    return;
+  case CXCursor_SwitchStmt:
+    w->switches++;
+    walk_children_from(w, c, 0);
+    w->switches--;
     return;
   default:
     break;
@@ -1200,6 +1277,28 @@ static bool is_probe_function(CXCursor c) {
 static void add_function(struct walker *w, int file, unsigned k,
                          CXCursor decl) {
   struct sema *s = w->s;
+  const struct unit_file *uf = &s->files[file];
+  int twice = task_function_of(w, decl);
+  if (twice >= 0) {
+    unsigned line, col;
+    const struct task_function *first = &s->functions[twice];
+    source_position(&first->file->src,
+                    first->file->dirs[first->directive].at.begin, &line, &col);
+    diag_error(w->d, &uf->src, uf->dirs[k].at.begin,
+               "'%s' is a task function already (its '#pragma dag task' is "
+               "at %s:%u): give the pragma once",
+               first->name, first->file->src.path, line);
+    return;
+  }
+  if (clang_isFunctionTypeVariadic(clang_getCursorType(decl)) == 1) {
+    char *name = take(clang_getCursorSpelling(decl));
+    diag_error(w->d, &uf->src, uf->dirs[k].at.begin,
+               "task function '%s' takes a variable number of arguments: a "
+               "task cannot keep them for later",
+               name);
+    free(name);
+    return;
+  }
   if (s->nfunctions == w->cap_functions) {
     w->cap_functions = w->cap_functions ? 2 * w->cap_functions : 8;
     s->functions =
@@ -1221,8 +1320,9 @@ static void add_function(struct walker *w, int file, unsigned k,
   for (unsigned i = 0; i < f->nparams; i++) {
     CXCursor p = clang_Cursor_getArgument(decl, i);
     CXType t = clang_getCursorType(p);
-    f->params[i] = (struct param){take(clang_getCursorSpelling(p)),
-                                  type_spelling(t), is_variably_modified(t)};
+    f->params[i] =
+        (struct param){take(clang_getCursorSpelling(p)), type_spelling(t),
+                       type_spelling(canonical(t)), is_variably_modified(t)};
     if (!f->params[i].name[0]) {
       free(f->params[i].name);
       f->params[i].name = xasprintf("__dag_param%u", i);
@@ -1273,7 +1373,7 @@ static void resolve_variants(struct walker *w) {
     const struct task_function *base = &s->functions[target];
     bool same = base->nparams == fn->nparams && base->implements < 0;
     for (unsigned p = 0; same && p < fn->nparams; p++)
-      same = strcmp(base->params[p].type, fn->params[p].type) == 0;
+      same = strcmp(base->params[p].canonical, fn->params[p].canonical) == 0;
     if (!same) {
       diag_error(w->d, src, cl->arg.at.begin,
                  "variant '%s' must take the same parameters as '%s', a task "
@@ -1345,13 +1445,28 @@ static bool is_identifier_char(char c) {
 }
 
 /* Does the function at original offsets [begin, end) of the main file hold
- * anything to rewrite: a directive, or the name of a task function? The
- * others need no walk, and most functions of a big file are others. */
-static bool needs_walk(const struct walker *w, unsigned begin, unsigned end) {
+ * anything to rewrite: a directive, or maybe a call of a task function (its
+ * name, or a macro that may hide it)? The others need no walk, and most
+ * functions of a big file are others. `macros` are the offsets of the main
+ * file's macro expansions, in order. */
+static bool needs_walk(const struct walker *w, unsigned begin, unsigned end,
+                       const unsigned *macros, unsigned nmacros) {
   const struct unit_file *f = &w->s->files[0];
   for (unsigned k = 0; k < f->scan.ndirectives; k++)
     if (in_span((struct span){begin, end}, f->scan.directives[k].at.begin))
       return true;
+  if (w->s->nfunctions == 0)
+    return false;
+  unsigned lo = 0, hi = nmacros; /* the first expansion at or after begin */
+  while (lo < hi) {
+    unsigned mid = lo + (hi - lo) / 2;
+    if (macros[mid] < begin)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < nmacros && macros[lo] < end)
+    return true;
   for (unsigned i = 0; i < w->s->nfunctions; i++) {
     const char *name = w->s->functions[i].name;
     size_t len = strlen(name);
@@ -1365,7 +1480,20 @@ static bool needs_walk(const struct walker *w, unsigned begin, unsigned end) {
   return false;
 }
 
+static int by_value(const void *a, const void *b) {
+  unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+  return x < y ? -1 : x > y;
+}
+
 static void walk_main_functions(struct walker *w, const struct kids *top) {
+  unsigned *macros = xmalloc((top->n + 1) * sizeof *macros), nmacros = 0;
+  for (unsigned i = 0; i < top->n; i++) {
+    unsigned at;
+    if (clang_getCursorKind(top->v[i]) == CXCursor_MacroExpansion &&
+        where(w, clang_getCursorLocation(top->v[i]), &at) == 0)
+      macros[nmacros++] = origin(w, 0, at);
+  }
+  qsort(macros, nmacros, sizeof *macros, by_value);
   for (unsigned i = 0; i < top->n; i++) {
     CXCursor c = top->v[i];
     int file;
@@ -1376,11 +1504,12 @@ static void walk_main_functions(struct walker *w, const struct kids *top) {
     if (file != 0)
       continue;
     unsigned begin = origin(w, 0, at.begin), end = origin_end(w, 0, at.end);
-    if (!needs_walk(w, begin, end))
+    if (!needs_walk(w, begin, end, macros, nmacros))
       continue;
     w->toplevel = begin;
     walk_children_from(w, c, 0);
   }
+  free(macros);
 }
 
 /* Directives that libclang skipped (#if 0) are not part of the program. */
@@ -1409,8 +1538,19 @@ static void mark_active(struct walker *w) {
   }
 }
 
-/* Every active directive inside a function must have found its place. */
+/* Every active directive inside a function must have found its place; in
+ * a header none can, since only the main file is rewritten. */
 static void check_bound(struct walker *w) {
+  for (unsigned fi = 1; fi < w->s->nfiles; fi++) {
+    const struct unit_file *h = &w->s->files[fi];
+    for (unsigned k = 0; k < h->scan.ndirectives; k++)
+      if (h->ok[k] && h->active[k] && !h->scan.directives[k].file_scope)
+        diag_error(w->d, &h->src, h->dirs[k].at.begin,
+                   "'#pragma dag %s' inside a function of a header: only "
+                   "the file being compiled is rewritten, so move the "
+                   "function into a .c file",
+                   h->dirs[k].kind == DIRECTIVE_TASK ? "task" : "taskwait");
+  }
   const struct unit_file *f = &w->s->files[0];
   for (unsigned k = 0; k < f->scan.ndirectives; k++) {
     if (!f->ok[k] || !f->active[k] || f->scan.directives[k].file_scope)
@@ -1455,6 +1595,42 @@ static void resolve_refs(struct walker *w) {
       break;
     }
   }
+}
+
+/* The item of a unit file's directives that holds `offset`, if any. */
+static const struct item *item_at(const struct unit_file *f, unsigned offset) {
+  for (unsigned k = 0; k < f->scan.ndirectives; k++) {
+    if (!f->ok[k] || offset < f->dirs[k].at.begin ||
+        offset >= f->dirs[k].at.end)
+      continue;
+    for (unsigned c = 0; c < f->dirs[k].nclauses; c++)
+      for (unsigned i = 0; i < f->dirs[k].clauses[c].nitems; i++) {
+        const struct item *it = &f->dirs[k].clauses[c].items[i];
+        if (offset >= it->at.begin && offset < it->at.end)
+          return it;
+      }
+  }
+  return NULL;
+}
+
+/* libclang's errors join ours, except those in an item we explained. */
+static void merge_clang_errors(struct walker *w) {
+  size_t ours = w->d->n;
+  for (size_t i = 0; i < w->clang.n; i++) {
+    const struct diag *g = &w->clang.v[i];
+    const struct item *it = NULL;
+    for (unsigned fi = 0; fi < w->s->nfiles && g->src; fi++)
+      if (g->src == &w->s->files[fi].src)
+        it = item_at(&w->s->files[fi], g->offset);
+    bool explained = false;
+    for (size_t j = 0; it && j < ours && !explained; j++)
+      explained = w->d->v[j].src == g->src &&
+                  w->d->v[j].offset >= it->at.begin &&
+                  w->d->v[j].offset < it->at.end;
+    if (!explained)
+      diags_add(w->d, g->level, g->src, g->offset, NULL, "%s", g->message);
+  }
+  diags_release(&w->clang);
 }
 
 static void release_walker(struct walker *w) {
@@ -1510,6 +1686,7 @@ int sema_analyse(struct sema *s, const char *const *args, int nargs,
   free(top.v);
   check_bound(&w);
   resolve_refs(&w);
+  merge_clang_errors(&w);
   *extra = w.extra;
   *nextra = w.nextra;
   release_walker(&w);
@@ -1533,6 +1710,7 @@ void sema_release(struct sema *s) {
     for (unsigned p = 0; p < s->functions[f].nparams; p++) {
       free(s->functions[f].params[p].name);
       free(s->functions[f].params[p].type);
+      free(s->functions[f].params[p].canonical);
     }
     free(s->functions[f].params);
     free(s->functions[f].name);

@@ -65,7 +65,8 @@ struct task {
 /* A function declared with `#pragma dag task`. */
 struct param {
   char *name;
-  char *type; /* spelling; VM types are passed as void * */
+  char *type;      /* spelling; VM types are passed as void * */
+  char *canonical; /* spelling of the canonical type, to compare */
   bool vm;
 };
 

@@ -126,6 +126,49 @@ static unsigned total_directives(const struct unit *u) {
   return n;
 }
 
+/* A directive inside a function must stand where a statement can, and a
+ * task directive needs a statement after it: what breaks these simple
+ * rules is reported here, in words, rather than by libclang on the probe
+ * code. Returns false when so. */
+static bool statement_follows(struct unit *u, const struct unit_file *f,
+                              unsigned k) {
+  static const char *const declaration_words[] = {
+      "int",     "char",     "short",    "long",     "float",  "double",
+      "signed",  "unsigned", "void",     "_Bool",    "struct", "union",
+      "enum",    "const",    "volatile", "static",   "extern", "register",
+      "typedef", "auto",     "_Atomic",  "_Alignas", "inline", "_Thread_local"};
+  struct span tok;
+  const struct scan_directive *sd = &f->scan.directives[k];
+  if (!sd->file_scope && sd->before &&
+      strchr(",([=?+-*/%&|^<>!~.", sd->before)) {
+    diag_error(&u->pending, &f->src, f->dirs[k].at.begin,
+               "'#pragma dag %s' is inside an expression or an initializer: "
+               "it must stand where a statement can",
+               f->dirs[k].kind == DIRECTIVE_TASK ? "task" : "taskwait");
+    return false;
+  }
+  if (f->dirs[k].kind != DIRECTIVE_TASK || sd->file_scope)
+    return true;
+  bool any = scan_next_token(&f->src, f->scan.directives[k].at.end, &tok);
+  const char *text = f->src.text + tok.begin;
+  size_t len = tok.end - tok.begin;
+  if (!any || (len == 1 && *text == '}')) {
+    diag_error(&u->pending, &f->src, f->dirs[k].at.begin,
+               "'#pragma dag task' must be followed by a statement");
+    return false;
+  }
+  for (size_t i = 0; i < sizeof declaration_words / sizeof *declaration_words;
+       i++)
+    if (strlen(declaration_words[i]) == len &&
+        memcmp(text, declaration_words[i], len) == 0) {
+      diag_error(&u->pending, &f->src, tok.begin,
+                 "'#pragma dag task' must be followed by a statement, not by "
+                 "a declaration");
+      return false;
+    }
+  return true;
+}
+
 static void parse_directives(struct unit *u) {
   for (unsigned i = 0; i < u->sema.nfiles; i++) {
     struct unit_file *f = &u->sema.files[i];
@@ -133,10 +176,15 @@ static void parse_directives(struct unit *u) {
     f->dirs = xcalloc(n ? n : 1, sizeof *f->dirs);
     f->ok = xcalloc(n ? n : 1, sizeof *f->ok);
     f->active = xcalloc(n ? n : 1, sizeof *f->active);
-    for (unsigned k = 0; k < n; k++)
+    for (unsigned k = 0; k < n; k++) {
       f->ok[k] = pragma_parse(&f->src, f->scan.directives[k].at.begin,
                               f->scan.directives[k].at.end, &f->dirs[k],
                               &u->pending) == 0;
+      if (f->ok[k] && !statement_follows(u, f, k)) {
+        directive_release(&f->dirs[k]);
+        f->ok[k] = false;
+      }
+    }
     f->clean = scan_clean_directives(&f->src, &f->scan);
     probe_build(&f->src, f->clean, &f->scan, f->dirs, f->ok, i, &f->probe);
   }

@@ -20,6 +20,7 @@ fail=0
 if [[ -f $case.out ]]; then
   ((status == 0)) || { echo "$case: the rewrite failed (status $status)"; fail=1; }
   diff -u "$case.out" "$out" || fail=1
+  [[ $(cat "$out") == "(unchanged)" ]] ||
   cc -std=c17 -fsyntax-only -Wall -Werror -Wno-unknown-pragmas -Wno-unused-function \
     -I"$include" -I. -x c "$out" || { echo "$case: the rewritten file does not compile"; fail=1; }
 else
