@@ -464,6 +464,17 @@ static bool is_clang_flag(const char *arg) {
   return false;
 }
 
+/* -Wdag-..., -Wno-dag-..., -Werror=dag-..., -Wno-error=dag-...: options of
+ * the rewriter's warnings, which the compiler does not know. */
+static bool is_dag_warning_flag(const char *arg) {
+  static const char *const prefixes[] = {"-Wdag-", "-Wno-dag-", "-Werror=dag-",
+                                         "-Wno-error=dag-"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (starts_with(arg, prefixes[i]))
+      return true;
+  return false;
+}
+
 /* dagcc's own options; they never reach the compiler. */
 static bool driver_option(struct invocation *inv, const char *arg) {
   if (strcmp(arg, "-###") == 0 || strcmp(arg, "--showme") == 0)
@@ -567,6 +578,9 @@ static void parse_args(struct invocation *inv, char **argv) {
       i++;
     } else if ((o = find_value_option(arg))) {
       i += value_option(inv, o, argv, i, &lang);
+    } else if (is_dag_warning_flag(arg)) {
+      strv_push(&inv->clang, arg); /* the rewriter's; compilers reject it */
+      i++;
     } else {
       note_flag(inv, arg);
       strv_push(&inv->args, arg);
