@@ -18,7 +18,6 @@
 #define DAG_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {

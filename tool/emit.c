@@ -5,10 +5,11 @@
  *   struct __dag_args_N { captured variables };          before the function
  *   static void __dag_body_N(void *__dag_v) { copies; the statement }
  *   ...
- *   { struct __dag_args_N __dag_a = {...};               in place of the
+ *   { struct __dag_args_N __dag_args = {...};              in place of the
  *     struct dag_access __dag_acc[] = {...};             directive and the
  *     static const struct dag_task_info __dag_info = {...};   statement
- *     dag_check(dag_submit(&__dag_info, &__dag_a, sizeof __dag_a, ...)); }
+ *     dag_check(dag_submit(&__dag_info, &__dag_args, sizeof __dag_args, ...));
+ * }
  *
  * A shared variable travels as a pointer, `__dag_sh_<name>` in the body,
  * and the body's references to it are rewritten to `(*__dag_sh_<name>)`. */
@@ -310,7 +311,7 @@ static void outline(struct emitter *em, unsigned n) {
  * the task is submitted. */
 static void argument_values(struct emitter *em, struct edit *ed,
                             const struct task *t) {
-  edit_text(ed, "struct __dag_args_%u __dag_a = {",
+  edit_text(ed, "struct __dag_args_%u __dag_args = {",
             (unsigned)(t - em->s->tasks));
   for (unsigned i = 0; i < t->nvars; i++) {
     const struct capture_var *v = &t->vars[i];
@@ -348,16 +349,17 @@ static void argument_values(struct emitter *em, struct edit *ed,
     const struct capture_var *v = &t->vars[i];
     if (v->how != CAPTURE_VALUE || !v->is_array)
       continue;
-    edit_text(ed, "__builtin_memcpy((void *)&__dag_a.%s, &", v->name);
+    edit_text(ed, "__builtin_memcpy((void *)&__dag_args.%s, &", v->name);
     reference(em, ed, t->parent, v->name, v->key);
-    edit_text(ed, ", sizeof __dag_a.%s);\n", v->name);
+    edit_text(ed, ", sizeof __dag_args.%s);\n", v->name);
   }
 }
 
 static void submit_call(struct edit *ed, bool has_args, unsigned naccesses) {
   edit_text(ed, "dag_check(dag_submit(&__dag_info, %s, %s, %s, %uu));\n",
-            has_args ? "&__dag_a" : "0", has_args ? "sizeof __dag_a" : "0",
-            naccesses ? "__dag_acc" : "0", naccesses);
+            has_args ? "&__dag_args" : "0",
+            has_args ? "sizeof __dag_args" : "0", naccesses ? "__dag_acc" : "0",
+            naccesses);
 }
 
 static void submit_statement(struct emitter *em, unsigned n) {
@@ -472,7 +474,7 @@ static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
   wrapper_parameters(ed, fn);
   edit_text(ed, " {\n");
   if (fn->nparams) {
-    edit_text(ed, "struct __dag_fargs_%s __dag_a = {", name);
+    edit_text(ed, "struct __dag_fargs_%s __dag_args = {", name);
     for (unsigned i = 0; i < fn->nparams; i++)
       edit_text(ed, "%s%s%s", i ? ", " : "", fn->params[i].vm ? "(void *)" : "",
                 fn->params[i].name);

@@ -421,6 +421,21 @@ static void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
 
 /* --------------------------------------------------------------- items */
 
+/* Is `c` (a variable, or an expression naming one) a pointer as far as
+ * memory goes: a pointer, or a parameter declared as an array, which C
+ * adjusts to a pointer (libclang reports the declared type)? */
+static bool acts_as_pointer(CXCursor c) {
+  CXType t = canonical(clang_getCursorType(c));
+  if (t.kind == CXType_Pointer)
+    return true;
+  if (!is_array_kind(t.kind))
+    return false;
+  CXCursor decl = clang_getCursorKind(c) == CXCursor_DeclRefExpr
+                      ? clang_getCursorReferenced(c)
+                      : c;
+  return clang_getCursorKind(decl) == CXCursor_ParmDecl;
+}
+
 /* The variable an lvalue item names itself (`x`, `a[i]` on an array `a`,
  * `s.f`), as opposed to memory reached through a pointer; or a null
  * cursor. */
@@ -438,9 +453,9 @@ static CXCursor root_variable(CXCursor e) {
     if (clang_Cursor_isNull(base))
       return base;
     /* Through a pointer (`p->f`, `p[i]`) the memory is not the variable. */
-    if (!is_array_kind(canonical(clang_getCursorType(base)).kind) &&
-        (k == CXCursor_ArraySubscriptExpr ||
-         canonical(clang_getCursorType(base)).kind == CXType_Pointer))
+    if (k == CXCursor_ArraySubscriptExpr
+            ? acts_as_pointer(base)
+            : canonical(clang_getCursorType(base)).kind == CXType_Pointer)
       return clang_getNullCursor();
     e = base;
   }
@@ -517,9 +532,9 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                "writes it",
                what, clause_name(cl->kind));
     }
+    CXCursor root = root_variable(paren);
     if (!st && f->scan.directives[p->directive].file_scope &&
         p->role == PROBE_ADDRESS && cl->kind != CLAUSE_ON) {
-      CXCursor root = root_variable(paren);
       if (!clang_Cursor_isNull(root) &&
           clang_getCursorKind(root) == CXCursor_ParmDecl) {
         char *param = take(clang_getCursorSpelling(root));
@@ -531,17 +546,14 @@ static void check_point(struct walker *w, int file, CXCursor paren,
         free(param);
       }
     }
-    /* A section through a pointer shares what the pointer points to: the
-     * pointer itself is copied. */
-    bool through_pointer =
-        p->role == PROBE_BASE && canonical(type).kind == CXType_Pointer;
-    if (st && cl->kind != CLAUSE_ON && !through_pointer) {
-      CXCursor root = root_variable(paren);
-      unsigned key;
-      if (!clang_Cursor_isNull(root) && is_local(root) &&
-          where(w, clang_getCursorLocation(root), &key) == 0)
-        add_key(&st->shared_keys, &st->nshared, &st->cap_shared, key);
-    }
+    /* The variable an item names is shared; but a section through a
+     * pointer variable shares what it points to, and the pointer is
+     * copied. */
+    unsigned root_key;
+    if (st && cl->kind != CLAUSE_ON && !clang_Cursor_isNull(root) &&
+        !(p->role == PROBE_BASE && acts_as_pointer(root)) && is_local(root) &&
+        where(w, clang_getCursorLocation(root), &root_key) == 0)
+      add_key(&st->shared_keys, &st->nshared, &st->cap_shared, root_key);
     if (st && is_write_mode(cl->kind))
       clang_visitChildren(paren, gather_refs, st);
     break;
@@ -1044,6 +1056,27 @@ static void decide_captures(struct walker *w, int t) {
                               .how = shared ? CAPTURE_SHARED : CAPTURE_VALUE,
                               .key = key};
     task->nvars++;
+    if (array && acts_as_pointer(decl)) {
+      /* A parameter declared as an array is a pointer to its element. */
+      CXType elem = clang_getArrayElementType(canonical(type));
+      if (is_variably_modified(elem)) {
+        v->how = CAPTURE_VALUE_VM;
+        v->elem = array_levels(elem, &v->ndims);
+      } else {
+        char *e = type_spelling(elem);
+        free(v->type);
+        v->type = xasprintf("__typeof__(%s) *", e);
+        free(e);
+        v->how = CAPTURE_VALUE;
+      }
+      if (shared)
+        capture_error(w, t,
+                      "parameter '%s' is a pointer (declared as an array): "
+                      "what it points to is shared already; name it in "
+                      "firstprivate() or not at all%s",
+                      v->name);
+      continue;
+    }
     CXCursor type_decl = clang_getTypeDeclaration(canonical(type));
     if (!clang_Cursor_isNull(type_decl) && declared_in_function(type_decl)) {
       capture_error(w, t,
@@ -1320,9 +1353,22 @@ static void add_function(struct walker *w, int file, unsigned k,
   for (unsigned i = 0; i < f->nparams; i++) {
     CXCursor p = clang_Cursor_getArgument(decl, i);
     CXType t = clang_getCursorType(p);
+    bool adjusted = is_array_kind(canonical(t).kind);
+    if (adjusted) /* a parameter declared as an array is a pointer */
+      t = clang_getArrayElementType(canonical(t));
     f->params[i] =
         (struct param){take(clang_getCursorSpelling(p)), type_spelling(t),
-                       type_spelling(canonical(t)), is_variably_modified(t)};
+                       type_spelling(canonical(t)),
+                       adjusted ? is_variably_modified(t)
+                                : is_variably_modified(clang_getCursorType(p))};
+    if (adjusted) {
+      char *elem = f->params[i].type;
+      f->params[i].type = xasprintf("__typeof__(%s) *", elem);
+      free(elem);
+      elem = f->params[i].canonical;
+      f->params[i].canonical = xasprintf("%s *", elem);
+      free(elem);
+    }
     if (!f->params[i].name[0]) {
       free(f->params[i].name);
       f->params[i].name = xasprintf("__dag_param%u", i);
