@@ -199,6 +199,66 @@ DAG_API int dag_num_workers(void);
  * started the runtime), or -1 for a thread that is not a worker. */
 DAG_API int dag_worker_id(void);
 
+/* ----------------------------------------------------------------- ranks */
+
+/* This process's rank among the ranks of the run (0 .. dag_nranks() - 1),
+ * and how many there are: 1 and 0 when the program does not run under MPI.
+ * Starts the runtime if needed. Return a negative DAG_E* code if it cannot
+ * start. */
+DAG_API int dag_rank(void);
+DAG_API int dag_nranks(void);
+
+/* ---------------------------------------------------- distributed memory */
+
+/* How dag_alloc memory is spread over the ranks: which rank is the home of
+ * each byte. Build one with the functions below. */
+enum dag_dist_kind {
+  DAG_DIST_BLOCK = 1, /* 1-D block-cyclic */
+  DAG_DIST_2D,        /* 2-D block-cyclic on a p x q grid of ranks */
+  DAG_DIST_OWNER      /* a function of the user's */
+};
+
+struct dag_dist {
+  enum dag_dist_kind kind;
+  size_t elem;   /* bytes per element (BLOCK, 2D) */
+  size_t block;  /* BLOCK: elements per block; OWNER: bytes per unit */
+  size_t ld;     /* 2D: elements per row of the row-major matrix */
+  size_t mb, nb; /* 2D: rows and columns of a block, in elements */
+  int p, q;      /* 2D: the grid of ranks, p x q <= dag_nranks() */
+  /* OWNER: the home rank of the unit that starts `offset` bytes into the
+   * allocation; must give the same answer on every rank. */
+  int (*owner)(size_t offset, void *ctx);
+  void *ctx;
+};
+
+/* Blocks of `block` elements of `elem` bytes, dealt to ranks 0, 1, ... in
+ * turn. */
+DAG_API struct dag_dist dag_dist_block(size_t elem, size_t block);
+/* A row-major matrix of `ld` elements per row in mb x nb blocks; block
+ * (i, j) lives on rank (i mod p) * q + (j mod q). */
+DAG_API struct dag_dist dag_dist_2d(size_t elem, size_t ld, size_t mb,
+                                    size_t nb, int p, int q);
+/* Units of `unit` bytes; unit k lives on rank owner(k * unit, ctx). */
+DAG_API struct dag_dist
+dag_dist_owner(size_t unit, int (*owner)(size_t offset, void *ctx), void *ctx);
+/* The squarest p x q = nranks grid with p <= q. Returns 0, or DAG_EINVAL
+ * when nranks < 1. */
+DAG_API int dag_grid(int nranks, int *p, int *q);
+
+/* `bytes` of global-view memory: the same layout on every rank, each byte
+ * homed on the rank `dist` gives it. The memory is reserved, not committed:
+ * a rank's physical memory grows only with what it writes (what it owns, or
+ * receives to run a task). Call it on every rank in the same order with the
+ * same arguments. Returns the memory, zero-filled, or NULL with
+ * dag_last_error() telling why. */
+DAG_API void *dag_alloc(size_t bytes, struct dag_dist dist);
+/* Frees dag_alloc memory and forgets its history. Returns 0, or DAG_EINVAL
+ * if p is not the start of dag_alloc memory. */
+DAG_API int dag_free(void *p);
+/* The home rank of the byte at p, or -1 if p is not in dag_alloc memory
+ * (replicated memory: every rank holds its own copy). */
+DAG_API int dag_owner(const void *p);
+
 /* -------------------------------------------------- region constructors */
 
 /* `bytes` contiguous bytes at p. */

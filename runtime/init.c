@@ -46,6 +46,9 @@ int dag_init(void) {
     err = DAG_ESHUTDOWN;
     break;
   case NOT_STARTED: {
+    err = dag__comm_start();
+    if (err)
+      break;
     dag__pools_init();
     dag__trace_init();
     int n = workers_wanted(dag__topo_init());
@@ -61,6 +64,7 @@ int dag_init(void) {
       dag__sched_release();
       dag__topo_release();
       dag__pools_release();
+      dag__comm_stop();
       break;
     }
     static bool registered;
@@ -125,6 +129,7 @@ int dag_finalize(void) {
     dag__sched_release();
     dag__topo_release();
     dag__pools_release();
+    dag__comm_stop();
   }
   atomic_store_explicit(&state, FINALIZED, memory_order_release);
   pthread_mutex_unlock(&lifecycle);

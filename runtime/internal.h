@@ -351,6 +351,34 @@ void dag__trace_finish(void);
 
 uint64_t dag__now_ns(void);
 
+/* -------------------------------------------------------------- comm.c */
+
+/* How the ranks of a run talk: one table per transport. The core calls the
+ * dag__comm_* wrappers, never a table directly; backend.c picks the table. */
+struct dag_comm_ops {
+  const char *name;
+  /* Joins the run: sets this process's rank and the number of ranks.
+   * Returns 0 or a DAG_E* code (with a message). */
+  int (*start)(int *rank, int *nranks);
+  /* Leaves the run; the transport is not used afterwards. */
+  void (*stop)(void);
+};
+
+/* One process, no transport: rank 0 of 1. */
+extern const struct dag_comm_ops dag__comm_self;
+
+/* This process's rank and the number of ranks, set by dag__comm_start. */
+extern int dag__rank, dag__nranks;
+
+int dag__comm_start(void);
+void dag__comm_stop(void);
+
+/* ----------------------------------------------------------- backend.c */
+
+/* The transport for this run: MPI when libdag was built with it and the
+ * program runs under MPI, else dag__comm_self. */
+const struct dag_comm_ops *dag__comm_backend(void);
+
 /* -------------------------------------------------------------- init.c */
 
 /* Starts the runtime if it is not running. Returns 0 or a DAG_E* code. */

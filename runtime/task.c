@@ -214,10 +214,11 @@ static int check_info(const struct dag_task_info *info, const void *args,
                            "argument block of %zu bytes at NULL", args_size);
   if (n && !acc)
     return dag__user_error(info, DAG_EINVAL, "%zu accesses at NULL", n);
-  /* One rank until the MPI backend: rank 0 is the only one. */
-  if ((info->flags & DAG_TASK_ON_RANK) && info->rank != 0)
-    return dag__user_error(info, DAG_EINVAL,
-                           "on(%d): this run has one rank, rank 0", info->rank);
+  if ((info->flags & DAG_TASK_ON_RANK) &&
+      (info->rank < 0 || info->rank >= dag__nranks))
+    return dag__user_error(
+        info, DAG_EINVAL, "on(%d): this run has %d rank%s, 0 to %d", info->rank,
+        dag__nranks, dag__nranks > 1 ? "s" : "", dag__nranks - 1);
   return choose_body(info, body);
 }
 
