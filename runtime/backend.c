@@ -3,4 +3,10 @@
  * that was not built is never picked. */
 #include "internal.h"
 
-const struct dag_comm_ops *dag__comm_backend(void) { return &dag__comm_self; }
+const struct dag_comm_ops *dag__comm_backend(void) {
+#ifdef DAG_HAVE_MPI
+  if (dag__mpi_wanted())
+    return &dag__comm_mpi;
+#endif
+  return &dag__comm_self;
+}

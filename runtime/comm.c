@@ -2,34 +2,77 @@
  * are, and the transport between them (a table of functions; backend.c
  * picks it, the core never includes a transport's headers).
  *
- * Start and stop run under init.c's lifecycle lock; afterwards dag__rank
- * and dag__nranks only change at the next start.
+ * Start and stop run under init.c's lifecycle lock; afterwards the rank
+ * numbers only change at the next start.
  */
 #include "internal.h"
 
-int dag__rank = 0, dag__nranks = 1;
+#include <stdio.h>
+#include <stdlib.h>
 
-static const struct dag_comm_ops *comm;
+int dag__rank = 0, dag__nranks = 1, dag__node_rank = 0, dag__node_ranks = 1;
 
-static int self_start(int *rank, int *nranks) {
-  *rank = 0;
-  *nranks = 1;
+static const struct dag_comm_ops *comm = &dag__comm_self;
+
+static int self_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
+  *rank = *node_rank = 0;
+  *nranks = *node_ranks = 1;
   return 0;
 }
 
 static void self_stop(void) {}
 
-const struct dag_comm_ops dag__comm_self = {"self", self_start, self_stop};
+/* With one rank nothing is ever sent: a transfer is a bug of ours. */
+static void self_transfer(const struct region *r, int peer, uint64_t tag,
+                          dag_comm_done_fn done, void *arg) {
+  (void)done;
+  (void)arg;
+  DAG_BUG("transfer of %zu bytes to rank %d (tag %llu) in a run of one rank",
+          dag__region_bytes(r), peer, (unsigned long long)tag);
+}
+
+static void self_allgather(uint64_t value, uint64_t *all) { all[0] = value; }
+
+static void self_abort_all(void) {
+  fflush(NULL);
+  _Exit(1);
+}
+
+const struct dag_comm_ops dag__comm_self = {
+    "self",        self_start,     self_stop,     self_transfer,
+    self_transfer, self_allgather, self_abort_all};
 
 int dag__comm_start(void) {
   comm = dag__comm_backend();
-  return comm->start(&dag__rank, &dag__nranks);
+  int err =
+      comm->start(&dag__rank, &dag__nranks, &dag__node_rank, &dag__node_ranks);
+  if (err)
+    comm = &dag__comm_self;
+  return err;
 }
 
 void dag__comm_stop(void) {
-  if (comm)
-    comm->stop();
-  comm = NULL;
+  comm->stop();
+  comm = &dag__comm_self;
+}
+
+void dag__comm_send(const struct region *r, int peer, uint64_t tag,
+                    dag_comm_done_fn done, void *arg) {
+  comm->send(r, peer, tag, done, arg);
+}
+
+void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
+                    dag_comm_done_fn done, void *arg) {
+  comm->recv(r, peer, tag, done, arg);
+}
+
+void dag__comm_allgather(uint64_t value, uint64_t *all) {
+  comm->allgather(value, all);
+}
+
+_Noreturn void dag__comm_abort_all(void) {
+  comm->abort_all();
+  _Exit(1); /* a transport's abort does not return */
 }
 
 int dag_rank(void) {

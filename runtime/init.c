@@ -51,7 +51,10 @@ int dag_init(void) {
       break;
     dag__pools_init();
     dag__trace_init();
-    int n = workers_wanted(dag__topo_init());
+    /* The ranks of one machine share its cores, unless mpiexec bound
+     * each to cores of its own already. */
+    dag__topo_init();
+    int n = workers_wanted(dag__topo_share(dag__node_rank, dag__node_ranks));
     atomic_init(&dag__root_task.unfinished, 1);
     atomic_init(&dag__root_task.refs, 1);
     atomic_init(&dag__root_task.succ, NULL);
@@ -129,6 +132,7 @@ int dag_finalize(void) {
     dag__sched_release();
     dag__topo_release();
     dag__pools_release();
+    dag__dist_release();
     dag__comm_stop();
   }
   atomic_store_explicit(&state, FINALIZED, memory_order_release);

@@ -327,6 +327,9 @@ bool dag__grain_tiny(dag_task_fn fn);
 
 /* Discovers the cores of the process's cpuset. Returns how many. */
 int dag__topo_init(void);
+/* Keeps part `part` of `nparts` of the cores (ranks on one machine share
+ * it), when there are at least nparts cores; returns how many remain. */
+int dag__topo_share(int part, int nparts);
 void dag__topo_release(void);
 /* Pins the calling thread to the core of worker `id` (wrapping around when
  * there are more workers than cores). Failure to pin is not an error. */
@@ -351,27 +354,93 @@ void dag__trace_finish(void);
 
 uint64_t dag__now_ns(void);
 
+/* -------------------------------------------------------------- dist.c */
+
+/* One dag_alloc allocation: [base, base + bytes), homed by dist. The record
+ * stays at the same address from dag_alloc until dag__dist_release (even
+ * after dag_free), so a pointer to it can be kept and compared. */
+struct dag_allocation {
+  char *base;
+  size_t bytes;
+  struct dag_dist dist;
+};
+
+/* The allocation holding the byte at p, or NULL: replicated memory. Takes no
+ * lock (a binary search in a table published through an atomic pointer);
+ * safe from any thread, concurrently with dag_alloc and dag_free. */
+const struct dag_allocation *dag__dist_find(const void *p);
+
+/* The home rank of the byte `offset` bytes into a, in [0, dag__nranks). */
+int dag__dist_home(const struct dag_allocation *a, size_t offset);
+
+/* The pure function behind dag__dist_home, for any number of ranks (d must
+ * be valid as dag_alloc checks it). An OWNER function that answers outside
+ * [0, nranks) is a user error: reported once, and rank 0 is used instead. */
+int dag__dist_home_for(const struct dag_dist *d, size_t offset, int nranks);
+
+/* The bytes [*begin, *end) of the contiguous run of one home around
+ * `offset` (< a->bytes), as offsets into a: BLOCK, the block; 2D, the
+ * block's segment of the row; OWNER, the unit. Clipped to the allocation.
+ * Walk a region by home with offset = *end. */
+void dag__dist_block(const struct dag_allocation *a, size_t offset,
+                     size_t *begin, size_t *end);
+
+/* Gives back the physical pages wholly inside [p, p + bytes) (dag_alloc
+ * memory: a copy this rank no longer needs); they read as zero afterwards. */
+void dag__dist_discard(void *p, size_t bytes);
+
+/* At dag_finalize: unmaps every allocation and frees the registry. */
+void dag__dist_release(void);
+
 /* -------------------------------------------------------------- comm.c */
 
 /* How the ranks of a run talk: one table per transport. The core calls the
  * dag__comm_* wrappers, never a table directly; backend.c picks the table. */
+/* A transfer or collective finished: called on the transport's progress
+ * thread, which must not block in it. */
+typedef void (*dag_comm_done_fn)(void *arg);
+
 struct dag_comm_ops {
   const char *name;
-  /* Joins the run: sets this process's rank and the number of ranks.
-   * Returns 0 or a DAG_E* code (with a message). */
-  int (*start)(int *rank, int *nranks);
+  /* Joins the run: sets this process's rank and the number of ranks, and
+   * its rank among the `node_ranks` ranks on its machine. Returns 0 or a
+   * DAG_E* code (with a message). */
+  int (*start)(int *rank, int *nranks, int *node_rank, int *node_ranks);
   /* Leaves the run; the transport is not used afterwards. */
   void (*stop)(void);
+  /* Starts moving the bytes of `r` (this rank's copy) to rank `peer`, or
+   * receiving them from it, matched by `tag`; calls done(arg) when the
+   * local buffer may be reused. Never blocks. */
+  void (*send)(const struct region *r, int peer, uint64_t tag,
+               dag_comm_done_fn done, void *arg);
+  void (*recv)(const struct region *r, int peer, uint64_t tag,
+               dag_comm_done_fn done, void *arg);
+  /* Collective, from the thread that submits tasks: every rank gives
+   * `value`; `all` (nranks entries) gets everyone's. Blocks. */
+  void (*allgather)(uint64_t value, uint64_t *all);
+  /* Stops every rank of the run with status 1; does not return. */
+  void (*abort_all)(void);
 };
 
 /* One process, no transport: rank 0 of 1. */
 extern const struct dag_comm_ops dag__comm_self;
+/* MPI (mpi.c), when libdag was built with it. */
+extern const struct dag_comm_ops dag__comm_mpi;
+/* Whether this process runs under MPI (mpi.c). */
+bool dag__mpi_wanted(void);
 
-/* This process's rank and the number of ranks, set by dag__comm_start. */
-extern int dag__rank, dag__nranks;
+/* This process's rank and the number of ranks, and its place among the
+ * ranks of its machine, set by dag__comm_start. */
+extern int dag__rank, dag__nranks, dag__node_rank, dag__node_ranks;
 
 int dag__comm_start(void);
 void dag__comm_stop(void);
+void dag__comm_send(const struct region *r, int peer, uint64_t tag,
+                    dag_comm_done_fn done, void *arg);
+void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
+                    dag_comm_done_fn done, void *arg);
+void dag__comm_allgather(uint64_t value, uint64_t *all);
+_Noreturn void dag__comm_abort_all(void);
 
 /* ----------------------------------------------------------- backend.c */
 

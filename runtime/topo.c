@@ -3,12 +3,14 @@
  * A worker gets one core of the process's cpuset (all the core's hardware
  * threads that are in the cpuset), in the order hwloc lists cores, so that
  * neighbouring workers share caches. With more workers than cores the list
- * wraps around. Written once at start-up, read-only afterwards.
+ * wraps around. The ranks of one machine split its cores between them
+ * (dag__topo_share). Written once at start-up, read-only afterwards.
  */
 #include "internal.h"
 
 #include <hwloc.h>
 #include <stdlib.h>
+#include <string.h>
 
 static hwloc_topology_t topology;
 static hwloc_cpuset_t *core_sets;
@@ -35,6 +37,23 @@ int dag__topo_init(void) {
   }
   hwloc_bitmap_free(allowed);
   return ncores > 0 ? ncores : 1;
+}
+
+int dag__topo_share(int part, int nparts) {
+  if (nparts <= 1 || ncores <= 1)
+    return ncores > 0 ? ncores : 1;
+  /* More ranks than cores: one core each, ranks sharing cores in turn. */
+  int first =
+      ncores < nparts ? part % ncores : (int)((long)part * ncores / nparts);
+  int last =
+      ncores < nparts ? first + 1 : (int)((long)(part + 1) * ncores / nparts);
+  for (int i = 0; i < ncores; i++)
+    if (i < first || i >= last)
+      hwloc_bitmap_free(core_sets[i]);
+  memmove(core_sets, core_sets + first,
+          (size_t)(last - first) * sizeof *core_sets);
+  ncores = last - first;
+  return ncores;
 }
 
 void dag__topo_bind_worker(int id) {

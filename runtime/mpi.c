@@ -1,0 +1,311 @@
+/* mpi.c — the MPI transport: a progress thread that owns every MPI call
+ * the runtime makes, so that workers never block in MPI.
+ *
+ * Any thread posts an operation (a send, a receive, a collective) on a
+ * queue under `lock`; the progress thread starts it (MPI_Isend/MPI_Irecv
+ * with a derived datatype for a strided region: no packing copy), tests
+ * what is in flight with MPI_Testsome, and calls each operation's done
+ * callback when it completes. Funnelling through one thread needs only
+ * MPI_THREAD_SERIALIZED from MPI and keeps MPI off the workers' paths (see
+ * docs/mpi.md for the measurement behind the choice).
+ *
+ * If the program initialised MPI, the runtime works on a duplicate of
+ * MPI_COMM_WORLD and finishes before the program's MPI_Finalize (which it
+ * intercepts through the profiling interface); otherwise it initialises and
+ * finalises MPI itself.
+ */
+#include "internal.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum op_kind { OP_SEND, OP_RECV, OP_ALLGATHER };
+
+struct op {
+  enum op_kind kind;
+  struct region region; /* SEND, RECV */
+  int peer;
+  int tag;
+  dag_comm_done_fn done;
+  void *arg;
+  uint64_t value, *all; /* ALLGATHER */
+  MPI_Datatype type;
+  struct op *next;
+};
+
+static MPI_Comm comm = MPI_COMM_NULL;
+static bool we_initialized;
+static int tag_ub;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static struct op *posted, **posted_tail = &posted; /* under lock */
+static bool stopping;                              /* under lock */
+static pthread_t progress;
+
+bool dag__mpi_wanted(void) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized)
+    return true;
+  /* Launched by mpiexec (Open MPI, PMIx, MPICH/Hydra, Slurm): */
+  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
+                                     "PMI_SIZE", "PMI_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+    if (getenv(vars[i]))
+      return true;
+  return false;
+}
+
+/* The MPI datatype of a region's bytes, relative to its first byte. */
+static MPI_Datatype region_type(const struct region *r) {
+  MPI_Datatype t;
+  MPI_Type_contiguous((int)r->span, MPI_BYTE, &t);
+  for (int d = r->ndims - 1; d >= 0; d--) {
+    MPI_Datatype outer;
+    MPI_Type_create_hvector((int)r->dim[d].count, 1, (MPI_Aint)r->dim[d].stride,
+                            t, &outer);
+    MPI_Type_free(&t);
+    t = outer;
+  }
+  MPI_Type_commit(&t);
+  return t;
+}
+
+static void post(struct op *op) {
+  pthread_mutex_lock(&lock);
+  op->next = NULL;
+  *posted_tail = op;
+  posted_tail = &op->next;
+  pthread_cond_signal(&wake);
+  pthread_mutex_unlock(&lock);
+}
+
+static void transfer(enum op_kind kind, const struct region *r, int peer,
+                     uint64_t tag, dag_comm_done_fn done, void *arg) {
+  struct op *op = malloc(sizeof *op);
+  if (!op)
+    dag__out_of_memory("MPI transfers");
+  *op = (struct op){.kind = kind,
+                    .region = *r,
+                    .peer = peer,
+                    .tag = (int)(tag % (uint64_t)tag_ub),
+                    .done = done,
+                    .arg = arg};
+  post(op);
+}
+
+static void mpi_send(const struct region *r, int peer, uint64_t tag,
+                     dag_comm_done_fn done, void *arg) {
+  transfer(OP_SEND, r, peer, tag, done, arg);
+}
+
+static void mpi_recv(const struct region *r, int peer, uint64_t tag,
+                     dag_comm_done_fn done, void *arg) {
+  transfer(OP_RECV, r, peer, tag, done, arg);
+}
+
+/* ------------------------------------------------------ progress thread */
+
+struct inflight {
+  struct op **ops;
+  MPI_Request *reqs;
+  int *indices;
+  int n, cap;
+};
+
+static void start_op(struct inflight *f, struct op *op) {
+  if (op->kind == OP_ALLGATHER) {
+    /* Collectives are rare (taskwaits): done at once, in order. */
+    MPI_Allgather(&op->value, 1, MPI_UINT64_T, op->all, 1, MPI_UINT64_T, comm);
+    op->done(op->arg);
+    free(op);
+    return;
+  }
+  if (f->n == f->cap) {
+    f->cap = f->cap ? 2 * f->cap : 64;
+    f->ops = realloc(f->ops, (size_t)f->cap * sizeof *f->ops);
+    f->reqs = realloc(f->reqs, (size_t)f->cap * sizeof *f->reqs);
+    f->indices = realloc(f->indices, (size_t)f->cap * sizeof *f->indices);
+    if (!f->ops || !f->reqs || !f->indices)
+      dag__out_of_memory("MPI requests");
+  }
+  op->type = region_type(&op->region);
+  void *buf = (void *)op->region.lo;
+  if (op->kind == OP_SEND)
+    MPI_Isend(buf, 1, op->type, op->peer, op->tag, comm, &f->reqs[f->n]);
+  else
+    MPI_Irecv(buf, 1, op->type, op->peer, op->tag, comm, &f->reqs[f->n]);
+  f->ops[f->n++] = op;
+}
+
+/* Completes what finished; returns how many did. */
+static int test_inflight(struct inflight *f) {
+  if (f->n == 0)
+    return 0;
+  int done = 0;
+  MPI_Testsome(f->n, f->reqs, &done, f->indices, MPI_STATUSES_IGNORE);
+  if (done <= 0 || done == MPI_UNDEFINED)
+    return 0;
+  for (int i = 0; i < done; i++) {
+    struct op *op = f->ops[f->indices[i]];
+    MPI_Type_free(&op->type);
+    op->done(op->arg);
+    free(op);
+    f->ops[f->indices[i]] = NULL;
+  }
+  int kept = 0; /* compact: MPI_Testsome set finished requests to NULL */
+  for (int i = 0; i < f->n; i++)
+    if (f->ops[i]) {
+      f->ops[kept] = f->ops[i];
+      f->reqs[kept++] = f->reqs[i];
+    }
+  f->n = kept;
+  return done;
+}
+
+static void *progress_main(void *unused) {
+  (void)unused;
+  struct inflight f = {0};
+  unsigned idle = 0;
+  for (;;) {
+    pthread_mutex_lock(&lock);
+    while (!posted && f.n == 0 && !stopping)
+      pthread_cond_wait(&wake, &lock);
+    struct op *batch = posted;
+    posted = NULL;
+    posted_tail = &posted;
+    bool stop = stopping && !batch && f.n == 0;
+    pthread_mutex_unlock(&lock);
+    if (stop)
+      break;
+    for (struct op *op = batch, *next; op; op = next) {
+      next = op->next;
+      start_op(&f, op);
+    }
+    if (test_inflight(&f) || batch) {
+      idle = 0;
+    } else if (++idle > 64) {
+      /* Waiting on the network: poll gently, leave the core to workers. */
+      nanosleep(&(struct timespec){0, idle > 1024 ? 200000 : 20000}, NULL);
+    }
+  }
+  free(f.ops);
+  free(f.reqs);
+  free(f.indices);
+  return NULL;
+}
+
+/* ---------------------------------------------------------- collectives */
+
+struct waiter {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool done;
+};
+
+static void wake_waiter(void *arg) {
+  struct waiter *w = arg;
+  pthread_mutex_lock(&w->lock);
+  w->done = true;
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+}
+
+static void mpi_allgather(uint64_t value, uint64_t *all) {
+  struct waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                     false};
+  struct op *op = calloc(1, sizeof *op);
+  if (!op)
+    dag__out_of_memory("MPI collectives");
+  op->kind = OP_ALLGATHER;
+  op->value = value;
+  op->all = all;
+  op->done = wake_waiter;
+  op->arg = &w;
+  post(op);
+  pthread_mutex_lock(&w.lock);
+  while (!w.done)
+    pthread_cond_wait(&w.cond, &w.lock);
+  pthread_mutex_unlock(&w.lock);
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
+  int initialized = 0, provided = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) !=
+        MPI_SUCCESS)
+      return dag__user_error(NULL, DAG_ENOSYS, "MPI_Init_thread failed");
+    we_initialized = true;
+  } else {
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_SERIALIZED)
+      fprintf(stderr, "dag: warning: MPI was initialised without "
+                      "MPI_THREAD_SERIALIZED; the runtime calls MPI from its "
+                      "own thread, so initialise it with at least "
+                      "MPI_THREAD_SERIALIZED (and do not call MPI while "
+                      "tasks run)\n");
+  }
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  /* A failure of one rank must end the run, never hang it. */
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_rank(comm, rank);
+  MPI_Comm_size(comm, nranks);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, *rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, node_rank);
+  MPI_Comm_size(node, node_ranks);
+  MPI_Comm_free(&node);
+  int *ub, flag = 0;
+  MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+  tag_ub = flag && *ub > 0 ? *ub : 32767;
+  stopping = false;
+  if (pthread_create(&progress, NULL, progress_main, NULL)) {
+    MPI_Comm_free(&comm);
+    return dag__user_error(NULL, DAG_ETHREAD, "cannot start the MPI thread");
+  }
+  return 0;
+}
+
+static void mpi_stop(void) {
+  if (comm == MPI_COMM_NULL)
+    return;
+  pthread_mutex_lock(&lock);
+  stopping = true;
+  pthread_cond_signal(&wake);
+  pthread_mutex_unlock(&lock);
+  pthread_join(progress, NULL);
+  MPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+  if (we_initialized) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      PMPI_Finalize();
+    we_initialized = false;
+  }
+}
+
+static void mpi_abort_all(void) {
+  fflush(NULL);
+  MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
+  _Exit(1);
+}
+
+const struct dag_comm_ops dag__comm_mpi = {
+    "mpi",    mpi_start,     mpi_stop,     mpi_send,
+    mpi_recv, mpi_allgather, mpi_abort_all};
+
+/* The program's MPI_Finalize: the runtime finishes first, while MPI still
+ * works (the profiling interface gives the real one as PMPI_Finalize). */
+DAG_API int MPI_Finalize(void) {
+  dag_finalize();
+  return PMPI_Finalize();
+}
