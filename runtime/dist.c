@@ -1,0 +1,382 @@
+/* dist.c — global-view distributed memory: dag_alloc, dag_free, the
+ * distributions and the home rank of every byte.
+ *
+ * An allocation is reserved with mmap(MAP_NORESERVE) at the same size on
+ * every rank; a rank commits physical pages only for what it writes, and
+ * gives back copies it no longer needs (dag__dist_discard).
+ *
+ * Locking: the registry is a table of the live allocations sorted by
+ * address, published through an atomic pointer. Readers (dag__dist_find, on
+ * the path of every task) load it and search it without a lock. dag_alloc
+ * and dag_free copy it under `registry_lock`, publish the copy and keep the
+ * old one (and the records of freed allocations) until dag__dist_release,
+ * so a reader never sees freed memory. Each change costs a copy of the
+ * table: fine for the tens or hundreds of allocations of a program.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------ distributions */
+
+struct dag_dist dag_dist_block(size_t elem, size_t block) {
+  struct dag_dist d = {.kind = DAG_DIST_BLOCK, .elem = elem, .block = block};
+  return d;
+}
+
+struct dag_dist dag_dist_2d(size_t elem, size_t ld, size_t mb, size_t nb, int p,
+                            int q) {
+  struct dag_dist d = {.kind = DAG_DIST_2D,
+                       .elem = elem,
+                       .ld = ld,
+                       .mb = mb,
+                       .nb = nb,
+                       .p = p,
+                       .q = q};
+  return d;
+}
+
+struct dag_dist
+dag_dist_owner(size_t unit, int (*owner)(size_t offset, void *ctx), void *ctx) {
+  struct dag_dist d = {
+      .kind = DAG_DIST_OWNER, .block = unit, .owner = owner, .ctx = ctx};
+  return d;
+}
+
+int dag_grid(int nranks, int *p, int *q) {
+  if (nranks < 1)
+    return dag__user_error(NULL, DAG_EINVAL,
+                           "dag_grid: %d ranks; there must be at least 1",
+                           nranks);
+  if (!p || !q)
+    return dag__user_error(NULL, DAG_EINVAL, "dag_grid: NULL p or q");
+  int best = 1;
+  for (int i = 1; (long)i * i <= nranks; i++)
+    if (nranks % i == 0)
+      best = i;
+  *p = best;
+  *q = nranks / best;
+  return 0;
+}
+
+/* ------------------------------------------------------------- homes */
+
+static atomic_bool owner_warned;
+
+int dag__dist_home_for(const struct dag_dist *d, size_t offset, int nranks) {
+  switch (d->kind) {
+  case DAG_DIST_BLOCK:
+    return (int)((offset / (d->elem * d->block)) % (size_t)nranks);
+  case DAG_DIST_2D: {
+    size_t e = offset / d->elem;
+    size_t bi = e / d->ld / d->mb, bj = e % d->ld / d->nb;
+    return (int)(bi % (size_t)d->p) * d->q + (int)(bj % (size_t)d->q);
+  }
+  case DAG_DIST_OWNER: {
+    size_t start = offset - offset % d->block;
+    int r = d->owner(start, d->ctx);
+    if (likely(r >= 0 && r < nranks))
+      return r;
+    if (!atomic_exchange_explicit(&owner_warned, true, memory_order_relaxed))
+      dag__user_error(NULL, DAG_EINVAL,
+                      "dag_alloc: owner function gave rank %d for the unit at "
+                      "offset %zu; ranks are 0 to %d (using rank 0; reported "
+                      "once)",
+                      r, start, nranks - 1);
+    return 0;
+  }
+  }
+  DAG_BUG("distribution of unknown kind %d", (int)d->kind);
+}
+
+int dag__dist_home(const struct dag_allocation *a, size_t offset) {
+  return dag__dist_home_for(&a->dist, offset, dag__nranks);
+}
+
+void dag__dist_block(const struct dag_allocation *a, size_t offset,
+                     size_t *begin, size_t *end) {
+  const struct dag_dist *d = &a->dist;
+  size_t lo, hi;
+  switch (d->kind) {
+  case DAG_DIST_BLOCK: {
+    size_t b = d->elem * d->block;
+    lo = offset - offset % b;
+    hi = lo + b;
+    break;
+  }
+  case DAG_DIST_2D: {
+    size_t e = offset / d->elem;
+    size_t row = e / d->ld, col = e % d->ld;
+    size_t c0 = col - col % d->nb, c1 = c0 + d->nb;
+    if (c1 > d->ld)
+      c1 = d->ld;
+    lo = (row * d->ld + c0) * d->elem;
+    hi = (row * d->ld + c1) * d->elem;
+    break;
+  }
+  case DAG_DIST_OWNER:
+    lo = offset - offset % d->block;
+    hi = lo + d->block;
+    break;
+  default:
+    DAG_BUG("distribution of unknown kind %d", (int)d->kind);
+  }
+  /* hi can only wrap past SIZE_MAX beyond the allocation's end. */
+  if (hi > a->bytes || hi < lo)
+    hi = a->bytes;
+  *begin = lo;
+  *end = hi;
+}
+
+/* ---------------------------------------------------------- registry */
+
+struct entry {
+  uintptr_t lo, hi; /* [base, base + bytes) */
+  const struct dag_allocation *a;
+};
+
+struct table {
+  struct table *retired; /* older tables, kept until release */
+  uintptr_t lo, hi;      /* bounds of all entries: a quick "not ours" */
+  size_t n;
+  struct entry e[];
+};
+
+struct record {
+  struct dag_allocation a;
+  struct record *next; /* every record ever made, until release */
+};
+
+static _Atomic(struct table *) current;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct table *retired;  /* under registry_lock */
+static struct record *records; /* under registry_lock */
+
+const struct dag_allocation *dag__dist_find(const void *p) {
+  struct table *t = atomic_load_explicit(&current, memory_order_acquire);
+  uintptr_t x = (uintptr_t)p;
+  if (likely(!t || x < t->lo || x >= t->hi))
+    return NULL;
+  size_t lo = 0, hi = t->n; /* the entry is in [lo, hi) if anywhere */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x < t->e[mid].lo)
+      hi = mid;
+    else if (x >= t->e[mid].hi)
+      lo = mid + 1;
+    else
+      return t->e[mid].a;
+  }
+  return NULL;
+}
+
+/* Publishes a copy of the current table with entry `add` inserted (when
+ * add.a) or the entry at index `drop` removed. Under registry_lock. */
+static void publish(struct entry add, size_t drop) {
+  struct table *old = atomic_load_explicit(&current, memory_order_relaxed);
+  size_t n = old ? old->n : 0;
+  size_t m = add.a ? n + 1 : n - 1;
+  struct table *t = malloc(sizeof *t + m * sizeof t->e[0]);
+  if (!t)
+    dag__out_of_memory("dag_alloc");
+  size_t j = 0;
+  bool placed = !add.a;
+  for (size_t i = 0; i < n; i++) {
+    if (!add.a && i == drop)
+      continue;
+    if (!placed && add.lo < old->e[i].lo) {
+      t->e[j++] = add;
+      placed = true;
+    }
+    t->e[j++] = old->e[i];
+  }
+  if (!placed)
+    t->e[j++] = add;
+  t->n = m;
+  t->lo = m ? t->e[0].lo : 0;
+  t->hi = m ? t->e[m - 1].hi : 0;
+  t->retired = NULL;
+  atomic_store_explicit(&current, t, memory_order_release);
+  if (old) {
+    old->retired = retired;
+    retired = old;
+  }
+}
+
+/* ------------------------------------------------------------ the API */
+
+static int check_dist(const struct dag_dist *d, int nranks) {
+  size_t b;
+  switch (d->kind) {
+  case DAG_DIST_BLOCK:
+    if (!d->elem || !d->block)
+      return dag__user_error(NULL, DAG_EINVAL,
+                             "dag_alloc: block distribution of %zu elements "
+                             "of %zu bytes; both must be positive",
+                             d->block, d->elem);
+    if (__builtin_mul_overflow(d->elem, d->block, &b))
+      return dag__user_error(NULL, DAG_EOVERFLOW,
+                             "dag_alloc: blocks of %zu elements of %zu bytes "
+                             "overflow size_t",
+                             d->block, d->elem);
+    return 0;
+  case DAG_DIST_2D:
+    if (!d->elem || !d->ld || !d->mb || !d->nb)
+      return dag__user_error(NULL, DAG_EINVAL,
+                             "dag_alloc: 2-D distribution with elem %zu, ld "
+                             "%zu, mb %zu, nb %zu; all must be positive",
+                             d->elem, d->ld, d->mb, d->nb);
+    if (__builtin_mul_overflow(d->elem, d->ld, &b))
+      return dag__user_error(NULL, DAG_EOVERFLOW,
+                             "dag_alloc: rows of %zu elements of %zu bytes "
+                             "overflow size_t",
+                             d->ld, d->elem);
+    if (d->p < 1 || d->q < 1 || (long)d->p * d->q > nranks)
+      return dag__user_error(NULL, DAG_EINVAL,
+                             "dag_alloc: %d x %d grid of ranks; p and q must "
+                             "be positive with p * q <= %d ranks",
+                             d->p, d->q, nranks);
+    return 0;
+  case DAG_DIST_OWNER:
+    if (!d->block)
+      return dag__user_error(NULL, DAG_EINVAL,
+                             "dag_alloc: owner distribution with units of 0 "
+                             "bytes");
+    if (!d->owner)
+      return dag__user_error(NULL, DAG_EINVAL,
+                             "dag_alloc: owner distribution without an owner "
+                             "function");
+    return 0;
+  }
+  return dag__user_error(NULL, DAG_EINVAL,
+                         "dag_alloc: distribution of unknown kind %d",
+                         (int)d->kind);
+}
+
+void *dag_alloc(size_t bytes, struct dag_dist dist) {
+  int err = dag__ensure_started();
+  if (err) {
+    dag__user_error(NULL, err, "dag_alloc: %s", dag_strerror(err));
+    return NULL;
+  }
+  if (!bytes) {
+    dag__user_error(NULL, DAG_EINVAL, "dag_alloc: 0 bytes");
+    return NULL;
+  }
+  if (check_dist(&dist, dag__nranks))
+    return NULL;
+  void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) {
+    dag__user_error(NULL, DAG_ENOMEM, "dag_alloc: cannot reserve %zu bytes: %s",
+                    bytes, strerror(errno));
+    return NULL;
+  }
+  struct record *r = malloc(sizeof *r);
+  if (!r)
+    dag__out_of_memory("dag_alloc");
+  r->a = (struct dag_allocation){base, bytes, dist};
+  pthread_mutex_lock(&registry_lock);
+  r->next = records;
+  records = r;
+  publish((struct entry){(uintptr_t)base, (uintptr_t)base + bytes, &r->a}, 0);
+  pthread_mutex_unlock(&registry_lock);
+  return base;
+}
+
+/* Index of the allocation starting at p in the current table, or -1. Under
+ * registry_lock. */
+static ptrdiff_t index_of(const void *p) {
+  struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
+  size_t lo = 0, hi = t ? t->n : 0;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if ((uintptr_t)p < t->e[mid].lo)
+      hi = mid;
+    else if ((uintptr_t)p > t->e[mid].lo)
+      lo = mid + 1;
+    else
+      return (ptrdiff_t)mid;
+  }
+  return -1;
+}
+
+int dag_free(void *p) {
+  if (!p)
+    return 0;
+  const struct dag_allocation *a = dag__dist_find(p);
+  if (!a || a->base != (char *)p) {
+    if (a)
+      return dag__user_error(NULL, DAG_EINVAL,
+                             "dag_free: %p is %zu bytes into dag_alloc memory "
+                             "at %p, not its start",
+                             p, (size_t)((char *)p - a->base), (void *)a->base);
+    return dag__user_error(NULL, DAG_EINVAL,
+                           "dag_free: %p is not dag_alloc memory (freed "
+                           "already?)",
+                           p);
+  }
+  /* A taskwait on the whole allocation: no task may use it afterwards. */
+  struct dag_access all = {DAG_INOUT, dag_region_1d(a->base, a->bytes)};
+  int err = dag_taskwait_on(&all, 1);
+  if (err)
+    return err;
+
+  pthread_mutex_lock(&registry_lock);
+  ptrdiff_t i = index_of(p);
+  if (i < 0) { /* freed meanwhile by another thread */
+    pthread_mutex_unlock(&registry_lock);
+    return dag__user_error(NULL, DAG_EINVAL,
+                           "dag_free: %p is not dag_alloc memory (freed "
+                           "already?)",
+                           p);
+  }
+  size_t bytes = a->bytes;
+  publish((struct entry){0, 0, NULL}, (size_t)i);
+  pthread_mutex_unlock(&registry_lock);
+  munmap(p, bytes);
+  return 0;
+}
+
+int dag_owner(const void *p) {
+  const struct dag_allocation *a = dag__dist_find(p);
+  if (!a)
+    return -1;
+  return dag__dist_home(a, (size_t)((const char *)p - a->base));
+}
+
+void dag__dist_discard(void *p, size_t bytes) {
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+  uintptr_t hi = ((uintptr_t)p + bytes) & ~(page - 1);
+  if (lo < hi && madvise((void *)lo, hi - lo, MADV_DONTNEED))
+    DAG_BUG("madvise(%p, %zu): %s", (void *)lo, (size_t)(hi - lo),
+            strerror(errno));
+}
+
+void dag__dist_release(void) {
+  pthread_mutex_lock(&registry_lock);
+  struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
+  atomic_store_explicit(&current, NULL, memory_order_release);
+  for (size_t i = 0; t && i < t->n; i++)
+    munmap(t->e[i].a->base, t->e[i].a->bytes);
+  free(t);
+  while (retired) {
+    t = retired;
+    retired = t->retired;
+    free(t);
+  }
+  while (records) {
+    struct record *r = records;
+    records = r->next;
+    free(r);
+  }
+  atomic_store_explicit(&owner_warned, false, memory_order_relaxed);
+  pthread_mutex_unlock(&registry_lock);
+}
