@@ -203,6 +203,8 @@ enum task_flag {
   TASK_UNDEFERRED = DAG_TASK_UNDEFERRED, /* runs in its submitter */
   TASK_ARGS_POOLED = 0x100,              /* args points to a separate block */
   TASK_WAIT_ONLY = 0x200,                /* taskwait_on: waits, has no body */
+  TASK_NO_INLINE = 0x400, /* never run by its submitter at once: its body
+                             may hold it past its end (dag__task_hold) */
 };
 
 struct task {
@@ -238,6 +240,18 @@ static inline bool dag__task_complete(const struct task *t) {
 }
 
 void dag__task_unref(struct task *t);
+
+/* Keeps the running task from completing when its body returns, until
+ * dag__task_release: a transfer in flight. Only for tasks submitted with
+ * TASK_NO_INLINE. Returns the task. */
+struct task *dag__task_hold(void);
+/* Ends a hold; from any thread. */
+void dag__task_release(struct task *t);
+/* dag_submit for the runtime's own tasks (transfers, page discards), with
+ * task_flag bits; not counted as the program's tasks. */
+int dag__submit_internal(const struct dag_task_info *info, const void *args,
+                         size_t args_size, const struct dag_access *acc,
+                         size_t n, unsigned flags);
 
 /* Links pred -> succ unless pred is complete or already linked to succ. */
 void dag__task_link(struct task *pred, struct task *succ);

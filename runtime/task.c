@@ -479,7 +479,8 @@ static int submit(const struct dag_task_info *info, dag_task_fn fn,
         regs, modes, (size_t)kept, flags | (info->flags & DAG_TASK_UNDEFERRED)};
     struct worker *w = dag__self();
     struct task *parent = dag__current_task();
-    if ((s.flags & TASK_UNDEFERRED) || saturated(w, parent, &s))
+    if ((s.flags & TASK_UNDEFERRED) ||
+        (!(s.flags & TASK_NO_INLINE) && saturated(w, parent, &s)))
       run_inline(w, parent, &s);
     else
       defer(w, parent, &s);
@@ -499,6 +500,26 @@ int dag_submit(const struct dag_task_info *info, const void *args,
   if (err)
     return err;
   return submit(info, body, args, args_size, acc, naccesses, 0);
+}
+
+int dag__submit_internal(const struct dag_task_info *info, const void *args,
+                         size_t args_size, const struct dag_access *acc,
+                         size_t n, unsigned flags) {
+  return submit(info, info->fn, args, args_size, acc, n, flags);
+}
+
+struct task *dag__task_hold(void) {
+  struct task *t = current;
+  atomic_fetch_add_explicit(&t->unfinished, 1, memory_order_relaxed);
+  return t;
+}
+
+void dag__task_release(struct task *t) {
+  if (atomic_fetch_sub_explicit(&t->unfinished, 1, memory_order_acq_rel) != 1)
+    return;
+  struct task *next = complete(NULL, t);
+  if (next)
+    dag__sched_push(NULL, next);
 }
 
 int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
