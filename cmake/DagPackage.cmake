@@ -6,6 +6,11 @@ include(CMakePackageConfigHelpers)
 
 set(DAG_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/dag)
 install(EXPORT dagTargets NAMESPACE dag:: DESTINATION ${DAG_INSTALL_CMAKEDIR})
+if(DAG_HAVE_MPI)
+  set(DAG_HAVE_MPI_BOOL TRUE)
+else()
+  set(DAG_HAVE_MPI_BOOL FALSE)
+endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/dagConfig.cmake.in
   ${PROJECT_BINARY_DIR}/dagConfig.cmake
   INSTALL_DESTINATION ${DAG_INSTALL_CMAKEDIR})

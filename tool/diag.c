@@ -131,6 +131,14 @@ static void add_flag(char ***v, unsigned *n, const char *flag) {
   (*v)[(*n)++] = xasprintf("-W%s", flag);
 }
 
+static void remove_flag(char **v, unsigned *n, const char *flag) {
+  for (unsigned i = 0; i < *n; i++)
+    if (strcmp(v[i], flag) == 0) {
+      free(v[i]);
+      v[i--] = v[--*n];
+    }
+}
+
 static bool has_flag(char *const *v, unsigned n, const char *flag) {
   for (unsigned i = 0; i < n; i++)
     if (strcmp(v[i], flag) == 0)
@@ -145,12 +153,16 @@ void diags_options(struct diags *d, const char *const *args, int nargs) {
       d->no_warnings = true;
     else if (strcmp(a, "-Werror") == 0)
       d->werror = true;
+    else if (strcmp(a, "-Wno-error") == 0)
+      d->werror = false;
     else if (strncmp(a, "-Wno-error=dag-", 15) == 0)
-      add_flag(&d->not_error, &d->nnot_error, a + 12);
+      add_flag(&d->not_error, &d->nnot_error, a + 11);
     else if (strncmp(a, "-Werror=dag-", 12) == 0)
-      add_flag(&d->as_error, &d->nas_error, a + 9);
+      add_flag(&d->as_error, &d->nas_error, a + 8);
     else if (strncmp(a, "-Wno-dag-", 9) == 0)
       add_flag(&d->off, &d->noff, a + 5);
+    else if (strncmp(a, "-Wdag-", 6) == 0)
+      remove_flag(d->off, &d->noff, a); /* the last option wins */
   }
 }
 

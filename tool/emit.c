@@ -366,7 +366,10 @@ static void submit_statement(struct emitter *em, unsigned n) {
   const struct task *t = &em->s->tasks[n];
   const struct unit_file *f = t->file;
   const struct directive *d = directive_of(t);
-  struct edit *ed = edits_add(em->e, t->replace, false);
+  /* The submission takes the directive's place and the statement goes to
+   * its outlined body; what lies between (a preprocessor line, say) stays. */
+  edits_add(em->e, t->body, false)->moved = true;
+  struct edit *ed = edits_add(em->e, d->at, false);
   edit_piece(ed, PIECE_LINE, &f->src, NULL, d->at);
   edit_text(ed, "{\n");
   if (t->nvars)

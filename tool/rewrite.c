@@ -173,6 +173,8 @@ static void render_range(struct renderer *r, const char *text, unsigned begin,
     const struct edit *ed = &e->v[i];
     if (ed->at.begin < pos)
       continue; /* nested in an edit already applied */
+    if (ed->moved && ed->at.begin == begin && ed->at.end == end)
+      continue; /* rendering the moved range itself */
     if (ed->at.end > end || (ed->at.begin == end && !whole))
       break;
     buf_add(r->out, text + pos, ed->at.begin - pos);

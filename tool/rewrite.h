@@ -34,6 +34,8 @@ struct piece {
 struct edit {
   struct span at;  /* replaced range; empty: an insertion */
   bool inline_use; /* within a line: no #line needed after it */
+  bool moved;      /* the range moved into another edit's PIECE_SOURCE: it
+                      is gone from its place, not from there */
   unsigned order;  /* among insertions at one offset: smaller first */
   struct piece *pieces;
   unsigned npieces, cap;

@@ -1288,8 +1288,9 @@ static enum CXChildVisitResult visit_in_items(CXCursor c, CXCursor parent,
 }
 
 static void warn_about_task(struct walker *w, int t, CXCursor body) {
-  if (w->d->errors)
-    return; /* warnings about code that has errors help nobody */
+  for (size_t i = 0; i < w->d->n; i++)
+    if (w->d->v[i].level == DIAG_ERROR)
+      return; /* warnings about code that has errors help nobody */
   struct write_check wc = {w, t};
   visit_writes(body, clang_getNullCursor(), &wc);
   clang_visitChildren(body, visit_writes, &wc);
