@@ -139,12 +139,12 @@ static void lexer_init(struct lexer *lx, const struct source *src,
   lx->line_start = from == 0 || src->text[from - 1] == '\n';
 }
 
-/* Classifies a directive token: a dag pragma, a quoted include (its name
- * in `name`), or something else. */
-enum directive_class { OTHER_DIRECTIVE, DAG_PRAGMA, QUOTED_INCLUDE };
+/* Classifies a directive token: a dag pragma, an include (its name in
+ * `inc`), or something else. */
+enum directive_class { OTHER_DIRECTIVE, DAG_PRAGMA, INCLUDE };
 
 static enum directive_class classify(const struct source *src, struct tok d,
-                                     struct span *name) {
+                                     struct scan_include *inc) {
   struct lexer lx = {src->text, d.end, d.begin + 1, false};
   struct tok word = next_in_line(&lx, true);
   if (tok_is(&lx, word, "pragma"))
@@ -153,11 +153,20 @@ static enum directive_class classify(const struct source *src, struct tok d,
   if (!tok_is(&lx, word, "include"))
     return OTHER_DIRECTIVE;
   struct tok file = next_in_line(&lx, true);
-  if (file.kind != TOK_LITERAL || src->text[file.begin] != '"' ||
-      file.end - file.begin < 2 || src->text[file.end - 1] != '"')
-    return OTHER_DIRECTIVE;
-  *name = (struct span){file.begin + 1, file.end - 1};
-  return QUOTED_INCLUDE;
+  const char *t = src->text;
+  if (file.kind == TOK_LITERAL && t[file.begin] == '"' &&
+      file.end - file.begin >= 2 && t[file.end - 1] == '"') {
+    *inc = (struct scan_include){{file.begin + 1, file.end - 1}, false};
+    return INCLUDE;
+  }
+  if (file.kind == TOK_PUNCT && t[file.begin] == '<') {
+    const char *close = memchr(t + file.end, '>', d.end - file.end);
+    if (!close)
+      return OTHER_DIRECTIVE;
+    *inc = (struct scan_include){{file.end, (unsigned)(close - t)}, true};
+    return INCLUDE;
+  }
+  return OTHER_DIRECTIVE;
 }
 
 void scan_source(const struct source *src, struct scan_result *out) {
@@ -177,8 +186,8 @@ void scan_source(const struct source *src, struct scan_result *out) {
       before = 'a';
     if (t.kind != TOK_DIRECTIVE)
       continue;
-    struct span name;
-    switch (classify(src, t, &name)) {
+    struct scan_include inc;
+    switch (classify(src, t, &inc)) {
     case DAG_PRAGMA:
       if (out->ndirectives == cap_d)
         out->directives =
@@ -187,12 +196,12 @@ void scan_source(const struct source *src, struct scan_result *out) {
       out->directives[out->ndirectives++] =
           (struct scan_directive){{t.begin, t.end}, depth == 0, before};
       break;
-    case QUOTED_INCLUDE:
+    case INCLUDE:
       if (out->nincludes == cap_i)
         out->includes =
             xrealloc(out->includes,
                      (cap_i = cap_i ? 2 * cap_i : 8) * sizeof *out->includes);
-      out->includes[out->nincludes++] = name;
+      out->includes[out->nincludes++] = inc;
       break;
     case OTHER_DIRECTIVE:
       break;

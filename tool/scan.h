@@ -17,10 +17,15 @@ struct scan_directive {
                       literal, or 0 at the start of the file */
 };
 
+struct scan_include {
+  struct span name; /* without the quotes or brackets */
+  bool angled;      /* <name>, not "name" */
+};
+
 struct scan_result {
   struct scan_directive *directives;
   unsigned ndirectives;
-  struct span *includes; /* the quoted names of `#include "..."`, no quotes */
+  struct scan_include *includes;
   unsigned nincludes;
 };
 

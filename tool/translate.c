@@ -33,13 +33,14 @@ static bool seen_before(struct unit *u, const char *path) {
   return false;
 }
 
-/* The directories -I and -iquote name, in order. */
+/* The directory that argument i names for includes, and how many
+ * arguments that took beyond i: -iquote for "name" only, -I for both. */
 static const char *include_dir(const struct translate_options *opt, int i,
-                               int *skip) {
+                               bool angled, int *skip) {
   const char *a = opt->clang_args[i];
   *skip = 0;
-  const char *flags[] = {"-iquote", "-I"};
-  for (int f = 0; f < 2; f++) {
+  const char *flags[] = {"-I", "-iquote"};
+  for (int f = 0; f < (angled ? 1 : 2); f++) {
     size_t n = strlen(flags[f]);
     if (strncmp(a, flags[f], n) != 0)
       continue;
@@ -53,21 +54,26 @@ static const char *include_dir(const struct translate_options *opt, int i,
   return NULL;
 }
 
-static char *resolve_include(const char *from, const char *name,
+/* Where the compiler finds an included header among the user's folders:
+ * "name" next to the including file first, then -iquote and -I; <name>
+ * in -I only. System headers hold no pragmas and are not searched. */
+static char *resolve_include(const char *from, const char *name, bool angled,
                              const struct translate_options *opt) {
-  char *copy = xstrdup(from);
-  char *path = xasprintf("%s/%s", dirname(copy), name);
-  free(copy);
-  if (access(path, R_OK) == 0)
-    return path;
-  free(path);
+  if (!angled) {
+    char *copy = xstrdup(from);
+    char *path = xasprintf("%s/%s", dirname(copy), name);
+    free(copy);
+    if (access(path, R_OK) == 0)
+      return path;
+    free(path);
+  }
   for (int i = 0; i < opt->nclang_args; i++) {
     int skip;
-    const char *dir = include_dir(opt, i, &skip);
+    const char *dir = include_dir(opt, i, angled, &skip);
     i += skip;
     if (!dir)
       continue;
-    path = xasprintf("%s/%s", dir, name);
+    char *path = xasprintf("%s/%s", dir, name);
     if (access(path, R_OK) == 0)
       return path;
     free(path);
@@ -88,8 +94,8 @@ static void add_file(struct unit *u, struct source *src,
   f->scan = *scan;
 }
 
-/* Scans `src` and the headers it includes with quotes, recursively;
- * files with directives (and the main file) become unit files. */
+/* Scans `src` and the user's headers it includes, recursively; files with
+ * directives (and the main file) become unit files. */
 static void gather(struct unit *u, struct source *src, bool main_file,
                    const struct translate_options *opt, unsigned depth) {
   struct scan_result scan;
@@ -97,9 +103,12 @@ static void gather(struct unit *u, struct source *src, bool main_file,
   /* The includes are read before `src` moves into the unit. */
   unsigned n = scan.nincludes;
   char **names = xcalloc(n ? n : 1, sizeof *names);
-  for (unsigned i = 0; i < n; i++)
-    names[i] = xstrndup(src->text + scan.includes[i].begin,
-                        scan.includes[i].end - scan.includes[i].begin);
+  bool *angled = xcalloc(n ? n : 1, sizeof *angled);
+  for (unsigned i = 0; i < n; i++) {
+    struct span at = scan.includes[i].name;
+    names[i] = xstrndup(src->text + at.begin, at.end - at.begin);
+    angled[i] = scan.includes[i].angled;
+  }
   char *path = xstrdup(src->path);
   if (main_file || scan.ndirectives) {
     add_file(u, src, &scan);
@@ -108,7 +117,8 @@ static void gather(struct unit *u, struct source *src, bool main_file,
     source_release(src);
   }
   for (unsigned i = 0; i < n; i++) {
-    char *header = depth < 64 ? resolve_include(path, names[i], opt) : NULL;
+    char *header =
+        depth < 64 ? resolve_include(path, names[i], angled[i], opt) : NULL;
     struct source h;
     if (header && !seen_before(u, header) && source_load(&h, header) == 0)
       gather(u, &h, false, opt, depth + 1);
@@ -116,6 +126,7 @@ static void gather(struct unit *u, struct source *src, bool main_file,
     free(names[i]);
   }
   free(names);
+  free(angled);
   free(path);
 }
 
