@@ -184,6 +184,11 @@ DAG_API int dag_submit(const struct dag_task_info *info, const void *args,
  * The calling thread runs tasks meanwhile. Returns 0 or DAG_ESHUTDOWN. */
 DAG_API int dag_taskwait(void);
 
+/* dag_taskwait without its data movement under MPI (`noflush`): waits for
+ * the tasks, but written data stays where the tasks left it. With one rank
+ * it is dag_taskwait. */
+DAG_API int dag_taskwait_noflush(void);
+
 /* Waits only for the tasks that an access to `acc` would depend on: after it
  * returns, the listed data holds what the earlier tasks wrote. Validates the
  * regions as dag_submit does. */

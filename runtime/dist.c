@@ -322,11 +322,13 @@ int dag_free(void *p) {
                            "already?)",
                            p);
   }
-  /* A taskwait on the whole allocation: no task may use it afterwards. */
+  /* A wait on the whole allocation: no task may use it afterwards; every
+   * rank forgets where its blocks were valid (the memory is going). */
   struct dag_access all = {DAG_INOUT, dag_region_1d(a->base, a->bytes)};
-  int err = dag_taskwait_on(&all, 1);
+  int err = dag__wait_on_local(&all, 1);
   if (err)
     return err;
+  dag__units_forget(a->base, a->bytes);
 
   pthread_mutex_lock(&registry_lock);
   ptrdiff_t i = index_of(p);

@@ -98,6 +98,20 @@ int dag_taskwait(void) {
                            "dag_taskwait: runtime already finalized");
   if (s == NOT_STARTED)
     return 0; /* nothing was submitted */
+  if (dag__uniform_active())
+    return dag__uniform_taskwait(true);
+  return dag__wait_children();
+}
+
+int dag_taskwait_noflush(void) {
+  int s = atomic_load_explicit(&state, memory_order_acquire);
+  if (s == FINALIZED)
+    return dag__user_error(NULL, DAG_ESHUTDOWN,
+                           "dag_taskwait_noflush: runtime already finalized");
+  if (s == NOT_STARTED)
+    return 0;
+  if (dag__uniform_active())
+    return dag__uniform_taskwait(false);
   return dag__wait_children();
 }
 
@@ -123,6 +137,9 @@ int dag_finalize(void) {
                            "dag_finalize called from inside a task");
   pthread_mutex_lock(&lifecycle);
   if (atomic_load(&state) == RUNNING) {
+    /* Every rank checks that all submitted the same tasks, then drains. */
+    if (dag__uniform_active())
+      dag__uniform_taskwait(false);
     dag__wait_children();
     dag__deps_free(dag__root_task.children);
     dag__root_task.children = NULL;
@@ -133,6 +150,7 @@ int dag_finalize(void) {
     dag__topo_release();
     dag__pools_release();
     dag__dist_release();
+    dag__uniform_release();
     dag__comm_stop();
   }
   atomic_store_explicit(&state, FINALIZED, memory_order_release);

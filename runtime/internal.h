@@ -247,6 +247,18 @@ void dag__task_unref(struct task *t);
 struct task *dag__task_hold(void);
 /* Ends a hold; from any thread. */
 void dag__task_release(struct task *t);
+/* dag_submit on this rank alone (the rank-uniform layer decided it runs
+ * here); body is the chosen variant. */
+int dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
+                      const void *args, size_t args_size,
+                      const struct dag_access *acc, size_t n);
+/* dag_taskwait_on on this rank only: no data moves. */
+int dag__wait_on_local(const struct dag_access *acc, size_t n);
+/* Validates acc into regs and modes, leaving out empty regions; returns how
+ * many are kept, or a negative DAG_E* code. */
+long dag__make_regions(const struct dag_task_info *info,
+                       const struct dag_access *acc, size_t n,
+                       struct region *regs, enum dag_mode *modes);
 /* dag_submit for the runtime's own tasks (transfers, page discards), with
  * task_flag bits; not counted as the program's tasks. */
 int dag__submit_internal(const struct dag_task_info *info, const void *args,
@@ -455,6 +467,29 @@ void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
                     dag_comm_done_fn done, void *arg);
 void dag__comm_allgather(uint64_t value, uint64_t *all);
 _Noreturn void dag__comm_abort_all(void);
+
+/* ----------------------------------------------------------- uniform.c */
+
+/* Whether top-level tasks go through rank-uniform planning: several ranks,
+ * and the caller is the program (not a task body: children run where their
+ * parent runs). */
+bool dag__uniform_active(void);
+/* Plans a top-level task on every rank: placement, transfers, bookkeeping;
+ * submits it locally (dag__submit_local) on the rank that runs it. regs and
+ * modes are acc validated (kept of them). */
+int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
+                        const void *args, size_t args_size,
+                        const struct dag_access *acc, size_t n,
+                        const struct region *regs, const enum dag_mode *modes,
+                        size_t kept);
+/* taskwait of the program: flushes written data (unless !flush), checks
+ * that the ranks agree, waits. */
+int dag__uniform_taskwait(bool flush);
+/* taskwait on: makes the regions valid on every rank, checks agreement. */
+void dag__uniform_collect(const struct region *regs, size_t n);
+/* dag_free: the units of [base, base + bytes) are forgotten. */
+void dag__units_forget(const void *base, size_t bytes);
+void dag__uniform_release(void);
 
 /* ----------------------------------------------------------- backend.c */
 

@@ -224,9 +224,9 @@ static int check_info(const struct dag_task_info *info, const void *args,
 
 /* Validates acc into regs/modes, leaving out empty regions. Returns the
  * number kept, or a negative DAG_E* code. */
-static long make_regions(const struct dag_task_info *info,
-                         const struct dag_access *acc, size_t n,
-                         struct region *regs, enum dag_mode *modes) {
+long dag__make_regions(const struct dag_task_info *info,
+                       const struct dag_access *acc, size_t n,
+                       struct region *regs, enum dag_mode *modes) {
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
     enum dag_mode m = acc[i].mode;
@@ -472,7 +472,7 @@ static int submit(const struct dag_task_info *info, dag_task_fn fn,
       return dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
     }
   }
-  long kept = make_regions(info, acc, n, regs, modes);
+  long kept = dag__make_regions(info, acc, n, regs, modes);
   if (kept >= 0) {
     struct submission s = {
         info, fn,    args,         args_size,
@@ -492,6 +492,10 @@ static int submit(const struct dag_task_info *info, dag_task_fn fn,
   return kept < 0 ? (int)kept : 0;
 }
 
+static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
+                          const void *args, size_t args_size,
+                          const struct dag_access *acc, size_t n);
+
 int dag_submit(const struct dag_task_info *info, const void *args,
                size_t args_size, const struct dag_access *acc,
                size_t naccesses) {
@@ -499,7 +503,46 @@ int dag_submit(const struct dag_task_info *info, const void *args,
   int err = check_info(info, args, args_size, acc, naccesses, &body);
   if (err)
     return err;
+  err = dag__ensure_started();
+  if (err)
+    return dag__user_error(info, err, "%s", dag_strerror(err));
+  if (dag__uniform_active())
+    return uniform_submit(info, body, args, args_size, acc, naccesses);
   return submit(info, body, args, args_size, acc, naccesses, 0);
+}
+
+int dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
+                      const void *args, size_t args_size,
+                      const struct dag_access *acc, size_t n) {
+  return submit(info, body, args, args_size, acc, n, 0);
+}
+
+/* A top-level task of a run of several ranks: every rank plans it. */
+static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
+                          const void *args, size_t args_size,
+                          const struct dag_access *acc, size_t n) {
+  struct region regs_stack[ACCESSES_ON_STACK];
+  enum dag_mode modes_stack[ACCESSES_ON_STACK];
+  struct region *regs = regs_stack;
+  enum dag_mode *modes = modes_stack;
+  if (n > ACCESSES_ON_STACK) {
+    regs = malloc(n * sizeof *regs);
+    modes = malloc(n * sizeof *modes);
+    if (!regs || !modes) {
+      free(regs);
+      free(modes);
+      return dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
+    }
+  }
+  long kept = dag__make_regions(info, acc, n, regs, modes);
+  int err = kept < 0 ? (int)kept
+                     : dag__uniform_submit(info, body, args, args_size, acc, n,
+                                           regs, modes, (size_t)kept);
+  if (regs != regs_stack) {
+    free(regs);
+    free(modes);
+  }
+  return err;
 }
 
 int dag__submit_internal(const struct dag_task_info *info, const void *args,
@@ -522,11 +565,33 @@ void dag__task_release(struct task *t) {
     dag__sched_push(NULL, next);
 }
 
+static const struct dag_task_info wait_info = {.label = "taskwait on"};
+
+int dag__wait_on_local(const struct dag_access *acc, size_t n) {
+  return submit(&wait_info, NULL, NULL, 0, acc, n,
+                TASK_UNDEFERRED | TASK_WAIT_ONLY);
+}
+
 int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
-  static const struct dag_task_info wait_info = {.label = "taskwait on"};
   if (naccesses && !acc)
     return dag__user_error(&wait_info, DAG_EINVAL, "%zu accesses at NULL",
                            naccesses);
-  return submit(&wait_info, NULL, NULL, 0, acc, naccesses,
-                TASK_UNDEFERRED | TASK_WAIT_ONLY);
+  int err = dag__ensure_started();
+  if (err)
+    return dag__user_error(&wait_info, err, "%s", dag_strerror(err));
+  if (dag__uniform_active() && naccesses) {
+    /* The listed data becomes valid on every rank first (a collect). */
+    struct region *regs = malloc(naccesses * sizeof *regs);
+    enum dag_mode *modes = malloc(naccesses * sizeof *modes);
+    long kept = regs && modes
+                    ? dag__make_regions(&wait_info, acc, naccesses, regs, modes)
+                    : DAG_ENOMEM;
+    if (kept >= 0)
+      dag__uniform_collect(regs, (size_t)kept);
+    free(regs);
+    free(modes);
+    if (kept < 0)
+      return (int)kept;
+  }
+  return dag__wait_on_local(acc, naccesses);
 }

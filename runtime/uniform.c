@@ -1,0 +1,630 @@
+/* uniform.c — rank-uniform execution: every rank sees every top-level task
+ * and decides alone, identically, where it runs and which data moves.
+ *
+ * Each rank keeps the same bookkeeping, per unit of data, of the set of
+ * ranks that hold a valid copy:
+ *   - dag_alloc memory: the units are the distribution's blocks; at first
+ *     only the home holds a valid copy;
+ *   - other (replicated) memory: the units are byte intervals, merged when
+ *     accessed regions overlap; at first every rank holds a valid copy.
+ * For a task placed on rank E, a unit it reads (or writes in part) that E
+ * lacks comes from one valid holder, chosen the same way on every rank;
+ * both sides add the transfer to their local graph as a task (a send that
+ * reads the unit, a receive that writes it), so the local dependency
+ * tracker orders it with the local tasks around it. After a write only E
+ * holds a valid copy. Ranks other than E and the holders do nothing but
+ * this bookkeeping for the task.
+ *
+ * Tags come from per-pair sequences: every rank plans the same transfers
+ * in the same order, so the n-th transfer from A to B has the same tag on
+ * both sides and matching never depends on timing.
+ *
+ * A taskwait brings every replicated unit written since back to every rank
+ * and every block back to its home (unless noflush), then checks that all
+ * ranks submitted the same tasks: a hash of each task's description that
+ * ranks compare; on a mismatch a binary search over the recorded hashes
+ * finds the first task that differs and every rank names its own.
+ *
+ * Everything here runs on the one thread that submits top-level tasks.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- rank sets */
+
+static size_t words; /* 64-bit words per rank set */
+
+static bool set_has(const uint64_t *s, int r) {
+  return s[r / 64] >> (r % 64) & 1;
+}
+
+static void set_add(uint64_t *s, int r) { s[r / 64] |= 1ull << (r % 64); }
+
+static void set_only(uint64_t *s, int r) {
+  memset(s, 0, words * sizeof *s);
+  set_add(s, r);
+}
+
+static void set_all(uint64_t *s) {
+  for (size_t i = 0; i < words; i++)
+    s[i] = ~0ull;
+}
+
+static int set_first(const uint64_t *s) {
+  for (int r = 0; r < dag__nranks; r++)
+    if (set_has(s, r))
+      return r;
+  DAG_BUG("a unit with no valid copy");
+}
+
+static uint64_t *set_new(void) {
+  uint64_t *s = calloc(words, sizeof *s);
+  if (!s)
+    dag__out_of_memory("rank sets");
+  return s;
+}
+
+/* ------------------------------------------------------------------ units */
+
+/* A unit of data and the ranks holding it valid. */
+struct unit {
+  struct region region; /* this rank's copy */
+  uint64_t *valid;
+  int home;   /* -1: replicated */
+  bool dirty; /* written since the last taskwait */
+};
+
+/* The blocks of one dag_alloc allocation, made on first use. */
+struct blocks {
+  const struct dag_allocation *alloc;
+  size_t nblocks;
+  struct unit *unit; /* unit[i].valid == NULL: never touched */
+};
+
+static struct blocks *allocs;
+static size_t nallocs;
+
+/* Replicated units: disjoint intervals sorted by address. */
+static struct unit *reps;
+static size_t nreps, cap_reps;
+
+/* Units written since the last taskwait. */
+static struct unit **dirty;
+static size_t ndirty, cap_dirty;
+
+static void mark_dirty(struct unit *u) {
+  if (u->dirty)
+    return;
+  u->dirty = true;
+  if (ndirty == cap_dirty) {
+    cap_dirty = cap_dirty ? 2 * cap_dirty : 64;
+    dirty = realloc(dirty, cap_dirty * sizeof *dirty);
+    if (!dirty)
+      dag__out_of_memory("dirty units");
+  }
+  dirty[ndirty++] = u;
+}
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* Geometry of the distribution's blocks. */
+static size_t block_count(const struct dag_allocation *a) {
+  const struct dag_dist *d = &a->dist;
+  switch (d->kind) {
+  case DAG_DIST_BLOCK:
+    return ceil_div(a->bytes, d->elem * d->block);
+  case DAG_DIST_2D: {
+    size_t rows = ceil_div(a->bytes, d->elem * d->ld);
+    return ceil_div(rows, d->mb) * ceil_div(d->ld, d->nb);
+  }
+  case DAG_DIST_OWNER:
+    break;
+  }
+  return ceil_div(a->bytes, d->block);
+}
+
+/* The region of block i. */
+static struct region block_region(const struct dag_allocation *a, size_t i) {
+  const struct dag_dist *d = &a->dist;
+  uintptr_t base = (uintptr_t)a->base;
+  struct region r = {0};
+  if (d->kind != DAG_DIST_2D) {
+    size_t size = d->kind == DAG_DIST_BLOCK ? d->elem * d->block : d->block;
+    size_t lo = i * size, hi = lo + size < a->bytes ? lo + size : a->bytes;
+    r.lo = base + lo;
+    r.hi = base + hi;
+    r.span = hi - lo;
+    return r;
+  }
+  size_t rows = ceil_div(a->bytes, d->elem * d->ld);
+  size_t nbj = ceil_div(d->ld, d->nb);
+  size_t row0 = i / nbj * d->mb, col0 = i % nbj * d->nb;
+  size_t nrows = row0 + d->mb < rows ? d->mb : rows - row0;
+  size_t ncols = col0 + d->nb < d->ld ? d->nb : d->ld - col0;
+  size_t row_bytes = d->ld * d->elem;
+  r.lo = base + row0 * row_bytes + col0 * d->elem;
+  r.span = ncols * d->elem;
+  if (nrows > 1 && ncols < d->ld) {
+    r.ndims = 1;
+    r.dim[0].count = nrows;
+    r.dim[0].stride = row_bytes;
+    r.hi = r.lo + (nrows - 1) * row_bytes + r.span;
+  } else {
+    r.span *= nrows; /* whole rows: one contiguous span */
+    r.hi = r.lo + r.span;
+  }
+  if (r.hi > base + a->bytes) /* a last, partial row */
+    r.hi = base + a->bytes;
+  return r;
+}
+
+static struct blocks *blocks_of(const struct dag_allocation *a) {
+  for (size_t i = 0; i < nallocs; i++)
+    if (allocs[i].alloc == a)
+      return &allocs[i];
+  struct blocks *grown = realloc(allocs, (nallocs + 1) * sizeof *allocs);
+  if (!grown)
+    dag__out_of_memory("distributed blocks");
+  allocs = grown;
+  struct blocks *b = &allocs[nallocs++];
+  b->alloc = a;
+  b->nblocks = block_count(a);
+  b->unit = calloc(b->nblocks, sizeof *b->unit);
+  if (!b->unit)
+    dag__out_of_memory("distributed blocks");
+  return b;
+}
+
+static struct unit *block_unit(struct blocks *b, size_t i) {
+  struct unit *u = &b->unit[i];
+  if (!u->valid) {
+    u->region = block_region(b->alloc, i);
+    u->home =
+        dag__dist_home(b->alloc, u->region.lo - (uintptr_t)b->alloc->base);
+    u->valid = set_new();
+    set_add(u->valid, u->home);
+  }
+  return u;
+}
+
+/* Calls fn on every block a region of allocation a may touch (its bounding
+ * rows and columns: a few more than it touches for odd shapes, which only
+ * moves more data). */
+static void each_block(const struct dag_allocation *a, const struct region *r,
+                       void (*fn)(struct unit *, void *), void *arg) {
+  struct blocks *b = blocks_of(a);
+  const struct dag_dist *d = &a->dist;
+  size_t lo = r->lo - (uintptr_t)a->base, hi = r->hi - (uintptr_t)a->base;
+  if (d->kind != DAG_DIST_2D) {
+    size_t size = d->kind == DAG_DIST_BLOCK ? d->elem * d->block : d->block;
+    for (size_t i = lo / size; i <= (hi - 1) / size && i < b->nblocks; i++)
+      fn(block_unit(b, i), arg);
+    return;
+  }
+  size_t row_bytes = d->ld * d->elem;
+  size_t r0 = lo / row_bytes, r1 = (hi - 1) / row_bytes;
+  size_t c0 = 0, c1 = d->ld - 1;
+  if (r->ndims == 1 && r->dim[0].stride == row_bytes &&
+      lo % row_bytes + r->span <= row_bytes) {
+    c0 = lo % row_bytes / d->elem; /* a tile: its own columns */
+    c1 = (lo % row_bytes + r->span - 1) / d->elem;
+  } else if (r->ndims == 0 && r0 == r1) {
+    c0 = lo % row_bytes / d->elem; /* part of one row */
+    c1 = (hi - 1) % row_bytes / d->elem;
+  }
+  size_t nbj = ceil_div(d->ld, d->nb);
+  for (size_t bi = r0 / d->mb; bi <= r1 / d->mb; bi++)
+    for (size_t bj = c0 / d->nb; bj <= c1 / d->nb; bj++)
+      if (bi * nbj + bj < b->nblocks)
+        fn(block_unit(b, bi * nbj + bj), arg);
+}
+
+/* The replicated unit for region r: an interval [lo, hi) that contains it,
+ * merging the units it overlaps. A merged unit is valid where all its parts
+ * were (bytes in no unit yet are valid everywhere). */
+static struct unit *replicated_unit(const struct region *r) {
+  uintptr_t lo = r->lo, hi = r->hi;
+  size_t first = 0, end;
+  while (first < nreps && reps[first].region.hi <= lo)
+    first++;
+  for (end = first; end < nreps && reps[end].region.lo < hi; end++) {
+    if (reps[end].region.lo < lo)
+      lo = reps[end].region.lo;
+    if (reps[end].region.hi > hi)
+      hi = reps[end].region.hi;
+  }
+  if (end - first == 1 && reps[first].region.lo == lo &&
+      reps[first].region.hi == hi)
+    return &reps[first];
+  uint64_t *valid = set_new();
+  set_all(valid);
+  bool was_dirty = false;
+  for (size_t i = first; i < end; i++) {
+    for (size_t w = 0; w < words; w++)
+      valid[w] &= reps[i].valid[w];
+    was_dirty |= reps[i].dirty;
+    free(reps[i].valid);
+  }
+  if (nreps + 1 > cap_reps) {
+    cap_reps = cap_reps ? 2 * cap_reps : 64;
+    reps = realloc(reps, cap_reps * sizeof *reps);
+    if (!reps)
+      dag__out_of_memory("replicated units");
+  }
+  /* Replace reps[first, end) by one unit. */
+  size_t removed = end - first;
+  memmove(&reps[first + 1], &reps[end], (nreps - end) * sizeof *reps);
+  nreps = nreps - removed + 1;
+  struct unit *u = &reps[first];
+  *u = (struct unit){{lo, hi, hi - lo, 0, {{0, 0}}}, valid, -1, false};
+  if (was_dirty || removed) {
+    /* The dirty list held pointers into reps: rebuild it. */
+    ndirty = 0;
+    for (size_t i = 0; i < nreps; i++)
+      if (reps[i].dirty || (&reps[i] == u && was_dirty)) {
+        reps[i].dirty = false;
+        mark_dirty(&reps[i]);
+      }
+    for (size_t i = 0; i < nallocs; i++)
+      for (size_t k = 0; k < allocs[i].nblocks; k++)
+        if (allocs[i].unit[k].dirty) {
+          allocs[i].unit[k].dirty = false;
+          mark_dirty(&allocs[i].unit[k]);
+        }
+  }
+  return u;
+}
+
+/* Calls fn on the units region r touches. */
+static void each_unit(const struct region *r, void (*fn)(struct unit *, void *),
+                      void *arg) {
+  const struct dag_allocation *a = dag__dist_find((const void *)r->lo);
+  if (a)
+    each_block(a, r, fn, arg);
+  else
+    fn(replicated_unit(r), arg);
+}
+
+/* -------------------------------------------------------------- transfers */
+
+struct transfer {
+  struct region region;
+  int peer;
+  uint64_t tag;
+};
+
+static uint64_t *sent, *received; /* per peer: transfers so far */
+
+static void transfer_done(void *task) { dag__task_release(task); }
+
+static void send_body(void *p) {
+  const struct transfer *x = p;
+  dag__comm_send(&x->region, x->peer, x->tag, transfer_done, dag__task_hold());
+}
+
+static void recv_body(void *p) {
+  const struct transfer *x = p;
+  dag__comm_recv(&x->region, x->peer, x->tag, transfer_done, dag__task_hold());
+}
+
+/* A local task for this rank's side of moving unit u from rank `from` to
+ * rank `to`: the send reads u, the receive writes it. */
+static void plan_transfer(const struct unit *u, int from, int to) {
+  static const struct dag_task_info send_info = {.fn = send_body,
+                                                 .label = "send"};
+  static const struct dag_task_info recv_info = {.fn = recv_body,
+                                                 .label = "recv"};
+  if (dag__rank != from && dag__rank != to)
+    return;
+  bool sending = dag__rank == from;
+  int peer = sending ? to : from;
+  struct transfer x = {u->region, peer,
+                       sending ? sent[to]++ : received[from]++};
+  struct dag_access acc = {
+      sending ? DAG_IN : DAG_OUT,
+      {(const void *)u->region.lo, u->region.span, u->region.ndims, {{0, 0}}}};
+  for (int d = 0; d < u->region.ndims; d++)
+    acc.region.dim[d] = (struct dag_dim){u->region.dim[d].count,
+                                         (ptrdiff_t)u->region.dim[d].stride};
+  int err = dag__submit_internal(sending ? &send_info : &recv_info, &x,
+                                 sizeof x, &acc, 1, TASK_NO_INLINE);
+  if (err)
+    DAG_BUG("cannot submit a transfer (%d)", err);
+}
+
+/* Makes u valid on rank `to`, from one holder chosen the same way on every
+ * rank: its home if valid there, else the lowest valid rank. */
+static void fetch(struct unit *u, int to) {
+  if (set_has(u->valid, to))
+    return;
+  int from = u->home >= 0 && set_has(u->valid, u->home) ? u->home
+                                                        : set_first(u->valid);
+  plan_transfer(u, from, to);
+  set_add(u->valid, to);
+}
+
+/* --------------------------------------------------------------- placing */
+
+struct access_plan {
+  const struct region *region;
+  enum dag_mode mode;
+  int exec;
+};
+
+static void plan_read(struct unit *u, void *arg) {
+  const struct access_plan *a = arg;
+  /* A write of part of a unit needs the rest of it current too. */
+  if (a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region))
+    fetch(u, a->exec);
+}
+
+static void apply_write(struct unit *u, void *arg) {
+  const struct access_plan *a = arg;
+  set_only(u->valid, a->exec);
+  mark_dirty(u);
+}
+
+/* The home of the first byte of r, or -1 for replicated memory. */
+static int home_of(const struct region *r) {
+  const struct dag_allocation *a = dag__dist_find((const void *)r->lo);
+  return a ? dag__dist_home(a, r->lo - (uintptr_t)a->base) : -1;
+}
+
+static uint64_t top_tasks; /* top-level tasks submitted */
+
+/* on(rank); else the home of the first written distributed item; else of
+ * the first read one; else round-robin by task number. */
+static int place(const struct dag_task_info *info, const struct region *regs,
+                 const enum dag_mode *modes, size_t n) {
+  if (info->flags & DAG_TASK_ON_RANK)
+    return info->rank;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++) {
+      bool writes = modes[i] != DAG_IN;
+      if (writes == (pass == 0)) {
+        int home = home_of(&regs[i]);
+        if (home >= 0)
+          return home;
+      }
+    }
+  return (int)(top_tasks % (uint64_t)dag__nranks);
+}
+
+/* ----------------------------------------------------------- uniformity */
+
+/* The hash of every task since the last check, cumulated, and what each
+ * task was, to name the first one that differs between ranks. */
+struct record {
+  uint64_t hash; /* cumulated up to and including this task */
+  const char *label, *file;
+  int line;
+};
+
+static struct record *history;
+static size_t nhistory, cap_history;
+static uint64_t cumulated = 14695981039346656037ull;
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  for (int i = 0; i < 8; i++) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+/* What every rank must agree on: the source line, the flags and placement,
+ * and per access its mode, shape and, in dag_alloc memory, its offset
+ * (addresses of replicated memory differ between ranks). */
+static void record(const struct dag_task_info *info, const struct region *regs,
+                   const enum dag_mode *modes, size_t n) {
+  uint64_t h = mix(cumulated, (uint64_t)info->line);
+  h = mix(h, info->flags);
+  h = mix(h, (uint64_t)(info->flags & DAG_TASK_ON_RANK ? info->rank : -1));
+  for (size_t i = 0; i < n; i++) {
+    const struct region *r = &regs[i];
+    h = mix(h, (uint64_t)modes[i]);
+    h = mix(h, r->span);
+    for (int d = 0; d < r->ndims; d++)
+      h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
+    const struct dag_allocation *a = dag__dist_find((const void *)r->lo);
+    if (a)
+      h = mix(mix(h, a->bytes), r->lo - (uintptr_t)a->base);
+  }
+  cumulated = h;
+  if (nhistory == cap_history) {
+    cap_history = cap_history ? 2 * cap_history : 1024;
+    history = realloc(history, cap_history * sizeof *history);
+    if (!history)
+      dag__out_of_memory("the uniformity record");
+  }
+  history[nhistory++] = (struct record){h, info->label, info->file, info->line};
+}
+
+/* Every rank's value of v; true when they are all equal. */
+static bool agree(uint64_t v, uint64_t *all) {
+  dag__comm_allgather(v, all);
+  for (int r = 1; r < dag__nranks; r++)
+    if (all[r] != all[0])
+      return false;
+  return true;
+}
+
+static void describe(char *buf, size_t size, size_t index) {
+  if (index >= nhistory) {
+    snprintf(buf, size, "no task (it submitted %zu)", nhistory);
+    return;
+  }
+  const struct record *t = &history[index];
+  char name[256];
+  dag__task_name(name, sizeof name, t->label, t->file, t->line);
+  snprintf(buf, size, "task %zu '%s' (%s:%d)", index + 1, name,
+           t->file ? t->file : "?", t->line);
+}
+
+/* All ranks must have submitted the same tasks since the last check: on a
+ * mismatch, finds the first task that differs (a binary search over the
+ * recorded hashes, one collective per step) and stops the run. */
+static void check_uniformity(const char *where) {
+  uint64_t *all = malloc((size_t)dag__nranks * sizeof *all);
+  if (!all)
+    dag__out_of_memory("the uniformity check");
+  if (agree(cumulated ^ nhistory, all)) {
+    free(all);
+    nhistory = 0;
+    return;
+  }
+  size_t lo = 0, hi = nhistory; /* the first index where ranks differ */
+  uint64_t longest = 0;
+  dag__comm_allgather(nhistory, all);
+  for (int r = 0; r < dag__nranks; r++)
+    longest = all[r] > longest ? all[r] : longest;
+  hi = (size_t)longest;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint64_t mine = mid < nhistory ? history[mid].hash : ~0ull - dag__rank;
+    if (agree(mine, all))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  char what[512];
+  describe(what, sizeof what, lo);
+  fprintf(stderr,
+          "dag: error: the ranks submitted different tasks before %s: on "
+          "rank %d the first that differs is %s\n",
+          where, dag__rank, what);
+  free(all);
+  dag__comm_abort_all();
+}
+
+/* ------------------------------------------------------------- interface */
+
+bool dag__uniform_active(void) {
+  return dag__nranks > 1 && dag__current_task() == &dag__root_task;
+}
+
+static void init_once(void) {
+  if (words)
+    return;
+  words = (size_t)(dag__nranks + 63) / 64;
+  sent = calloc((size_t)dag__nranks, sizeof *sent);
+  received = calloc((size_t)dag__nranks, sizeof *received);
+  if (!sent || !received)
+    dag__out_of_memory("transfer sequences");
+}
+
+int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
+                        const void *args, size_t args_size,
+                        const struct dag_access *acc, size_t n,
+                        const struct region *regs, const enum dag_mode *modes,
+                        size_t kept) {
+  init_once();
+  record(info, regs, modes, kept);
+  int exec = place(info, regs, modes, kept);
+  top_tasks++;
+  for (size_t i = 0; i < kept; i++) {
+    struct access_plan a = {&regs[i], modes[i], exec};
+    each_unit(&regs[i], plan_read, &a);
+  }
+  int err = 0;
+  if (exec == dag__rank)
+    err = dag__submit_local(info, body, args, args_size, acc, n);
+  for (size_t i = 0; i < kept; i++) {
+    struct access_plan a = {&regs[i], modes[i], exec};
+    if (modes[i] != DAG_IN)
+      each_unit(&regs[i], apply_write, &a);
+  }
+  if (getenv("DAG_CHECK_UNIFORMITY"))
+    check_uniformity("this task");
+  return err;
+}
+
+/* A taskwait's flush: replicated units back on every rank, blocks at
+ * their homes. */
+static void flush(void) {
+  for (size_t i = 0; i < ndirty; i++) {
+    struct unit *u = dirty[i];
+    u->dirty = false;
+    if (u->home >= 0) {
+      fetch(u, u->home);
+      continue;
+    }
+    for (int r = 0; r < dag__nranks; r++)
+      fetch(u, r);
+  }
+  ndirty = 0;
+}
+
+int dag__uniform_taskwait(bool flush_data) {
+  init_once();
+  if (flush_data)
+    flush();
+  /* Checked before waiting: a rank that diverged may wait for a transfer
+   * that never comes. */
+  check_uniformity("this taskwait");
+  return dag__wait_children();
+}
+
+static void collect_unit(struct unit *u, void *arg) {
+  (void)arg;
+  for (int r = 0; r < dag__nranks; r++)
+    fetch(u, r);
+}
+
+void dag__uniform_collect(const struct region *regs, size_t n) {
+  init_once();
+  for (size_t i = 0; i < n; i++)
+    each_unit(&regs[i], collect_unit, NULL);
+  check_uniformity("this taskwait");
+}
+
+void dag__units_forget(const void *base, size_t bytes) {
+  (void)bytes;
+  for (size_t i = 0; i < nallocs; i++) {
+    if (allocs[i].alloc->base != base)
+      continue;
+    for (size_t k = 0; k < allocs[i].nblocks; k++)
+      free(allocs[i].unit[k].valid);
+    free(allocs[i].unit);
+    allocs[i] = allocs[--nallocs];
+    /* Dirty pointers into the freed blocks go too. */
+    size_t kept = 0;
+    for (size_t d = 0; d < ndirty; d++)
+      if (dag__dist_find((const void *)dirty[d]->region.lo) != NULL ||
+          dirty[d]->home < 0)
+        dirty[kept++] = dirty[d];
+    ndirty = kept;
+    return;
+  }
+}
+
+void dag__uniform_release(void) {
+  for (size_t i = 0; i < nallocs; i++) {
+    for (size_t k = 0; k < allocs[i].nblocks; k++)
+      free(allocs[i].unit[k].valid);
+    free(allocs[i].unit);
+  }
+  free(allocs);
+  allocs = NULL;
+  nallocs = 0;
+  for (size_t i = 0; i < nreps; i++)
+    free(reps[i].valid);
+  free(reps);
+  reps = NULL;
+  nreps = cap_reps = 0;
+  free(dirty);
+  dirty = NULL;
+  ndirty = cap_dirty = 0;
+  free(history);
+  history = NULL;
+  nhistory = cap_history = 0;
+  free(sent);
+  free(received);
+  sent = received = NULL;
+  words = 0;
+  top_tasks = 0;
+  cumulated = 14695981039346656037ull;
+}
