@@ -391,6 +391,8 @@ static void taskwait(struct emitter *em, const struct task *t) {
   unsigned na = accesses(ed, f, d);
   if (na)
     edit_text(ed, "dag_check(dag_taskwait_on(__dag_acc, %uu));\n", na);
+  else if (find_clause(d, CLAUSE_NOFLUSH))
+    edit_text(ed, " dag_check(dag_taskwait_noflush()); ");
   else
     edit_text(ed, " dag_check(dag_taskwait()); ");
   edit_text(ed, "}");
