@@ -489,6 +489,8 @@ int dag__uniform_taskwait(bool flush);
 void dag__uniform_collect(const struct region *regs, size_t n);
 /* dag_free: the units of [base, base + bytes) are forgotten. */
 void dag__units_forget(const void *base, size_t bytes);
+/* DAG_STATS: this rank's share of the tasks and of the messages. */
+void dag__uniform_write_stats(void);
 void dag__uniform_release(void);
 
 /* ----------------------------------------------------------- backend.c */

@@ -298,6 +298,11 @@ struct transfer {
 
 static uint64_t *sent, *received; /* per peer: transfers so far */
 
+/* For DAG_STATS: what this rank ran, sent and received. */
+static struct {
+  uint64_t tasks, here, sends, recvs, sent_bytes, received_bytes;
+} stats;
+
 static void transfer_done(void *task) { dag__task_release(task); }
 
 static void send_body(void *p) {
@@ -321,6 +326,13 @@ static void plan_transfer(const struct unit *u, int from, int to) {
     return;
   bool sending = dag__rank == from;
   int peer = sending ? to : from;
+  if (sending) {
+    stats.sends++;
+    stats.sent_bytes += dag__region_bytes(&u->region);
+  } else {
+    stats.recvs++;
+    stats.received_bytes += dag__region_bytes(&u->region);
+  }
   struct transfer x = {u->region, peer,
                        sending ? sent[to]++ : received[from]++};
   struct dag_access acc = {
@@ -506,9 +518,13 @@ bool dag__uniform_active(void) {
   return dag__nranks > 1 && dag__current_task() == &dag__root_task;
 }
 
+static bool check_every_task; /* DAG_CHECK_UNIFORMITY=1 */
+
 static void init_once(void) {
   if (words)
     return;
+  const char *check = getenv("DAG_CHECK_UNIFORMITY");
+  check_every_task = check && *check && strcmp(check, "0") != 0;
   words = (size_t)(dag__nranks + 63) / 64;
   sent = calloc((size_t)dag__nranks, sizeof *sent);
   received = calloc((size_t)dag__nranks, sizeof *received);
@@ -530,14 +546,17 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
     each_unit(&regs[i], plan_read, &a);
   }
   int err = 0;
-  if (exec == dag__rank)
+  stats.tasks++;
+  if (exec == dag__rank) {
+    stats.here++;
     err = dag__submit_local(info, body, args, args_size, acc, n);
+  }
   for (size_t i = 0; i < kept; i++) {
     struct access_plan a = {&regs[i], modes[i], exec};
     if (modes[i] != DAG_IN)
       each_unit(&regs[i], apply_write, &a);
   }
-  if (getenv("DAG_CHECK_UNIFORMITY"))
+  if (check_every_task)
     check_uniformity("this task");
   return err;
 }
@@ -601,6 +620,18 @@ void dag__units_forget(const void *base, size_t bytes) {
   }
 }
 
+void dag__uniform_write_stats(void) {
+  if (dag__nranks < 2)
+    return;
+  fprintf(stderr,
+          "dag: stats: rank %d of %d: ran %llu of %llu tasks; sent %llu "
+          "messages (%.1f MiB), received %llu (%.1f MiB)\n",
+          dag__rank, dag__nranks, (unsigned long long)stats.here,
+          (unsigned long long)stats.tasks, (unsigned long long)stats.sends,
+          (double)stats.sent_bytes / 1048576.0, (unsigned long long)stats.recvs,
+          (double)stats.received_bytes / 1048576.0);
+}
+
 void dag__uniform_release(void) {
   for (size_t i = 0; i < nallocs; i++) {
     for (size_t k = 0; k < allocs[i].nblocks; k++)
@@ -626,5 +657,6 @@ void dag__uniform_release(void) {
   sent = received = NULL;
   words = 0;
   top_tasks = 0;
+  memset(&stats, 0, sizeof stats);
   cumulated = 14695981039346656037ull;
 }
