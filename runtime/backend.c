@@ -4,6 +4,8 @@
 #include "internal.h"
 
 const struct dag_comm_ops *dag__comm_backend(void) {
+  if (dag__simulating())
+    return &dag__comm_simulated;
 #ifdef DAG_HAVE_MPI
   if (dag__mpi_wanted())
     return &dag__comm_mpi;

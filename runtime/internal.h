@@ -454,6 +454,9 @@ extern const struct dag_comm_ops dag__comm_self;
 extern const struct dag_comm_ops dag__comm_mpi;
 /* Whether this process runs under MPI (mpi.c). */
 bool dag__mpi_wanted(void);
+/* One rank of a larger run, played alone (simulate.c): DAG_SIMULATE_RANKS. */
+extern const struct dag_comm_ops dag__comm_simulated;
+bool dag__simulating(void);
 
 /* This process's rank and the number of ranks, and its place among the
  * ranks of its machine, set by dag__comm_start. */
@@ -495,8 +498,9 @@ void dag__uniform_release(void);
 
 /* ----------------------------------------------------------- backend.c */
 
-/* The transport for this run: MPI when libdag was built with it and the
- * program runs under MPI, else dag__comm_self. */
+/* The transport for this run: the simulation when DAG_SIMULATE_RANKS is
+ * set; MPI when libdag was built with it and the program runs under MPI;
+ * else dag__comm_self. */
 const struct dag_comm_ops *dag__comm_backend(void);
 
 /* -------------------------------------------------------------- init.c */

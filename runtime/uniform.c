@@ -278,10 +278,10 @@ static struct unit *replicated_unit(const struct region *r) {
   return u;
 }
 
-/* Calls fn on the units region r touches. */
-static void each_unit(const struct region *r, void (*fn)(struct unit *, void *),
-                      void *arg) {
-  const struct dag_allocation *a = dag__dist_find((const void *)r->lo);
+/* Calls fn on the units region r (in allocation a, or replicated if NULL)
+ * touches. */
+static void each_unit(const struct dag_allocation *a, const struct region *r,
+                      void (*fn)(struct unit *, void *), void *arg) {
   if (a)
     each_block(a, r, fn, arg);
   else
@@ -380,8 +380,7 @@ static void apply_write(struct unit *u, void *arg) {
 }
 
 /* The home of the first byte of r, or -1 for replicated memory. */
-static int home_of(const struct region *r) {
-  const struct dag_allocation *a = dag__dist_find((const void *)r->lo);
+static int home_of(const struct dag_allocation *a, const struct region *r) {
   return a ? dag__dist_home(a, r->lo - (uintptr_t)a->base) : -1;
 }
 
@@ -390,14 +389,15 @@ static uint64_t top_tasks; /* top-level tasks submitted */
 /* on(rank); else the home of the first written distributed item; else of
  * the first read one; else round-robin by task number. */
 static int place(const struct dag_task_info *info, const struct region *regs,
-                 const enum dag_mode *modes, size_t n) {
+                 const enum dag_mode *modes,
+                 const struct dag_allocation *const *allocs_of, size_t n) {
   if (info->flags & DAG_TASK_ON_RANK)
     return info->rank;
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < n; i++) {
       bool writes = modes[i] != DAG_IN;
       if (writes == (pass == 0)) {
-        int home = home_of(&regs[i]);
+        int home = home_of(allocs_of[i], &regs[i]);
         if (home >= 0)
           return home;
       }
@@ -419,19 +419,18 @@ static struct record *history;
 static size_t nhistory, cap_history;
 static uint64_t cumulated = 14695981039346656037ull;
 
+/* One multiply per value: only equality between ranks matters. */
 static uint64_t mix(uint64_t h, uint64_t v) {
-  for (int i = 0; i < 8; i++) {
-    h ^= (v >> (8 * i)) & 0xff;
-    h *= 1099511628211ull;
-  }
-  return h;
+  h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
 }
 
 /* What every rank must agree on: the source line, the flags and placement,
  * and per access its mode, shape and, in dag_alloc memory, its offset
  * (addresses of replicated memory differ between ranks). */
 static void record(const struct dag_task_info *info, const struct region *regs,
-                   const enum dag_mode *modes, size_t n) {
+                   const enum dag_mode *modes,
+                   const struct dag_allocation *const *allocs_of, size_t n) {
   uint64_t h = mix(cumulated, (uint64_t)info->line);
   h = mix(h, info->flags);
   h = mix(h, (uint64_t)(info->flags & DAG_TASK_ON_RANK ? info->rank : -1));
@@ -441,7 +440,7 @@ static void record(const struct dag_task_info *info, const struct region *regs,
     h = mix(h, r->span);
     for (int d = 0; d < r->ndims; d++)
       h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
-    const struct dag_allocation *a = dag__dist_find((const void *)r->lo);
+    const struct dag_allocation *a = allocs_of[i];
     if (a)
       h = mix(mix(h, a->bytes), r->lo - (uintptr_t)a->base);
   }
@@ -538,12 +537,18 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
                         const struct region *regs, const enum dag_mode *modes,
                         size_t kept) {
   init_once();
-  record(info, regs, modes, kept);
-  int exec = place(info, regs, modes, kept);
+  /* Which allocation each access is in, looked up once. */
+  const struct dag_allocation *found[16], **allocs_of = found;
+  if (kept > 16 && !(allocs_of = malloc(kept * sizeof *allocs_of)))
+    dag__out_of_memory("task accesses");
+  for (size_t i = 0; i < kept; i++)
+    allocs_of[i] = dag__dist_find((const void *)regs[i].lo);
+  record(info, regs, modes, allocs_of, kept);
+  int exec = place(info, regs, modes, allocs_of, kept);
   top_tasks++;
   for (size_t i = 0; i < kept; i++) {
     struct access_plan a = {&regs[i], modes[i], exec};
-    each_unit(&regs[i], plan_read, &a);
+    each_unit(allocs_of[i], &regs[i], plan_read, &a);
   }
   int err = 0;
   stats.tasks++;
@@ -554,8 +559,10 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
   for (size_t i = 0; i < kept; i++) {
     struct access_plan a = {&regs[i], modes[i], exec};
     if (modes[i] != DAG_IN)
-      each_unit(&regs[i], apply_write, &a);
+      each_unit(allocs_of[i], &regs[i], apply_write, &a);
   }
+  if (allocs_of != found)
+    free(allocs_of);
   if (check_every_task)
     check_uniformity("this task");
   return err;
@@ -596,7 +603,8 @@ static void collect_unit(struct unit *u, void *arg) {
 void dag__uniform_collect(const struct region *regs, size_t n) {
   init_once();
   for (size_t i = 0; i < n; i++)
-    each_unit(&regs[i], collect_unit, NULL);
+    each_unit(dag__dist_find((const void *)regs[i].lo), &regs[i], collect_unit,
+              NULL);
   check_uniformity("this taskwait");
 }
 
