@@ -34,6 +34,8 @@ struct op {
   void *arg;
   uint64_t value, *all; /* ALLGATHER */
   MPI_Datatype type;
+  uint64_t posted_ns; /* for the watchdog */
+  bool reported;
   struct op *next;
 };
 
@@ -77,6 +79,7 @@ static MPI_Datatype region_type(const struct region *r) {
 }
 
 static void post(struct op *op) {
+  op->posted_ns = dag__now_ns();
   pthread_mutex_lock(&lock);
   op->next = NULL;
   *posted_tail = op;
@@ -168,6 +171,31 @@ static int test_inflight(struct inflight *f) {
   return done;
 }
 
+/* DAG_WATCHDOG=seconds: transfers in flight longer than that are reported
+ * (once each): who waits for what. 0: off. */
+static uint64_t watchdog_ns;
+
+static void watch(const struct inflight *f) {
+  static uint64_t last;
+  uint64_t now = dag__now_ns();
+  if (!watchdog_ns || now - last < 1000000000ull)
+    return;
+  last = now;
+  for (int i = 0; i < f->n; i++) {
+    struct op *op = f->ops[i];
+    if (op->reported || now - op->posted_ns < watchdog_ns)
+      continue;
+    op->reported = true;
+    fprintf(stderr,
+            "dag: watchdog: rank %d has waited %.0f s to %s %zu bytes %s "
+            "rank %d (tag %d)\n",
+            dag__rank, (double)(now - op->posted_ns) / 1e9,
+            op->kind == OP_SEND ? "send" : "receive",
+            dag__region_bytes(&op->region), op->kind == OP_SEND ? "to" : "from",
+            op->peer, op->tag);
+  }
+}
+
 static void *progress_main(void *unused) {
   (void)unused;
   struct inflight f = {0};
@@ -187,6 +215,7 @@ static void *progress_main(void *unused) {
       next = op->next;
       start_op(&f, op);
     }
+    watch(&f);
     if (test_inflight(&f) || batch) {
       idle = 0;
     } else if (++idle > 64) {
@@ -267,6 +296,8 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
   tag_ub = flag && *ub > 0 ? *ub : 32767;
   stopping = false;
+  const char *w = getenv("DAG_WATCHDOG");
+  watchdog_ns = w && atof(w) > 0 ? (uint64_t)(atof(w) * 1e9) : 0;
   if (pthread_create(&progress, NULL, progress_main, NULL)) {
     MPI_Comm_free(&comm);
     return dag__user_error(NULL, DAG_ETHREAD, "cannot start the MPI thread");
