@@ -373,8 +373,34 @@ static void plan_read(struct unit *u, void *arg) {
     fetch(u, a->exec);
 }
 
+static void discard_body(void *p) {
+  const struct region *r = p;
+  dag__dist_discard((void *)r->lo, r->hi - r->lo);
+}
+
+/* This rank's copy of block u went stale: its pages go back to the system
+ * once the local tasks that read the old copy are done (the discard writes
+ * the block, so it waits for them). Homes keep theirs. */
+static void discard_copy(const struct unit *u) {
+  static const struct dag_task_info info = {.fn = discard_body,
+                                            .label = "discard"};
+  struct dag_access acc = {
+      DAG_OUT,
+      {(const void *)u->region.lo, u->region.span, u->region.ndims, {{0, 0}}}};
+  for (int d = 0; d < u->region.ndims; d++)
+    acc.region.dim[d] = (struct dag_dim){u->region.dim[d].count,
+                                         (ptrdiff_t)u->region.dim[d].stride};
+  int err = dag__submit_internal(&info, &u->region, sizeof u->region, &acc, 1,
+                                 TASK_NO_INLINE);
+  if (err)
+    DAG_BUG("cannot submit a page discard (%d)", err);
+}
+
 static void apply_write(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
+  if (u->home >= 0 && u->home != dag__rank && a->exec != dag__rank &&
+      set_has(u->valid, dag__rank))
+    discard_copy(u);
   set_only(u->valid, a->exec);
   mark_dirty(u);
 }
