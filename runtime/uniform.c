@@ -190,11 +190,58 @@ static struct unit *block_unit(struct blocks *b, size_t i) {
   return u;
 }
 
+/* Regions that lie in one block, remembered: tiled programs name the same
+ * tiles again and again, and the block geometry costs divisions. */
+#define TILE_CACHE 1024
+
+static struct tile_hit {
+  uintptr_t lo, hi;
+  size_t span;
+  const struct dag_allocation *alloc;
+  struct unit *unit;
+} tile_cache[TILE_CACHE];
+
+static struct tile_hit *tile_slot(const struct region *r) {
+  uintptr_t h = (r->lo >> 3) * 0x9e3779b97f4a7c15ull;
+  return &tile_cache[(h >> 40) % TILE_CACHE];
+}
+
+/* The one unit fn was called on, to remember it. */
+struct only_unit {
+  void (*fn)(struct unit *, void *);
+  void *arg;
+  struct unit *unit;
+  int calls;
+};
+
+static void note_unit(struct unit *u, void *p) {
+  struct only_unit *o = p;
+  o->unit = u;
+  o->calls++;
+  o->fn(u, o->arg);
+}
+
+static void walk_blocks(const struct dag_allocation *a, const struct region *r,
+                        void (*fn)(struct unit *, void *), void *arg);
+
 /* Calls fn on every block a region of allocation a may touch (its bounding
  * rows and columns: a few more than it touches for odd shapes, which only
  * moves more data). */
 static void each_block(const struct dag_allocation *a, const struct region *r,
                        void (*fn)(struct unit *, void *), void *arg) {
+  struct tile_hit *t = tile_slot(r);
+  if (t->alloc == a && t->lo == r->lo && t->hi == r->hi && t->span == r->span) {
+    fn(t->unit, arg);
+    return;
+  }
+  struct only_unit o = {fn, arg, NULL, 0};
+  walk_blocks(a, r, note_unit, &o);
+  if (o.calls == 1)
+    *t = (struct tile_hit){r->lo, r->hi, r->span, a, o.unit};
+}
+
+static void walk_blocks(const struct dag_allocation *a, const struct region *r,
+                        void (*fn)(struct unit *, void *), void *arg) {
   struct blocks *b = blocks_of(a);
   const struct dag_dist *d = &a->dist;
   size_t lo = r->lo - (uintptr_t)a->base, hi = r->hi - (uintptr_t)a->base;
@@ -636,6 +683,7 @@ void dag__uniform_collect(const struct region *regs, size_t n) {
 
 void dag__units_forget(const void *base, size_t bytes) {
   (void)bytes;
+  memset(tile_cache, 0, sizeof tile_cache); /* it may point into the blocks */
   for (size_t i = 0; i < nallocs; i++) {
     if (allocs[i].alloc->base != base)
       continue;
@@ -691,6 +739,7 @@ void dag__uniform_release(void) {
   sent = received = NULL;
   words = 0;
   top_tasks = 0;
+  memset(tile_cache, 0, sizeof tile_cache);
   memset(&stats, 0, sizeof stats);
   cumulated = 14695981039346656037ull;
 }
