@@ -122,13 +122,6 @@ struct inflight {
 };
 
 static void start_op(struct inflight *f, struct op *op) {
-  if (op->kind == OP_ALLGATHER) {
-    /* Collectives are rare (taskwaits): done at once, in order. */
-    MPI_Allgather(&op->value, 1, MPI_UINT64_T, op->all, 1, MPI_UINT64_T, comm);
-    op->done(op->arg);
-    free(op);
-    return;
-  }
   if (f->n == f->cap) {
     f->cap = f->cap ? 2 * f->cap : 64;
     f->ops = realloc(f->ops, (size_t)f->cap * sizeof *f->ops);
@@ -136,6 +129,15 @@ static void start_op(struct inflight *f, struct op *op) {
     f->indices = realloc(f->indices, (size_t)f->cap * sizeof *f->indices);
     if (!f->ops || !f->reqs || !f->indices)
       dag__out_of_memory("MPI requests");
+  }
+  if (op->kind == OP_ALLGATHER) {
+    /* Non-blocking too: transfers that other ranks wait for must go on
+     * while this rank waits for the collective. */
+    op->type = MPI_DATATYPE_NULL;
+    MPI_Iallgather(&op->value, 1, MPI_UINT64_T, op->all, 1, MPI_UINT64_T, comm,
+                   &f->reqs[f->n]);
+    f->ops[f->n++] = op;
+    return;
   }
   op->type = region_type(&op->region);
   void *buf = (void *)op->region.lo;
@@ -156,7 +158,8 @@ static int test_inflight(struct inflight *f) {
     return 0;
   for (int i = 0; i < done; i++) {
     struct op *op = f->ops[f->indices[i]];
-    MPI_Type_free(&op->type);
+    if (op->type != MPI_DATATYPE_NULL)
+      MPI_Type_free(&op->type);
     op->done(op->arg);
     free(op);
     f->ops[f->indices[i]] = NULL;
@@ -231,36 +234,28 @@ static void *progress_main(void *unused) {
 
 /* ---------------------------------------------------------- collectives */
 
-struct waiter {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  bool done;
-};
-
-static void wake_waiter(void *arg) {
-  struct waiter *w = arg;
-  pthread_mutex_lock(&w->lock);
-  w->done = true;
-  pthread_cond_signal(&w->cond);
-  pthread_mutex_unlock(&w->lock);
+static void set_done(void *arg) {
+  atomic_store_explicit((atomic_bool *)arg, true, memory_order_release);
 }
 
+static bool not_done(void *arg) {
+  return !atomic_load_explicit((atomic_bool *)arg, memory_order_acquire);
+}
+
+/* The caller runs tasks while it waits: the sends that other ranks need
+ * before they reach the collective may be its own tasks. */
 static void mpi_allgather(uint64_t value, uint64_t *all) {
-  struct waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                     false};
+  atomic_bool done = false;
   struct op *op = calloc(1, sizeof *op);
   if (!op)
     dag__out_of_memory("MPI collectives");
   op->kind = OP_ALLGATHER;
   op->value = value;
   op->all = all;
-  op->done = wake_waiter;
-  op->arg = &w;
+  op->done = set_done;
+  op->arg = &done;
   post(op);
-  pthread_mutex_lock(&w.lock);
-  while (!w.done)
-    pthread_cond_wait(&w.cond, &w.lock);
-  pthread_mutex_unlock(&w.lock);
+  dag__help_while(not_done, &done);
 }
 
 /* ------------------------------------------------------------ lifetime */

@@ -87,8 +87,9 @@ struct blocks {
 static struct blocks *allocs;
 static size_t nallocs;
 
-/* Replicated units: disjoint intervals sorted by address. */
-static struct unit *reps;
+/* Replicated units: disjoint intervals sorted by address, each allocated
+ * on its own so that pointers to it (the dirty list) stay valid. */
+static struct unit **reps;
 static size_t nreps, cap_reps;
 
 /* Units written since the last taskwait. */
@@ -269,70 +270,93 @@ static void walk_blocks(const struct dag_allocation *a, const struct region *r,
         fn(block_unit(b, bi * nbj + bj), arg);
 }
 
+static void fetch(struct unit *u, int to);
+
+/* Replaces `old` by `by` (NULL: drops it) in the dirty list. */
+static void redirect_dirty(const struct unit *old, struct unit *by) {
+  size_t kept = 0;
+  bool seen = false;
+  for (size_t i = 0; i < ndirty; i++) {
+    struct unit *u = dirty[i] == old ? by : dirty[i];
+    if (!u || (u == by && seen))
+      continue;
+    seen |= u == by;
+    dirty[kept++] = u;
+  }
+  ndirty = kept;
+}
+
 /* The replicated unit for region r: an interval [lo, hi) that contains it,
- * merging the units it overlaps. A merged unit is valid where all its parts
- * were (bytes in no unit yet are valid everywhere). */
-static struct unit *replicated_unit(const struct region *r) {
+ * merging the units it overlaps. So that one rank holds the whole merged
+ * unit, each part is first made valid on rank `gather` (the rank that will
+ * use it); the merged unit is valid where all its parts were (bytes in no
+ * unit yet are valid everywhere). */
+static struct unit *replicated_unit(const struct region *r, int gather) {
   uintptr_t lo = r->lo, hi = r->hi;
   size_t first = 0, end;
-  while (first < nreps && reps[first].region.hi <= lo)
+  while (first < nreps && reps[first]->region.hi <= lo)
     first++;
-  for (end = first; end < nreps && reps[end].region.lo < hi; end++) {
-    if (reps[end].region.lo < lo)
-      lo = reps[end].region.lo;
-    if (reps[end].region.hi > hi)
-      hi = reps[end].region.hi;
+  for (end = first; end < nreps && reps[end]->region.lo < hi; end++) {
+    if (reps[end]->region.lo < lo)
+      lo = reps[end]->region.lo;
+    if (reps[end]->region.hi > hi)
+      hi = reps[end]->region.hi;
   }
-  if (end - first == 1 && reps[first].region.lo == lo &&
-      reps[first].region.hi == hi)
-    return &reps[first];
-  uint64_t *valid = set_new();
-  set_all(valid);
+  if (end - first == 1 && reps[first]->region.lo == lo &&
+      reps[first]->region.hi == hi)
+    return reps[first];
+  struct unit *u = malloc(sizeof *u);
+  if (!u)
+    dag__out_of_memory("replicated units");
+  *u = (struct unit){{lo, hi, hi - lo, 0, {{0, 0}}}, set_new(), -1, false};
+  set_all(u->valid);
   bool was_dirty = false;
   for (size_t i = first; i < end; i++) {
+    struct unit *part = reps[i];
+    fetch(part, gather);
     for (size_t w = 0; w < words; w++)
-      valid[w] &= reps[i].valid[w];
-    was_dirty |= reps[i].dirty;
-    free(reps[i].valid);
+      u->valid[w] &= part->valid[w];
+    was_dirty |= part->dirty;
+    redirect_dirty(part, part->dirty ? u : NULL);
+    free(part->valid);
+    free(part);
   }
+  if (was_dirty)
+    u->dirty = true; /* already in the dirty list, in its parts' place */
   if (nreps + 1 > cap_reps) {
     cap_reps = cap_reps ? 2 * cap_reps : 64;
     reps = realloc(reps, cap_reps * sizeof *reps);
     if (!reps)
       dag__out_of_memory("replicated units");
   }
-  /* Replace reps[first, end) by one unit. */
-  size_t removed = end - first;
+  /* Replace reps[first, end) by u. */
   memmove(&reps[first + 1], &reps[end], (nreps - end) * sizeof *reps);
-  nreps = nreps - removed + 1;
-  struct unit *u = &reps[first];
-  *u = (struct unit){{lo, hi, hi - lo, 0, {{0, 0}}}, valid, -1, false};
-  if (was_dirty || removed) {
-    /* The dirty list held pointers into reps: rebuild it. */
-    ndirty = 0;
-    for (size_t i = 0; i < nreps; i++)
-      if (reps[i].dirty || (&reps[i] == u && was_dirty)) {
-        reps[i].dirty = false;
-        mark_dirty(&reps[i]);
-      }
-    for (size_t i = 0; i < nallocs; i++)
-      for (size_t k = 0; k < allocs[i].nblocks; k++)
-        if (allocs[i].unit[k].dirty) {
-          allocs[i].unit[k].dirty = false;
-          mark_dirty(&allocs[i].unit[k]);
-        }
-  }
+  nreps = nreps - (end - first) + 1;
+  reps[first] = u;
   return u;
 }
 
+/* Forgets every replicated unit once all are valid everywhere (after a
+ * flush): history that may differ between ranks (addresses reused) does
+ * not outlive a taskwait. */
+static void forget_replicated(void) {
+  for (size_t i = 0; i < nreps; i++) {
+    redirect_dirty(reps[i], NULL);
+    free(reps[i]->valid);
+    free(reps[i]);
+  }
+  nreps = 0;
+}
+
 /* Calls fn on the units region r (in allocation a, or replicated if NULL)
- * touches. */
+ * touches; replicated parts merged on the way gather on rank `gather`. */
 static void each_unit(const struct dag_allocation *a, const struct region *r,
-                      void (*fn)(struct unit *, void *), void *arg) {
+                      int gather, void (*fn)(struct unit *, void *),
+                      void *arg) {
   if (a)
     each_block(a, r, fn, arg);
   else
-    fn(replicated_unit(r), arg);
+    fn(replicated_unit(r, gather), arg);
 }
 
 /* -------------------------------------------------------------- transfers */
@@ -420,9 +444,13 @@ static void plan_read(struct unit *u, void *arg) {
     fetch(u, a->exec);
 }
 
+/* Span by span: the pages between the rows of a tile hold other tiles. */
 static void discard_body(void *p) {
   const struct region *r = p;
-  dag__dist_discard((void *)r->lo, r->hi - r->lo);
+  size_t rows = r->ndims ? r->dim[0].count : 1;
+  for (size_t i = 0; i < rows; i++)
+    dag__dist_discard((void *)(r->lo + (r->ndims ? i * r->dim[0].stride : 0)),
+                      r->span);
 }
 
 /* This rank's copy of block u went stale: its pages go back to the system
@@ -621,7 +649,7 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
   top_tasks++;
   for (size_t i = 0; i < kept; i++) {
     struct access_plan a = {&regs[i], modes[i], exec};
-    each_unit(allocs_of[i], &regs[i], plan_read, &a);
+    each_unit(allocs_of[i], &regs[i], exec, plan_read, &a);
   }
   int err = 0;
   stats.tasks++;
@@ -632,7 +660,7 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
   for (size_t i = 0; i < kept; i++) {
     struct access_plan a = {&regs[i], modes[i], exec};
     if (modes[i] != DAG_IN)
-      each_unit(allocs_of[i], &regs[i], apply_write, &a);
+      each_unit(allocs_of[i], &regs[i], exec, apply_write, &a);
   }
   if (allocs_of != found)
     free(allocs_of);
@@ -655,6 +683,7 @@ static void flush(void) {
       fetch(u, r);
   }
   ndirty = 0;
+  forget_replicated();
 }
 
 int dag__uniform_taskwait(bool flush_data) {
@@ -676,8 +705,8 @@ static void collect_unit(struct unit *u, void *arg) {
 void dag__uniform_collect(const struct region *regs, size_t n) {
   init_once();
   for (size_t i = 0; i < n; i++)
-    each_unit(dag__dist_find((const void *)regs[i].lo), &regs[i], collect_unit,
-              NULL);
+    each_unit(dag__dist_find((const void *)regs[i].lo), &regs[i], 0,
+              collect_unit, NULL);
   check_uniformity("this taskwait");
 }
 
@@ -687,17 +716,17 @@ void dag__units_forget(const void *base, size_t bytes) {
   for (size_t i = 0; i < nallocs; i++) {
     if (allocs[i].alloc->base != base)
       continue;
+    /* Dirty pointers into the blocks go first. */
+    const struct unit *first = allocs[i].unit, *end = first + allocs[i].nblocks;
+    size_t kept = 0;
+    for (size_t d = 0; d < ndirty; d++)
+      if (dirty[d] < first || dirty[d] >= end)
+        dirty[kept++] = dirty[d];
+    ndirty = kept;
     for (size_t k = 0; k < allocs[i].nblocks; k++)
       free(allocs[i].unit[k].valid);
     free(allocs[i].unit);
     allocs[i] = allocs[--nallocs];
-    /* Dirty pointers into the freed blocks go too. */
-    size_t kept = 0;
-    for (size_t d = 0; d < ndirty; d++)
-      if (dag__dist_find((const void *)dirty[d]->region.lo) != NULL ||
-          dirty[d]->home < 0)
-        dirty[kept++] = dirty[d];
-    ndirty = kept;
     return;
   }
 }
@@ -723,8 +752,7 @@ void dag__uniform_release(void) {
   free(allocs);
   allocs = NULL;
   nallocs = 0;
-  for (size_t i = 0; i < nreps; i++)
-    free(reps[i].valid);
+  forget_replicated();
   free(reps);
   reps = NULL;
   nreps = cap_reps = 0;
