@@ -518,6 +518,7 @@ struct record {
 
 static struct record *history;
 static size_t nhistory, cap_history;
+static uint64_t checked; /* tasks before the first of history */
 static uint64_t cumulated = 14695981039346656037ull;
 
 /* One multiply per value: only equality between ranks matters. */
@@ -572,7 +573,8 @@ static void describe(char *buf, size_t size, size_t index) {
   const struct record *t = &history[index];
   char name[256];
   dag__task_name(name, sizeof name, t->label, t->file, t->line);
-  snprintf(buf, size, "task %zu '%s' (%s:%d)", index + 1, name,
+  snprintf(buf, size, "task %llu '%s' (%s:%d)",
+           (unsigned long long)(checked + index + 1), name,
            t->file ? t->file : "?", t->line);
 }
 
@@ -585,6 +587,7 @@ static void check_uniformity(const char *where) {
     dag__out_of_memory("the uniformity check");
   if (agree(cumulated ^ nhistory, all)) {
     free(all);
+    checked += nhistory;
     nhistory = 0;
     return;
   }
@@ -762,6 +765,7 @@ void dag__uniform_release(void) {
   free(history);
   history = NULL;
   nhistory = cap_history = 0;
+  checked = 0;
   free(sent);
   free(received);
   sent = received = NULL;
