@@ -64,8 +64,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mpi_diverge: needs 2 ranks or more\n");
     return 2;
   }
-  double *x = dag_alloc(BLOCK * BLOCKS * sizeof *x,
-                        dag_dist_block(sizeof *x, BLOCK));
+  double *x =
+      dag_alloc(BLOCK * BLOCKS * sizeof *x, dag_dist_block(sizeof *x, BLOCK));
   double small[64] = {0};
   if (!x)
     return 1;
@@ -86,8 +86,8 @@ int main(int argc, char **argv) {
   int n = region && rank == 1 ? 32 : 64;
   submit(add, "update", __LINE__, small, n, DAG_INOUT, NULL); /* @update@ */
   submit(add, "after", __LINE__, x + 5 * BLOCK, BLOCK, DAG_INOUT, NULL);
-  fprintf(stderr, "mpi_diverge: rank %d of %d submitted its tasks (%s)\n",
-          rank, nranks, mode);
+  fprintf(stderr, "mpi_diverge: rank %d of %d submitted its tasks (%s)\n", rank,
+          nranks, mode);
   dag_taskwait();
   fprintf(stderr, "mpi_diverge: rank %d: the runtime missed the divergence\n",
           rank);

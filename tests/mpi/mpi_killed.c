@@ -52,8 +52,7 @@ int main(void) {
     return 1;
   for (int b = 0; b < nranks; b++) {
     struct args a = {x + b * BLOCK, NULL, b};
-    struct dag_access acc = {DAG_OUT,
-                             dag_region_1d(a.x, BLOCK * sizeof *a.x)};
+    struct dag_access acc = {DAG_OUT, dag_region_1d(a.x, BLOCK * sizeof *a.x)};
     struct dag_task_info info = {.fn = fill, .label = "fill"};
     dag_check(dag_submit(&info, &a, sizeof a, &acc, 1));
   }

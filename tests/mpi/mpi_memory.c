@@ -91,9 +91,9 @@ int main(int argc, char **argv) {
              avail / 1024.0, 1.5 * total_mib + 256.0);
     return SKIP;
   }
-  double *a = dag_alloc((size_t)n * n * sizeof *a,
-                        dag_dist_2d(sizeof *a, (size_t)n, (size_t)bs,
-                                    (size_t)bs, p, q));
+  double *a = dag_alloc(
+      (size_t)n * n * sizeof *a,
+      dag_dist_2d(sizeof *a, (size_t)n, (size_t)bs, (size_t)bs, p, q));
   ok = a != NULL;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) {
@@ -126,8 +126,7 @@ int main(int argc, char **argv) {
       struct dag_task_info info = {.fn = fill, .label = "fill"};
       dag_check(dag_submit(&info, &t, sizeof t, &acc, 1));
       struct dag_access acc2[2] = {
-          {DAG_IN, acc.region},
-          {DAG_OUT, dag_region_1d(t.sum, sizeof *t.sum)}};
+          {DAG_IN, acc.region}, {DAG_OUT, dag_region_1d(t.sum, sizeof *t.sum)}};
       struct dag_task_info info2 = {.fn = sum, .label = "sum"};
       dag_check(dag_submit(&info2, &t, sizeof t, acc2, 2));
     }
@@ -146,9 +145,9 @@ int main(int argc, char **argv) {
                        i * bs,
                        j * bs,
                        &sums2[i * nt + j]};
-      struct dag_region tile = dag_region_2d(t.a, (size_t)t.rows,
-                                             (size_t)t.cols * sizeof *t.a,
-                                             (size_t)n * sizeof *t.a);
+      struct dag_region tile =
+          dag_region_2d(t.a, (size_t)t.rows, (size_t)t.cols * sizeof *t.a,
+                        (size_t)n * sizeof *t.a);
       struct dag_access acc2[2] = {
           {DAG_IN, tile}, {DAG_OUT, dag_region_1d(t.sum, sizeof *t.sum)}};
       struct dag_task_info info2 = {.fn = sum,

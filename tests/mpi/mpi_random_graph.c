@@ -174,8 +174,10 @@ static struct item random_item(bool commutative) {
     it.off = rnd_below(R_WORDS - it.cols + 1);
   }
   int m = rnd_below(commutative ? 10 : 9);
-  it.mode = m < 4 ? DAG_IN : m < 6 ? DAG_OUT : m < 9 ? DAG_INOUT
-                                                     : DAG_COMMUTATIVE;
+  it.mode = m < 4   ? DAG_IN
+            : m < 6 ? DAG_OUT
+            : m < 9 ? DAG_INOUT
+                    : DAG_COMMUTATIVE;
   return it;
 }
 
@@ -239,10 +241,8 @@ static void submit(const struct task *t, uint64_t id, const struct data *d) {
   struct dag_access acc[MAX_ACC];
   for (int k = 0; k < t->naccs; k++)
     acc[k] = dag_access_of(t->acc[k].mode, region_of(&t->acc[k], d));
-  struct dag_task_info info = {.fn = body,
-                               .label = "random",
-                               .file = __FILE__,
-                               .line = __LINE__};
+  struct dag_task_info info = {
+      .fn = body, .label = "random", .file = __FILE__, .line = __LINE__};
   if (t->on >= 0) {
     info.flags = DAG_TASK_ON_RANK;
     info.rank = t->on;
@@ -271,8 +271,7 @@ static int compare_words(const char *what, int task, const uint64_t *got,
 
 static int compare_replicated(int task, const struct data *got,
                               const struct data *want) {
-  static const char *const names[] = {"R0", "R1", "R2", "R3",
-                                      "R4", "R5", "R6"};
+  static const char *const names[] = {"R0", "R1", "R2", "R3", "R4", "R5", "R6"};
   struct item all = {0, 0, 1, R_WORDS, R_WORDS, DAG_IN};
   for (int r = 0; r < NREP; r++)
     if (compare_words(names[r], task, got->array[2 + r], want->array[2 + r],
@@ -312,9 +311,8 @@ static int move_d1(struct data *d, int block) {
   for (int lo = 0; lo < D1_WORDS; lo += 100) {
     int n = lo + 100 <= D1_WORDS ? 100 : D1_WORDS - lo;
     struct restore_args a = {d->array[0] + lo, d1_copy + lo, n};
-    struct dag_access acc[2] = {
-        {DAG_OUT, dag_region_1d(a.dst, (size_t)n * 8)},
-        {DAG_IN, dag_region_1d(a.src, (size_t)n * 8)}};
+    struct dag_access acc[2] = {{DAG_OUT, dag_region_1d(a.dst, (size_t)n * 8)},
+                                {DAG_IN, dag_region_1d(a.src, (size_t)n * 8)}};
     struct dag_task_info info = {.fn = restore, .label = "restore"};
     dag_check(dag_submit(&info, &a, sizeof a, acc, 2));
   }
@@ -347,8 +345,8 @@ int main(int argc, char **argv) {
     seq.array[a] = calloc((size_t)array_words(a), 8);
   for (int a = 0; a < NARRAYS; a++)
     if (!dist.array[a] || !seq.array[a]) {
-      fprintf(stderr, "mpi_random_graph: rank %d: out of memory: %s\n",
-              rank_, dag_last_error());
+      fprintf(stderr, "mpi_random_graph: rank %d: out of memory: %s\n", rank_,
+              dag_last_error());
       return 1;
     }
 

@@ -227,8 +227,7 @@ static void round2(void) {
   expect("s", 0, s, ws);
   for (int i = 0; i < 8; i++)
     expect("arr", i, arr[i], warr[i]);
-  uint64_t h = fnv(fnv(14695981039346656037ull, &s, sizeof s), arr,
-                   sizeof arr);
+  uint64_t h = fnv(fnv(14695981039346656037ull, &s, sizeof s), arr, sizeof arr);
   same_everywhere("round 2", h);
 }
 
