@@ -322,6 +322,42 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
   return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
+/* The non-blocking collectives count as the blocking ones do. */
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request *req) {
+  int me = -1;
+  PMPI_Comm_rank(comm, &me);
+  if (me == root)
+    add_bytes(count, type, others(comm));
+  return PMPI_Ibcast(buf, count, type, root, comm, req);
+}
+
+int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                MPI_Op op, int root, MPI_Comm comm, MPI_Request *req) {
+  int me = -1;
+  PMPI_Comm_rank(comm, &me);
+  if (me != root)
+    add_bytes(count, type, 1);
+  return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
+}
+
+int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *req) {
+  add_bytes(count, type, others(comm));
+  return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
+}
+
+int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                   MPI_Request *req) {
+  if (sbuf == MPI_IN_PLACE)
+    add_bytes(rcount, rtype, others(comm));
+  else
+    add_bytes(scount, stype, others(comm));
+  return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
 /* ------------------------------------------------------- minimum volumes */
 
 /* A tile of `bytes` from rank `home` to every rank in `need` (a flag per

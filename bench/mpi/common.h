@@ -80,9 +80,9 @@ double bench_gemm_probe(const double *c, int n);
 /* Bytes this process handed to MPI for other ranks so far: point-to-point
  * sends (counted in MPI_Send, MPI_Isend and their variants, which this
  * file's object interposes through the MPI profiling interface), and for
- * collectives the data they must carry (a broadcast's root: its buffer
- * times the other ranks; reduce, allreduce, allgather: this rank's
- * contribution to each other rank that needs it). */
+ * collectives, blocking or not, the data they must carry (a broadcast's
+ * root: its buffer times the other ranks; reduce, allreduce, allgather:
+ * this rank's contribution to each other rank that needs it). */
 uint64_t bench_bytes_sent(void);
 
 /* The least this rank must send in a tiled algorithm where every task runs
