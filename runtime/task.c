@@ -499,13 +499,14 @@ static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
 int dag_submit(const struct dag_task_info *info, const void *args,
                size_t args_size, const struct dag_access *acc,
                size_t naccesses) {
-  dag_task_fn body = NULL;
-  int err = check_info(info, args, args_size, acc, naccesses, &body);
-  if (err)
-    return err;
-  err = dag__ensure_started();
+  /* Started first: the checks need the number of ranks. */
+  int err = dag__ensure_started();
   if (err)
     return dag__user_error(info, err, "%s", dag_strerror(err));
+  dag_task_fn body = NULL;
+  err = check_info(info, args, args_size, acc, naccesses, &body);
+  if (err)
+    return err;
   if (dag__uniform_active())
     return uniform_submit(info, body, args, args_size, acc, naccesses);
   return submit(info, body, args, args_size, acc, naccesses, 0);

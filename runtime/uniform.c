@@ -389,10 +389,11 @@ static void recv_body(void *p) {
 /* A local task for this rank's side of moving unit u from rank `from` to
  * rank `to`: the send reads u, the receive writes it. */
 static void plan_transfer(const struct unit *u, int from, int to) {
-  static const struct dag_task_info send_info = {.fn = send_body,
-                                                 .label = "send"};
-  static const struct dag_task_info recv_info = {.fn = recv_body,
-                                                 .label = "recv"};
+  /* Transfers go first among ready tasks: other ranks wait for them. */
+  static const struct dag_task_info send_info = {
+      .fn = send_body, .label = "send", .priority = 1 << 30};
+  static const struct dag_task_info recv_info = {
+      .fn = recv_body, .label = "recv", .priority = 1 << 30};
   if (dag__rank != from && dag__rank != to)
     return;
   bool sending = dag__rank == from;
@@ -567,7 +568,8 @@ static bool agree(uint64_t v, uint64_t *all) {
 
 static void describe(char *buf, size_t size, size_t index) {
   if (index >= nhistory) {
-    snprintf(buf, size, "no task (it submitted %zu)", nhistory);
+    snprintf(buf, size, "no task (it submitted %llu)",
+             (unsigned long long)(checked + nhistory));
     return;
   }
   const struct record *t = &history[index];
