@@ -452,6 +452,42 @@ static bool saturated(struct worker *w, struct task *parent,
          dag__deps_ready(parent->children, s->regs, s->modes, s->n);
 }
 
+/* Accesses validated into regions, on the stack for the usual few. */
+struct validated {
+  struct region regs_stack[ACCESSES_ON_STACK];
+  enum dag_mode modes_stack[ACCESSES_ON_STACK];
+  struct region *regs;
+  enum dag_mode *modes;
+  long kept; /* regions kept (empty ones left out), or a DAG_E* code */
+};
+
+static void validate(struct validated *v, const struct dag_task_info *info,
+                     const struct dag_access *acc, size_t n) {
+  v->regs = v->regs_stack;
+  v->modes = v->modes_stack;
+  if (n > ACCESSES_ON_STACK) {
+    v->regs = malloc(n * sizeof *v->regs);
+    v->modes = malloc(n * sizeof *v->modes);
+    if (!v->regs || !v->modes) {
+      free(v->regs);
+      free(v->modes);
+      v->regs = v->regs_stack; /* nothing for validated_release to free */
+      v->modes = v->modes_stack;
+      v->kept =
+          dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
+      return;
+    }
+  }
+  v->kept = dag__make_regions(info, acc, n, v->regs, v->modes);
+}
+
+static void validated_release(struct validated *v) {
+  if (v->regs != v->regs_stack) {
+    free(v->regs);
+    free(v->modes);
+  }
+}
+
 static int submit(const struct dag_task_info *info, dag_task_fn fn,
                   const void *args, size_t args_size,
                   const struct dag_access *acc, size_t n, unsigned flags) {
@@ -459,20 +495,11 @@ static int submit(const struct dag_task_info *info, dag_task_fn fn,
   if (err)
     return dag__user_error(info, err, "%s", dag_strerror(err));
 
-  struct region regs_stack[ACCESSES_ON_STACK];
-  enum dag_mode modes_stack[ACCESSES_ON_STACK];
-  struct region *regs = regs_stack;
-  enum dag_mode *modes = modes_stack;
-  if (n > ACCESSES_ON_STACK) {
-    regs = malloc(n * sizeof *regs);
-    modes = malloc(n * sizeof *modes);
-    if (!regs || !modes) {
-      free(regs);
-      free(modes);
-      return dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
-    }
-  }
-  long kept = dag__make_regions(info, acc, n, regs, modes);
+  struct validated v;
+  validate(&v, info, acc, n);
+  long kept = v.kept;
+  struct region *regs = v.regs;
+  enum dag_mode *modes = v.modes;
   if (kept >= 0) {
     struct submission s = {
         info, fn,    args,         args_size,
@@ -485,10 +512,7 @@ static int submit(const struct dag_task_info *info, dag_task_fn fn,
     else
       defer(w, parent, &s);
   }
-  if (regs != regs_stack) {
-    free(regs);
-    free(modes);
-  }
+  validated_release(&v);
   return kept < 0 ? (int)kept : 0;
 }
 
@@ -522,27 +546,13 @@ int dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
 static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
                           const void *args, size_t args_size,
                           const struct dag_access *acc, size_t n) {
-  struct region regs_stack[ACCESSES_ON_STACK];
-  enum dag_mode modes_stack[ACCESSES_ON_STACK];
-  struct region *regs = regs_stack;
-  enum dag_mode *modes = modes_stack;
-  if (n > ACCESSES_ON_STACK) {
-    regs = malloc(n * sizeof *regs);
-    modes = malloc(n * sizeof *modes);
-    if (!regs || !modes) {
-      free(regs);
-      free(modes);
-      return dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
-    }
-  }
-  long kept = dag__make_regions(info, acc, n, regs, modes);
-  int err = kept < 0 ? (int)kept
-                     : dag__uniform_submit(info, body, args, args_size, acc, n,
-                                           regs, modes, (size_t)kept);
-  if (regs != regs_stack) {
-    free(regs);
-    free(modes);
-  }
+  struct validated v;
+  validate(&v, info, acc, n);
+  int err = v.kept < 0
+                ? (int)v.kept
+                : dag__uniform_submit(info, body, args, args_size, acc, n,
+                                      v.regs, v.modes, (size_t)v.kept);
+  validated_release(&v);
   return err;
 }
 
@@ -582,17 +592,13 @@ int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
     return dag__user_error(&wait_info, err, "%s", dag_strerror(err));
   if (dag__uniform_active() && naccesses) {
     /* The listed data becomes valid on every rank first (a collect). */
-    struct region *regs = malloc(naccesses * sizeof *regs);
-    enum dag_mode *modes = malloc(naccesses * sizeof *modes);
-    long kept = regs && modes
-                    ? dag__make_regions(&wait_info, acc, naccesses, regs, modes)
-                    : DAG_ENOMEM;
-    if (kept >= 0)
-      dag__uniform_collect(regs, (size_t)kept);
-    free(regs);
-    free(modes);
-    if (kept < 0)
-      return (int)kept;
+    struct validated v;
+    validate(&v, &wait_info, acc, naccesses);
+    if (v.kept >= 0)
+      dag__uniform_collect(v.regs, (size_t)v.kept);
+    validated_release(&v);
+    if (v.kept < 0)
+      return (int)v.kept;
   }
   return dag__wait_on_local(acc, naccesses);
 }

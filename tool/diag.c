@@ -44,14 +44,20 @@ char *xstrndup(const char *s, size_t n) {
 
 char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
 
+char *xvasprintf(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  char *p = xmalloc((size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, again);
+  va_end(again);
+  return p;
+}
+
 char *xasprintf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *p = xmalloc((size_t)n + 1);
-  va_start(ap, fmt);
-  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  char *p = xvasprintf(fmt, ap);
   va_end(ap);
   return p;
 }
@@ -192,11 +198,7 @@ void diags_add(struct diags *d, enum diag_level level, const struct source *src,
     return;
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *message = xmalloc((size_t)n + 1);
-  va_start(ap, fmt);
-  vsnprintf(message, (size_t)n + 1, fmt, ap);
+  char *message = xvasprintf(fmt, ap);
   va_end(ap);
   d->v[d->n] = (struct diag){level, src, offset, flag, message};
   if (is_error(d, &d->v[d->n]))

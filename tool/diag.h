@@ -7,6 +7,7 @@
 #ifndef DAG_TOOL_DIAG_H
 #define DAG_TOOL_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -76,5 +77,7 @@ void *xrealloc(void *p, size_t size);
 char *xstrndup(const char *s, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
 
 #endif

@@ -29,11 +29,7 @@ static struct piece *add_piece(struct edit *ed) {
 void edit_text(struct edit *ed, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *text = xmalloc((size_t)n + 1);
-  va_start(ap, fmt);
-  vsnprintf(text, (size_t)n + 1, fmt, ap);
+  char *text = xvasprintf(fmt, ap);
   va_end(ap);
   /* Generated code stays on the line of its #line directive, so that what
    * the compiler says about it points at the pragma. */
@@ -49,7 +45,7 @@ void edit_text(struct edit *ed, const char *fmt, ...) {
       c++;
   }
   *to = '\0';
-  n = (int)(to - text);
+  size_t n = (size_t)(to - text);
   /* Consecutive text pieces merge: fewer, larger pieces. */
   struct piece *p =
       ed->npieces && ed->pieces[ed->npieces - 1].kind == PIECE_TEXT
@@ -59,12 +55,12 @@ void edit_text(struct edit *ed, const char *fmt, ...) {
     p = add_piece(ed);
     p->kind = PIECE_TEXT;
   }
-  if (p->len + (size_t)n + 1 > p->cap) {
-    p->cap = 2 * (p->len + (size_t)n + 1);
+  if (p->len + n + 1 > p->cap) {
+    p->cap = 2 * (p->len + n + 1);
     p->text = xrealloc(p->text, p->cap);
   }
-  memcpy(p->text + p->len, text, (size_t)n + 1);
-  p->len += (size_t)n;
+  memcpy(p->text + p->len, text, n + 1);
+  p->len += n;
   free(text);
 }
 
