@@ -197,10 +197,16 @@ static struct unit *block_unit(struct blocks *b, size_t i) {
 
 static struct tile_hit {
   uintptr_t lo, hi;
-  size_t span;
+  size_t span, stride; /* stride: of the outer dimension, 0 if none */
   const struct dag_allocation *alloc;
   struct unit *unit;
 } tile_cache[TILE_CACHE];
+
+/* Regions with the same bounds, span and outer stride have the same shape
+ * for the block walk (it looks no further). */
+static size_t outer_stride(const struct region *r) {
+  return r->ndims ? r->dim[0].stride : 0;
+}
 
 static struct tile_hit *tile_slot(const struct region *r) {
   uintptr_t h = (r->lo >> 3) * 0x9e3779b97f4a7c15ull;
@@ -231,14 +237,15 @@ static void walk_blocks(const struct dag_allocation *a, const struct region *r,
 static void each_block(const struct dag_allocation *a, const struct region *r,
                        void (*fn)(struct unit *, void *), void *arg) {
   struct tile_hit *t = tile_slot(r);
-  if (t->alloc == a && t->lo == r->lo && t->hi == r->hi && t->span == r->span) {
+  if (t->alloc == a && t->lo == r->lo && t->hi == r->hi && t->span == r->span &&
+      t->stride == outer_stride(r)) {
     fn(t->unit, arg);
     return;
   }
   struct only_unit o = {fn, arg, NULL, 0};
   walk_blocks(a, r, note_unit, &o);
   if (o.calls == 1)
-    *t = (struct tile_hit){r->lo, r->hi, r->span, a, o.unit};
+    *t = (struct tile_hit){r->lo, r->hi, r->span, outer_stride(r), a, o.unit};
 }
 
 static void walk_blocks(const struct dag_allocation *a, const struct region *r,
