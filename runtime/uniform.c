@@ -198,12 +198,13 @@ static struct unit *block_unit(struct blocks *b, size_t i) {
 static struct tile_hit {
   uintptr_t lo, hi;
   size_t span, stride; /* stride: of the outer dimension, 0 if none */
+  int ndims;
   const struct dag_allocation *alloc;
   struct unit *unit;
 } tile_cache[TILE_CACHE];
 
-/* Regions with the same bounds, span and outer stride have the same shape
- * for the block walk (it looks no further). */
+/* Regions with the same bounds, span, number of dimensions and outer
+ * stride have the same shape for the block walk (it looks no further). */
 static size_t outer_stride(const struct region *r) {
   return r->ndims ? r->dim[0].stride : 0;
 }
@@ -238,14 +239,15 @@ static void each_block(const struct dag_allocation *a, const struct region *r,
                        void (*fn)(struct unit *, void *), void *arg) {
   struct tile_hit *t = tile_slot(r);
   if (t->alloc == a && t->lo == r->lo && t->hi == r->hi && t->span == r->span &&
-      t->stride == outer_stride(r)) {
+      t->stride == outer_stride(r) && t->ndims == r->ndims) {
     fn(t->unit, arg);
     return;
   }
   struct only_unit o = {fn, arg, NULL, 0};
   walk_blocks(a, r, note_unit, &o);
   if (o.calls == 1)
-    *t = (struct tile_hit){r->lo, r->hi, r->span, outer_stride(r), a, o.unit};
+    *t = (struct tile_hit){r->lo,    r->hi, r->span, outer_stride(r),
+                           r->ndims, a,     o.unit};
 }
 
 static void walk_blocks(const struct dag_allocation *a, const struct region *r,
