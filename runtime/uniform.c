@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------- rank sets */
 
@@ -622,6 +623,11 @@ static void check_uniformity(const char *where) {
           "dag: error: the ranks submitted different tasks before %s: on "
           "rank %d the first that differs is %s\n",
           where, dag__rank, what);
+  fflush(stderr);
+  /* Every rank has said its part before any of them stops the run, and
+   * mpiexec gets a moment to pass the lines on. */
+  dag__comm_allgather(0, all);
+  nanosleep(&(struct timespec){0, 200000000}, NULL);
   free(all);
   dag__comm_abort_all();
 }
