@@ -36,6 +36,15 @@ static int workers_wanted(int ncores) {
 
 static void finalize_at_exit(void) { dag_finalize(); }
 
+/* A child of fork() has none of the workers: the runtime is over for it
+ * (its calls say DAG_ESHUTDOWN, and exit does not wait for threads that
+ * are not there). The lock may have been held at the fork: make it anew. */
+static void after_fork_in_child(void) {
+  pthread_mutex_init(&lifecycle, NULL);
+  if (atomic_load(&state) == RUNNING)
+    atomic_store(&state, FINALIZED);
+}
+
 int dag_init(void) {
   pthread_mutex_lock(&lifecycle);
   int err = 0;
@@ -71,8 +80,10 @@ int dag_init(void) {
       break;
     }
     static bool registered;
-    if (!registered)
+    if (!registered) {
       atexit(finalize_at_exit);
+      pthread_atfork(NULL, NULL, after_fork_in_child);
+    }
     registered = true;
     atomic_store_explicit(&state, RUNNING, memory_order_release);
     break;

@@ -16,12 +16,15 @@
 
 #include <check.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static atomic_int ran;
 
@@ -313,6 +316,36 @@ START_TEST(test_on_rank) {
 }
 END_TEST
 
+/* A forked child has no workers: the runtime is finalized there, calls say
+ * so, and the child's exit does not wait for threads it does not have. */
+START_TEST(test_fork_child) {
+  ck_assert_int_eq(dag_init(), 0);
+  pid_t pid = fork();
+  ck_assert_int_ne(pid, -1);
+  if (pid == 0) {
+    struct dag_task_info info = {.fn = count_body, .label = "in child"};
+    int err = dag_submit(&info, NULL, 0, NULL, 0);
+    exit(err == DAG_ESHUTDOWN ? 0 : 1); /* atexit finalize must not hang */
+  }
+  int status = 0;
+  for (int waited = 0; waited < 500; waited++) { /* 5 s at most */
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      break;
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+    if (waited == 499) {
+      kill(pid, SIGKILL);
+      ck_abort_msg("the forked child hung at exit");
+    }
+  }
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 0);
+  /* The parent goes on as before. */
+  struct dag_task_info info = {.fn = count_body, .label = "in parent"};
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+}
+END_TEST
+
 /* ----------------------------------------------------- taskwait_on misuse */
 
 START_TEST(test_taskwait_on_errors) {
@@ -548,6 +581,7 @@ static Suite *errors_suite(void) {
   tcase_add_loop_test(tc, test_after_finalize, 0, 2);
   tcase_add_loop_test(tc, test_finalize_inside_task, 0, 2);
   tcase_add_test(tc, test_strerror);
+  tcase_add_test(tc, test_fork_child);
   suite_add_tcase(s, tc);
   return s;
 }
