@@ -379,6 +379,17 @@ struct transfer {
 
 static uint64_t *sent, *received; /* per peer: transfers so far */
 
+/* The access of a local task (transfer, discard) to unit u's copy. */
+static struct dag_access unit_access(enum dag_mode mode, const struct unit *u) {
+  struct dag_access acc = {
+      mode,
+      {(const void *)u->region.lo, u->region.span, u->region.ndims, {{0, 0}}}};
+  for (int d = 0; d < u->region.ndims; d++)
+    acc.region.dim[d] = (struct dag_dim){u->region.dim[d].count,
+                                         (ptrdiff_t)u->region.dim[d].stride};
+  return acc;
+}
+
 /* For DAG_STATS: what this rank ran, sent and received. */
 static struct {
   uint64_t tasks, here, sends, recvs, sent_bytes, received_bytes;
@@ -417,12 +428,7 @@ static void plan_transfer(const struct unit *u, int from, int to) {
   }
   struct transfer x = {u->region, peer,
                        sending ? sent[to]++ : received[from]++};
-  struct dag_access acc = {
-      sending ? DAG_IN : DAG_OUT,
-      {(const void *)u->region.lo, u->region.span, u->region.ndims, {{0, 0}}}};
-  for (int d = 0; d < u->region.ndims; d++)
-    acc.region.dim[d] = (struct dag_dim){u->region.dim[d].count,
-                                         (ptrdiff_t)u->region.dim[d].stride};
+  struct dag_access acc = unit_access(sending ? DAG_IN : DAG_OUT, u);
   int err = dag__submit_internal(sending ? &send_info : &recv_info, &x,
                                  sizeof x, &acc, 1, TASK_NO_INLINE);
   if (err)
@@ -470,12 +476,7 @@ static void discard_body(void *p) {
 static void discard_copy(const struct unit *u) {
   static const struct dag_task_info info = {.fn = discard_body,
                                             .label = "discard"};
-  struct dag_access acc = {
-      DAG_OUT,
-      {(const void *)u->region.lo, u->region.span, u->region.ndims, {{0, 0}}}};
-  for (int d = 0; d < u->region.ndims; d++)
-    acc.region.dim[d] = (struct dag_dim){u->region.dim[d].count,
-                                         (ptrdiff_t)u->region.dim[d].stride};
+  struct dag_access acc = unit_access(DAG_OUT, u);
   int err = dag__submit_internal(&info, &u->region, sizeof u->region, &acc, 1,
                                  TASK_NO_INLINE);
   if (err)
