@@ -281,7 +281,7 @@ void *dag_alloc(size_t bytes, struct dag_dist dist) {
   struct record *r = malloc(sizeof *r);
   if (!r)
     dag__out_of_memory("dag_alloc");
-  r->a = (struct dag_allocation){base, bytes, dist};
+  r->a = (struct dag_allocation){base, bytes, dist, NULL};
   pthread_mutex_lock(&registry_lock);
   r->next = records;
   records = r;

@@ -86,3 +86,15 @@ noreturn void dag__out_of_memory(const char *where) {
   fprintf(stderr, "dag: error: out of memory in %s\n", where);
   abort();
 }
+
+void *dag__grow(void *items, size_t *cap, size_t n, size_t size,
+                const char *what) {
+  if (n < *cap)
+    return items;
+  size_t c = *cap ? 2 * *cap : 64;
+  void *p = realloc(items, c * size);
+  if (!p)
+    dag__out_of_memory(what);
+  *cap = c;
+  return p;
+}

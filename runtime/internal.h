@@ -51,6 +51,12 @@ noreturn void dag__bug(const char *file, int line, const char *fmt, ...)
  * (Like malloc failing inside libuv: there is no sane way to go on.) */
 noreturn void dag__out_of_memory(const char *where);
 
+/* Grows the array `items` of `size`-byte elements, of capacity *cap, so
+ * that index n fits; returns it (moved, maybe). Out of memory: says `what`
+ * and aborts. */
+void *dag__grow(void *items, size_t *cap, size_t n, size_t size,
+                const char *what);
+
 /* Writes "label" or "file:line" (for a task without label) into buf. */
 void dag__task_name(char *buf, size_t size, const char *label, const char *file,
                     int line);
@@ -389,6 +395,9 @@ struct dag_allocation {
   char *base;
   size_t bytes;
   struct dag_dist dist;
+  /* The rank-uniform layer's blocks of it (units.c), made on first use and
+   * touched only by the thread that submits top-level tasks. */
+  void *units;
 };
 
 /* The allocation holding the byte at p, or NULL: replicated memory. Takes no
@@ -490,7 +499,7 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
 int dag__uniform_taskwait(bool flush);
 /* taskwait on: makes the regions valid on every rank, checks agreement. */
 void dag__uniform_collect(const struct region *regs, size_t n);
-/* dag_free: the units of [base, base + bytes) are forgotten. */
+/* dag_free: the units of [base, base + bytes) are forgotten (units.c). */
 void dag__units_forget(const void *base, size_t bytes);
 /* DAG_STATS: this rank's share of the tasks and of the messages. */
 void dag__uniform_write_stats(void);

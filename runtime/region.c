@@ -54,84 +54,98 @@ static int64_t floor_div(int64_t a, int64_t b) {
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* Error in one dimension: a negative or zero stride with several blocks. */
+static const char *bad_stride(const struct dag_region *in) {
+  for (int d = 0; d < in->ndims; d++)
+    if (in->dim[d].count > 1 && in->dim[d].stride <= 0)
+      return in->dim[d].stride < 0 ? "negative stride" : "zero stride";
+  return NULL;
+}
+
 int dag__region_make(const struct dag_region *in, struct region *out,
                      const char **why) {
-  if (in->ndims < 0) {
-    *why = "negative number of dimensions";
-    return DAG_EINVAL;
-  }
-  if (in->ndims > DAG_MAX_DIMS) {
-    *why = "more than DAG_MAX_DIMS (4) dimensions";
-    return DAG_EDIMS;
-  }
-  bool empty = in->span == 0;
-  for (int d = 0; d < in->ndims; d++) {
-    if (in->dim[d].count == 0)
-      empty = true;
-    if (in->dim[d].count > 1 && in->dim[d].stride <= 0) {
-      *why = in->dim[d].stride < 0 ? "negative stride" : "zero stride";
-      return DAG_EINVAL;
-    }
+  if ((unsigned)in->ndims > DAG_MAX_DIMS) {
+    *why = in->ndims < 0 ? "negative number of dimensions"
+                         : "more than DAG_MAX_DIMS (4) dimensions";
+    return in->ndims < 0 ? DAG_EINVAL : DAG_EDIMS;
   }
   if (in->span > (size_t)INTPTR_MAX) {
     *why = "span larger than the address space (a negative size?)";
     return DAG_EOVERFLOW;
   }
-  out->span = in->span;
+
+  /* One pass, innermost dimension first: merge contiguous dimensions and
+   * check nesting. The dimensions kept are collected innermost first. A
+   * nesting or size error counts only if the region is not empty. */
+  size_t span = in->span, extent = in->span;
+  struct dim_pair kept[DAG_MAX_DIMS];
+  int nkept = 0;
+  bool empty = span == 0, bad = false;
+  const char *late = NULL; /* the error, if the region is not empty */
+  int late_err = 0;
+  for (int d = in->ndims - 1; d >= 0; d--) {
+    size_t count = in->dim[d].count;
+    if (count <= 1) {
+      empty |= count == 0;
+      continue;
+    }
+    size_t stride = (size_t)in->dim[d].stride, grow;
+    bad |= in->dim[d].stride <= 0;
+    if (bad || late)
+      continue;
+    if (stride < extent) {
+      late = "a stride is smaller than the extent of the dimensions inside "
+             "it (spans would interleave)";
+      late_err = DAG_EINVAL;
+    } else if (__builtin_mul_overflow(count - 1, stride, &grow) ||
+               grow > (size_t)INTPTR_MAX - extent) {
+      late = "region extent overflows";
+      late_err = DAG_EOVERFLOW;
+    } else {
+      if (nkept == 0 && stride == span) {
+        span *= count; /* rows that touch: one longer span */
+      } else if (nkept > 0 &&
+                 stride == kept[nkept - 1].count * kept[nkept - 1].stride) {
+        kept[nkept - 1].count *= count; /* same lattice, more blocks */
+      } else {
+        kept[nkept].count = count;
+        kept[nkept].stride = stride;
+        nkept++;
+      }
+      extent += grow;
+    }
+  }
+  if (bad) {
+    *why = bad_stride(in);
+    return DAG_EINVAL;
+  }
+  uintptr_t lo = (uintptr_t)in->base;
   out->ndims = 0;
   if (empty) {
-    out->lo = out->hi = (uintptr_t)in->base;
+    out->span = in->span;
+    out->lo = out->hi = lo;
     return 0;
   }
-  if (!in->base) {
+  if (!lo) {
     *why = "null base address";
     return DAG_EINVAL;
   }
-
-  /* Innermost dimension first: merge contiguous ones, check nesting. The
-   * dimensions kept are collected innermost first, then reversed. */
-  size_t inner_extent = in->span;
-  struct dim_pair kept[DAG_MAX_DIMS];
-  int nkept = 0;
-  for (int d = in->ndims - 1; d >= 0; d--) {
-    size_t count = in->dim[d].count;
-    size_t stride = (size_t)in->dim[d].stride;
-    if (count == 1)
-      continue;
-    if (stride < inner_extent) {
-      *why = "a stride is smaller than the extent of the dimensions inside "
-             "it (spans would interleave)";
-      return DAG_EINVAL;
-    }
-    if (count - 1 > (size_t)INTPTR_MAX / stride ||
-        (count - 1) * stride > (size_t)INTPTR_MAX - inner_extent) {
-      *why = "region extent overflows";
-      return DAG_EOVERFLOW;
-    }
-    if (nkept == 0 && stride == out->span) {
-      out->span *= count; /* rows that touch: one longer span */
-    } else if (nkept > 0 &&
-               stride == kept[nkept - 1].count * kept[nkept - 1].stride) {
-      kept[nkept - 1].count *= count; /* same lattice, more blocks */
-    } else {
-      kept[nkept].count = count;
-      kept[nkept].stride = stride;
-      nkept++;
-    }
-    inner_extent += (count - 1) * stride;
+  if (late) {
+    *why = late;
+    return late_err;
   }
-  uintptr_t lo = (uintptr_t)in->base;
-  if (inner_extent > UINTPTR_MAX - lo || lo + inner_extent > INTPTR_MAX) {
+  if (extent > UINTPTR_MAX - lo || lo + extent > INTPTR_MAX) {
     *why = "region runs past the end of the address space";
     return DAG_EOVERFLOW;
   }
+  out->span = span;
   out->ndims = nkept;
   for (int d = 0; d < nkept; d++) {
     out->dim[d].count = kept[nkept - 1 - d].count;
     out->dim[d].stride = kept[nkept - 1 - d].stride;
   }
   out->lo = lo;
-  out->hi = lo + inner_extent;
+  out->hi = lo + extent;
   return 0;
 }
 

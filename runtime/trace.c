@@ -174,22 +174,10 @@ static struct {
   size_t nedges, edge_cap;
 } graph = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Grows *items (of `size` bytes each) so that index n fits. */
-static void *grow(void *items, size_t *cap, size_t n, size_t size) {
-  if (n < *cap)
-    return items;
-  size_t c = *cap ? 2 * *cap : 1024;
-  void *p = realloc(items, c * size);
-  if (!p)
-    dag__out_of_memory("the task graph");
-  *cap = c;
-  return p;
-}
-
 void dag__graph_node(const struct task *t) {
   pthread_mutex_lock(&graph.lock);
-  graph.nodes =
-      grow(graph.nodes, &graph.node_cap, graph.nnodes, sizeof *graph.nodes);
+  graph.nodes = dag__grow(graph.nodes, &graph.node_cap, graph.nnodes,
+                          sizeof *graph.nodes, "the task graph");
   graph.nodes[graph.nnodes++] =
       (struct graph_node){t->id, t->label, t->file, t->line};
   pthread_mutex_unlock(&graph.lock);
@@ -197,8 +185,8 @@ void dag__graph_node(const struct task *t) {
 
 void dag__graph_edge(const struct task *pred, const struct task *succ) {
   pthread_mutex_lock(&graph.lock);
-  graph.edges =
-      grow(graph.edges, &graph.edge_cap, graph.nedges, sizeof *graph.edges);
+  graph.edges = dag__grow(graph.edges, &graph.edge_cap, graph.nedges,
+                          sizeof *graph.edges, "the task graph");
   graph.edges[graph.nedges][0] = pred->id;
   graph.edges[graph.nedges][1] = succ->id;
   graph.nedges++;

@@ -147,7 +147,7 @@ static void oracle_owner(struct oracle *o, size_t unit, int nranks) {
  * byte, and that walking the allocation run by run covers it exactly. */
 static void check_against(const struct oracle *o, const struct dag_dist *d,
                           int nranks) {
-  struct dag_allocation a = {NULL, o->bytes, *d};
+  struct dag_allocation a = {NULL, o->bytes, *d, NULL};
   size_t run_begin = 0;
   for (size_t i = 0; i < o->bytes; i++) {
     ck_assert_int_ge(o->home[i], 0);

@@ -1,0 +1,93 @@
+/* uniform.h — the pieces of the rank-uniform layer (uniform.c) that have
+ * files of their own: sets of ranks (rankset.c), units of data and the
+ * regions they cover (units.c), and the check that every rank submitted the
+ * same tasks (uniformity.c). All of it runs on the one thread that submits
+ * top-level tasks, like uniform.c itself.
+ */
+#ifndef DAG_UNIFORM_H
+#define DAG_UNIFORM_H
+
+#include "internal.h"
+
+/* ----------------------------------------------------------- rankset.c */
+
+/* A set of ranks: those that hold a valid copy of a unit. After a write
+ * one rank does, so that case is a number and costs no memory; a bitmap,
+ * made when the set first grows past one rank and kept for reuse, holds
+ * the others. Never empty. */
+struct rankset {
+  int one; /* the only member, or RANKSET_MANY (see bits) or RANKSET_ALL */
+  uint64_t *bits;
+};
+
+enum { RANKSET_MANY = -1, RANKSET_ALL = -2 };
+
+static inline bool dag__rankset_has(const struct rankset *s, int r) {
+  if (s->one >= 0)
+    return s->one == r;
+  return s->one == RANKSET_ALL || (s->bits[r / 64] >> (r % 64) & 1);
+}
+
+static inline void dag__rankset_only(struct rankset *s, int r) { s->one = r; }
+static inline void dag__rankset_all(struct rankset *s) { s->one = RANKSET_ALL; }
+
+void dag__rankset_add(struct rankset *s, int r);
+/* The lowest member. */
+int dag__rankset_first(const struct rankset *s);
+/* s becomes s ∩ with; the two must share a member. */
+void dag__rankset_intersect(struct rankset *s, const struct rankset *with);
+void dag__rankset_free(struct rankset *s);
+
+/* ------------------------------------------------------------- units.c */
+
+/* A unit of data and the ranks that hold it valid: for dag_alloc memory,
+ * one block of the distribution; for other (replicated) memory, a byte
+ * interval. */
+struct unit {
+  struct region region; /* this rank's copy */
+  struct rankset valid;
+  int home;   /* -1: replicated */
+  bool dirty; /* written since the last taskwait */
+};
+
+/* The one block of allocation a that holds every byte region r may touch,
+ * or NULL when r spans several. Remembered per region shape: tiled programs
+ * name the same tiles again and again, and block geometry costs divisions. */
+struct unit *dag__units_block(const struct dag_allocation *a,
+                              const struct region *r);
+
+/* Calls fn on every unit region r (in allocation a, or replicated memory if
+ * a is NULL) may touch. Replicated units that r overlaps are merged into
+ * one, whose parts are first made valid on rank `gather`. */
+void dag__units_each(const struct dag_allocation *a, const struct region *r,
+                     int gather, void (*fn)(struct unit *, void *), void *arg);
+
+/* Makes u valid on rank `to` (uniform.c): merging replicated units needs it. */
+void dag__unit_fetch(struct unit *u, int to);
+
+/* Puts u on the list of units written since the last taskwait. */
+void dag__units_mark_dirty(struct unit *u);
+/* Calls fn on every unit written since the last taskwait and empties the
+ * list; then forgets the replicated units (history that may differ between
+ * ranks, such as reused addresses, does not outlive a taskwait). */
+void dag__units_flush(void (*fn)(struct unit *));
+
+void dag__units_release(void);
+
+/* -------------------------------------------------------- uniformity.c */
+
+/* Adds a task to the record ranks compare: its source line, flags and
+ * placement, and per access its mode, shape and, in dag_alloc memory
+ * (allocs_of[i] not NULL), its offset. */
+void dag__uniformity_record(const struct dag_task_info *info,
+                            const struct region *regs,
+                            const enum dag_mode *modes,
+                            const struct dag_allocation *const *allocs_of,
+                            size_t n);
+/* All ranks must have recorded the same tasks since the last check: on a
+ * mismatch every rank names its first differing task and the run stops.
+ * `where` ends the message ("this taskwait"). */
+void dag__uniformity_check(const char *where);
+void dag__uniformity_release(void);
+
+#endif /* DAG_UNIFORM_H */

@@ -1,0 +1,132 @@
+/* uniformity.c — the check that every rank submitted the same tasks.
+ *
+ * Each task adds a hash of its description to a running hash that ranks
+ * compare at every taskwait (one allgather). On a mismatch a binary search
+ * over the recorded hashes, one collective per step, finds the first task
+ * that differs, and every rank names its own before the run stops: a
+ * diverging program ends with a message instead of a hang.
+ */
+#include "uniform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* The hash of every task since the last check, cumulated, and what each
+ * task was, to name the first one that differs between ranks. */
+struct record {
+  uint64_t hash; /* cumulated up to and including this task */
+  const char *label, *file;
+  int line;
+};
+
+static struct record *history;
+static size_t nhistory, cap_history;
+static uint64_t checked; /* tasks before the first of history */
+static uint64_t cumulated = 14695981039346656037ull;
+
+/* One multiply per value: only equality between ranks matters. */
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+
+/* What every rank must agree on: the source line, the flags and placement,
+ * and per access its mode, shape and, in dag_alloc memory, its offset
+ * (addresses of replicated memory differ between ranks). */
+void dag__uniformity_record(const struct dag_task_info *info,
+                            const struct region *regs,
+                            const enum dag_mode *modes,
+                            const struct dag_allocation *const *allocs_of,
+                            size_t n) {
+  uint64_t h = mix(cumulated, (uint64_t)info->line);
+  h = mix(h, info->flags);
+  h = mix(h, (uint64_t)(info->flags & DAG_TASK_ON_RANK ? info->rank : -1));
+  for (size_t i = 0; i < n; i++) {
+    const struct region *r = &regs[i];
+    h = mix(h, (uint64_t)modes[i]);
+    h = mix(h, r->span);
+    for (int d = 0; d < r->ndims; d++)
+      h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
+    const struct dag_allocation *a = allocs_of[i];
+    if (a)
+      h = mix(mix(h, a->bytes), r->lo - (uintptr_t)a->base);
+  }
+  cumulated = h;
+  history = dag__grow(history, &cap_history, nhistory, sizeof *history,
+                      "the uniformity record");
+  history[nhistory++] = (struct record){h, info->label, info->file, info->line};
+}
+
+/* Every rank's value of v; true when they are all equal. */
+static bool agree(uint64_t v, uint64_t *all) {
+  dag__comm_allgather(v, all);
+  for (int r = 1; r < dag__nranks; r++)
+    if (all[r] != all[0])
+      return false;
+  return true;
+}
+
+static void describe(char *buf, size_t size, size_t index) {
+  if (index >= nhistory) {
+    snprintf(buf, size, "no task (it submitted %llu)",
+             (unsigned long long)(checked + nhistory));
+    return;
+  }
+  const struct record *t = &history[index];
+  char name[256];
+  dag__task_name(name, sizeof name, t->label, t->file, t->line);
+  snprintf(buf, size, "task %llu '%s' (%s:%d)",
+           (unsigned long long)(checked + index + 1), name,
+           t->file ? t->file : "?", t->line);
+}
+
+/* All ranks must have submitted the same tasks since the last check: on a
+ * mismatch, finds the first task that differs (a binary search over the
+ * recorded hashes, one collective per step) and stops the run. */
+void dag__uniformity_check(const char *where) {
+  uint64_t *all = malloc((size_t)dag__nranks * sizeof *all);
+  if (!all)
+    dag__out_of_memory("the uniformity check");
+  if (agree(cumulated ^ nhistory, all)) {
+    free(all);
+    checked += nhistory;
+    nhistory = 0;
+    return;
+  }
+  size_t lo = 0, hi = nhistory; /* the first index where ranks differ */
+  uint64_t longest = 0;
+  dag__comm_allgather(nhistory, all);
+  for (int r = 0; r < dag__nranks; r++)
+    longest = all[r] > longest ? all[r] : longest;
+  hi = (size_t)longest;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint64_t mine = mid < nhistory ? history[mid].hash : ~0ull - dag__rank;
+    if (agree(mine, all))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  char what[512];
+  describe(what, sizeof what, lo);
+  fprintf(stderr,
+          "dag: error: the ranks submitted different tasks before %s: on "
+          "rank %d the first that differs is %s\n",
+          where, dag__rank, what);
+  fflush(stderr);
+  /* Every rank has said its part before any of them stops the run, and
+   * mpiexec gets a moment to pass the lines on. */
+  dag__comm_allgather(0, all);
+  nanosleep(&(struct timespec){0, 200000000}, NULL);
+  free(all);
+  dag__comm_abort_all();
+}
+
+void dag__uniformity_release(void) {
+  free(history);
+  history = NULL;
+  nhistory = cap_history = 0;
+  checked = 0;
+  cumulated = 14695981039346656037ull;
+}
