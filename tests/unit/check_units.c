@@ -91,9 +91,9 @@ static size_t block_of(size_t offset) {
  * row. */
 static struct region rect(const double *a, int r0, int nr, int c0, int nc,
                           int step) {
-  struct dag_region in = dag_region_2d(a + r0 * LD + c0, nr,
-                                       (size_t)nc * sizeof(double),
-                                       (size_t)step * LD * sizeof(double));
+  struct dag_region in =
+      dag_region_2d(a + r0 * LD + c0, nr, (size_t)nc * sizeof(double),
+                    (size_t)step * LD * sizeof(double));
   struct region out;
   const char *why;
   ck_assert_int_eq(dag__region_make(&in, &out, &why), 0);
@@ -102,8 +102,8 @@ static struct region rect(const double *a, int r0, int nr, int c0, int nc,
 
 /* Checks the answer for r against the blocks its bytes lie in. */
 static void check_lookup(const double *a, const struct dag_allocation *al,
-                         const struct region *r, int r0, int nr, int c0,
-                         int nc, int step) {
+                         const struct region *r, int r0, int nr, int c0, int nc,
+                         int step) {
   struct unit *u = dag__units_block(al, r);
   size_t blocks[ROWS * LD], nblocks = 0;
   for (int i = 0; i < nr; i++)
