@@ -255,9 +255,10 @@ struct task *dag__task_hold(void);
 void dag__task_release(struct task *t);
 /* dag_submit on this rank alone (the rank-uniform layer decided it runs
  * here); body is the chosen variant. */
-int dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
-                      const void *args, size_t args_size,
-                      const struct dag_access *acc, size_t n);
+void dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
+                       const void *args, size_t args_size,
+                       const struct region *regs, const enum dag_mode *modes,
+                       size_t n);
 /* dag_taskwait_on on this rank only: no data moves. */
 int dag__wait_on_local(const struct dag_access *acc, size_t n);
 /* Validates acc into regs and modes, leaving out empty regions; returns how
@@ -488,12 +489,11 @@ _Noreturn void dag__comm_abort_all(void);
 bool dag__uniform_active(void);
 /* Plans a top-level task on every rank: placement, transfers, bookkeeping;
  * submits it locally (dag__submit_local) on the rank that runs it. regs and
- * modes are acc validated (kept of them). */
-int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
-                        const void *args, size_t args_size,
-                        const struct dag_access *acc, size_t n,
-                        const struct region *regs, const enum dag_mode *modes,
-                        size_t kept);
+ * modes are its accesses, validated (kept of them). */
+void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t kept);
 /* taskwait of the program: flushes written data (unless !flush), checks
  * that the ranks agree, waits. */
 int dag__uniform_taskwait(bool flush);

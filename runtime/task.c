@@ -488,6 +488,24 @@ static void validated_release(struct validated *v) {
   }
 }
 
+/* Submits a task whose accesses are validated (regs and modes, n of them). */
+static void submit_validated(const struct dag_task_info *info, dag_task_fn fn,
+                             const void *args, size_t args_size,
+                             const struct region *regs,
+                             const enum dag_mode *modes, size_t n,
+                             unsigned flags) {
+  struct submission s = {
+      info, fn,    args, args_size,
+      regs, modes, n,    flags | (info->flags & DAG_TASK_UNDEFERRED)};
+  struct worker *w = dag__self();
+  struct task *parent = dag__current_task();
+  if ((s.flags & TASK_UNDEFERRED) ||
+      (!(s.flags & TASK_NO_INLINE) && saturated(w, parent, &s)))
+    run_inline(w, parent, &s);
+  else
+    defer(w, parent, &s);
+}
+
 static int submit(const struct dag_task_info *info, dag_task_fn fn,
                   const void *args, size_t args_size,
                   const struct dag_access *acc, size_t n, unsigned flags) {
@@ -497,23 +515,11 @@ static int submit(const struct dag_task_info *info, dag_task_fn fn,
 
   struct validated v;
   validate(&v, info, acc, n);
-  long kept = v.kept;
-  struct region *regs = v.regs;
-  enum dag_mode *modes = v.modes;
-  if (kept >= 0) {
-    struct submission s = {
-        info, fn,    args,         args_size,
-        regs, modes, (size_t)kept, flags | (info->flags & DAG_TASK_UNDEFERRED)};
-    struct worker *w = dag__self();
-    struct task *parent = dag__current_task();
-    if ((s.flags & TASK_UNDEFERRED) ||
-        (!(s.flags & TASK_NO_INLINE) && saturated(w, parent, &s)))
-      run_inline(w, parent, &s);
-    else
-      defer(w, parent, &s);
-  }
+  if (v.kept >= 0)
+    submit_validated(info, fn, args, args_size, v.regs, v.modes, (size_t)v.kept,
+                     flags);
   validated_release(&v);
-  return kept < 0 ? (int)kept : 0;
+  return v.kept < 0 ? (int)v.kept : 0;
 }
 
 static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
@@ -536,10 +542,11 @@ int dag_submit(const struct dag_task_info *info, const void *args,
   return submit(info, body, args, args_size, acc, naccesses, 0);
 }
 
-int dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
-                      const void *args, size_t args_size,
-                      const struct dag_access *acc, size_t n) {
-  return submit(info, body, args, args_size, acc, n, 0);
+void dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
+                       const void *args, size_t args_size,
+                       const struct region *regs, const enum dag_mode *modes,
+                       size_t n) {
+  submit_validated(info, body, args, args_size, regs, modes, n, 0);
 }
 
 /* A top-level task of a run of several ranks: every rank plans it. */
@@ -548,12 +555,11 @@ static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
                           const struct dag_access *acc, size_t n) {
   struct validated v;
   validate(&v, info, acc, n);
-  int err = v.kept < 0
-                ? (int)v.kept
-                : dag__uniform_submit(info, body, args, args_size, acc, n,
-                                      v.regs, v.modes, (size_t)v.kept);
+  if (v.kept >= 0)
+    dag__uniform_submit(info, body, args, args_size, v.regs, v.modes,
+                        (size_t)v.kept);
   validated_release(&v);
-  return err;
+  return v.kept < 0 ? (int)v.kept : 0;
 }
 
 int dag__submit_internal(const struct dag_task_info *info, const void *args,

@@ -213,11 +213,10 @@ static void init_once(void) {
 /* Tasks with more accesses than this plan them in memory from malloc. */
 #define FEW_ACCESSES 16
 
-int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
-                        const void *args, size_t args_size,
-                        const struct dag_access *acc, size_t n,
-                        const struct region *regs, const enum dag_mode *modes,
-                        size_t kept) {
+void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t kept) {
   init_once();
   struct access_plan few_plans[FEW_ACCESSES], *plans = few_plans;
   const struct dag_allocation *few_allocs[FEW_ACCESSES], **allocs = few_allocs;
@@ -237,11 +236,10 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
     plans[i].exec = exec;
     each_unit(&plans[i], plan_read);
   }
-  int err = 0;
   stats.tasks++;
   if (exec == dag__rank) {
     stats.here++;
-    err = dag__submit_local(info, body, args, args_size, acc, n);
+    dag__submit_local(info, body, args, args_size, regs, modes, kept);
   }
   for (size_t i = 0; i < kept; i++)
     if (modes[i] != DAG_IN)
@@ -252,7 +250,6 @@ int dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
   }
   if (check_every_task)
     dag__uniformity_check("this task");
-  return err;
 }
 
 /* A taskwait's flush: replicated units back on every rank, blocks at

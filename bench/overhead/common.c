@@ -202,6 +202,13 @@ int ovh_main(int argc, char **argv, const struct ovh_runtime *rt) {
       fclose(json);
     return 1;
   }
+  if (rt->quiet && rt->quiet()) { /* another rank reports */
+    if (json)
+      fclose(json);
+    json = NULL;
+    if (!freopen("/dev/null", "w", stdout))
+      return 1;
+  }
   int actual = rt->num_threads();
   if (actual != o.threads)
     fprintf(stderr, "%s: warning: asked for %d threads, runtime has %d\n",

@@ -24,6 +24,9 @@ struct ovh_runtime {
   /* A note printed with the results and added to the JSON records as
    * "config" (e.g. the StarPU scheduler), or NULL. */
   const char *(*config)(void);
+  /* Whether this process keeps quiet: the ranks of an MPI run but the
+   * first, so that one rank reports. May be NULL (it reports). */
+  int (*quiet)(void);
   /* Stops the runtime. May be NULL. */
   void (*finalize)(void);
 

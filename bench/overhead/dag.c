@@ -4,6 +4,12 @@
  * dag_taskwait(), running tasks meanwhile as worker 0; the accesses are
  * DAG_INOUT or DAG_IN on one int each (dag_region_1d). The thread count
  * goes to the runtime through DAG_NUM_THREADS, set before dag_init().
+ *
+ * Built with OVH_DISTRIBUTED (overhead_dag_dist), the variables come from
+ * dag_alloc, one int per block dealt round-robin to the ranks, so that the
+ * patterns run under mpiexec without moving data: every task runs at the
+ * home of its variable (the independent tasks round-robin), and every rank
+ * plans every task. Rank 0 reports.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -13,7 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifdef OVH_DISTRIBUTED
+static int *vars;
+#else
 static int vars[OVH_MAX_CHAINS];
+#endif
 
 static void noop(void *args) {}
 
@@ -43,8 +53,27 @@ static int d_init(int nthreads) {
     fprintf(stderr, "dag: dag_init failed: %s\n", dag_strerror(rc));
     return 1;
   }
+#ifdef OVH_DISTRIBUTED
+  vars =
+      dag_alloc(OVH_MAX_CHAINS * sizeof *vars, dag_dist_block(sizeof *vars, 1));
+  if (!vars) {
+    fprintf(stderr, "dag: dag_alloc failed: %s\n", dag_last_error());
+    return 1;
+  }
+#endif
   return 0;
 }
+
+static int d_quiet(void) { return dag_rank() != 0; }
+
+#ifdef OVH_DISTRIBUTED
+static const char *d_config(void) {
+  static char ranks[32];
+  snprintf(ranks, sizeof ranks, "%d rank%s", dag_nranks(),
+           dag_nranks() > 1 ? "s" : "");
+  return ranks;
+}
+#endif
 
 static int d_threads(void) { return dag_num_workers(); }
 
@@ -90,9 +119,15 @@ static void fanout(long ngroups, long nreaders) {
 
 int main(int argc, char **argv) {
   static const struct ovh_runtime rt = {
+#ifdef OVH_DISTRIBUTED
+      .name = "dag-dist",
+      .config = d_config,
+#else
       .name = "dag",
+#endif
       .init = d_init,
       .num_threads = d_threads,
+      .quiet = d_quiet,
       .finalize = d_finalize,
       .independent = independent,
       .chain = chain,
