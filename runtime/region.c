@@ -62,8 +62,43 @@ static const char *bad_stride(const struct dag_region *in) {
   return NULL;
 }
 
+/* The common case, a valid run or block of rows, in a few instructions (it
+ * is on the path of every access). False leaves every other region, errors
+ * included, to the general pass, which would make the same of these. */
+static bool make_simple(const struct dag_region *in, struct region *out) {
+  uintptr_t lo = (uintptr_t)in->base;
+  size_t span = in->span, count = 1, stride = 0, extent;
+  if ((unsigned)in->ndims > 1 || !lo || span == 0 || span > (size_t)INTPTR_MAX)
+    return false;
+  if (in->ndims == 1) {
+    count = in->dim[0].count;
+    stride = (size_t)in->dim[0].stride;
+    if (count == 0 || (count > 1 && (in->dim[0].stride <= 0 || stride < span)))
+      return false;
+  }
+  if (__builtin_mul_overflow(count - 1, stride, &extent) ||
+      __builtin_add_overflow(extent, span, &extent) ||
+      extent > (size_t)INTPTR_MAX || extent > UINTPTR_MAX - lo ||
+      lo + extent > INTPTR_MAX)
+    return false;
+  out->lo = lo;
+  out->hi = lo + extent;
+  if (count == 1 || stride == span) { /* one run */
+    out->span = extent;
+    out->ndims = 0;
+  } else {
+    out->span = span;
+    out->ndims = 1;
+    out->dim[0].count = count;
+    out->dim[0].stride = stride;
+  }
+  return true;
+}
+
 int dag__region_make(const struct dag_region *in, struct region *out,
                      const char **why) {
+  if (likely(make_simple(in, out)))
+    return 0;
   if ((unsigned)in->ndims > DAG_MAX_DIMS) {
     *why = in->ndims < 0 ? "negative number of dimensions"
                          : "more than DAG_MAX_DIMS (4) dimensions";
