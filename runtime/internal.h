@@ -456,10 +456,16 @@ struct dag_comm_ops {
   void (*allgather)(uint64_t value, uint64_t *all);
   /* Stops every rank of the run with status 1; does not return. */
   void (*abort_all)(void);
+  /* From an idle worker: moves what is in flight along (completions call
+   * their done functions) if no other thread is at it. Returns true if
+   * anything started or finished. */
+  bool (*poll)(void);
 };
 
 /* One process, no transport: rank 0 of 1. */
 extern const struct dag_comm_ops dag__comm_self;
+/* The poll of a transport whose operations finish when they start. */
+bool dag__comm_nothing_to_poll(void);
 /* MPI (mpi.c), when libdag was built with it. */
 extern const struct dag_comm_ops dag__comm_mpi;
 /* Whether this process runs under MPI (mpi.c). */
@@ -480,6 +486,7 @@ void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
                     dag_comm_done_fn done, void *arg);
 void dag__comm_allgather(uint64_t value, uint64_t *all);
 _Noreturn void dag__comm_abort_all(void);
+bool dag__comm_poll(void);
 
 /* ----------------------------------------------------------- uniform.c */
 

@@ -1,14 +1,19 @@
-/* mpi.c — the MPI transport: a progress thread that owns every MPI call
- * the runtime makes, so that workers never block in MPI.
+/* mpi.c — the MPI transport: operations are posted without blocking and
+ * moved along by whichever thread holds `mpi_lock`, so that workers never
+ * block in MPI.
  *
  * Any thread posts an operation (a send, a receive, a collective) on a
- * queue under `lock`; the progress thread starts it (MPI_Isend/MPI_Irecv
- * with a derived datatype for a strided region: no packing copy), tests
- * what is in flight with MPI_Testsome, and calls each operation's done
- * callback when it completes. Funnelling through one thread needs only
- * MPI_THREAD_SERIALIZED from MPI, keeps MPI's locks off the workers' paths
- * and lets a worker never block in MPI; MPI_THREAD_MULTIPLE with workers
- * calling MPI directly has not been measured against it.
+ * queue under `lock`. The thread that holds `mpi_lock` starts what was
+ * posted (MPI_Isend/MPI_Irecv with a derived datatype for a strided region:
+ * no packing copy), tests what is in flight with MPI_Testsome, and calls
+ * each operation's done callback when it completes. Two kinds of thread do
+ * that: a progress thread, which polls while anything is in flight and naps
+ * 200 us between idle polls (it shares a core with a worker, and a busy
+ * poll would slow the worker's tasks), and idle workers, which poll between
+ * looking for tasks (dag__comm_poll) and so see a message the moment it
+ * lands, where the progress thread could be napping. One thread in MPI at a
+ * time needs only MPI_THREAD_SERIALIZED; docs/mpi.md gives the measurements
+ * behind this design.
  *
  * If the program initialised MPI, the runtime works on a duplicate of
  * MPI_COMM_WORLD and finishes before the program's MPI_Finalize (which it
@@ -48,7 +53,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct op *posted, **posted_tail = &posted; /* under lock */
 static bool stopping;                              /* under lock */
+static atomic_int unfinished_ops;                  /* posted and not yet done */
 static pthread_t progress;
+
+/* The one thread calling MPI holds it; it guards `inflight`. */
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool dag__mpi_wanted(void) {
   int initialized = 0;
@@ -81,6 +90,7 @@ static MPI_Datatype region_type(const struct region *r) {
 
 static void post(struct op *op) {
   op->posted_ns = dag__now_ns();
+  atomic_fetch_add_explicit(&unfinished_ops, 1, memory_order_relaxed);
   pthread_mutex_lock(&lock);
   op->next = NULL;
   *posted_tail = op;
@@ -113,14 +123,14 @@ static void mpi_recv(const struct region *r, int peer, uint64_t tag,
   transfer(OP_RECV, r, peer, tag, done, arg);
 }
 
-/* ------------------------------------------------------ progress thread */
+/* --------------------------------------------------------------- progress */
 
-struct inflight {
+static struct inflight {
   struct op **ops;
   MPI_Request *reqs;
   int *indices;
   int n, cap;
-};
+} inflight; /* under mpi_lock */
 
 static void start_op(struct inflight *f, struct op *op) {
   if (f->n == f->cap) {
@@ -164,6 +174,7 @@ static int test_inflight(struct inflight *f) {
     op->done(op->arg);
     free(op);
     f->ops[f->indices[i]] = NULL;
+    atomic_fetch_sub_explicit(&unfinished_ops, 1, memory_order_release);
   }
   int kept = 0; /* compact: MPI_Testsome set finished requests to NULL */
   for (int i = 0; i < f->n; i++)
@@ -200,37 +211,72 @@ static void watch(const struct inflight *f) {
   }
 }
 
+/* Sleeps up to `ns` nanoseconds, or until an operation is posted. */
+static void nap_unless_posted(long ns) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_nsec += ns;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&lock);
+  while (!posted && !stopping &&
+         pthread_cond_timedwait(&wake, &lock, &until) == 0)
+    ;
+  pthread_mutex_unlock(&lock);
+}
+
+/* Starts what was posted and completes what finished, with mpi_lock held.
+ * Returns true if anything started or finished. */
+static bool progress_locked(void) {
+  pthread_mutex_lock(&lock);
+  struct op *batch = posted;
+  posted = NULL;
+  posted_tail = &posted;
+  pthread_mutex_unlock(&lock);
+  for (struct op *op = batch, *next; op; op = next) {
+    next = op->next;
+    start_op(&inflight, op);
+  }
+  watch(&inflight);
+  return test_inflight(&inflight) > 0 || batch;
+}
+
+static bool mpi_poll(void) {
+  if (!atomic_load_explicit(&unfinished_ops, memory_order_acquire) ||
+      pthread_mutex_trylock(&mpi_lock))
+    return false;
+  bool active = progress_locked();
+  pthread_mutex_unlock(&mpi_lock);
+  return active;
+}
+
 static void *progress_main(void *unused) {
   (void)unused;
-  struct inflight f = {0};
   unsigned idle = 0;
   for (;;) {
     pthread_mutex_lock(&lock);
-    while (!posted && f.n == 0 && !stopping)
+    while (!posted && !stopping &&
+           !atomic_load_explicit(&unfinished_ops, memory_order_acquire))
       pthread_cond_wait(&wake, &lock);
-    struct op *batch = posted;
-    posted = NULL;
-    posted_tail = &posted;
-    bool stop = stopping && !batch && f.n == 0;
+    bool stop = stopping && !posted &&
+                !atomic_load_explicit(&unfinished_ops, memory_order_acquire);
     pthread_mutex_unlock(&lock);
     if (stop)
       break;
-    for (struct op *op = batch, *next; op; op = next) {
-      next = op->next;
-      start_op(&f, op);
-    }
-    watch(&f);
-    if (test_inflight(&f) || batch) {
+    pthread_mutex_lock(&mpi_lock);
+    bool active = progress_locked();
+    pthread_mutex_unlock(&mpi_lock);
+    if (active) {
       idle = 0;
     } else if (++idle > 64) {
       /* Waiting on the network: poll gently. The thread shares a core with
-       * a worker; waking every 20 us made tile kernels 35% slower. */
-      nanosleep(&(struct timespec){0, 200000}, NULL);
+       * a worker; waking every 20 us made tile kernels 35% slower. A new
+       * operation ends the nap at once. */
+      nap_unless_posted(200000);
     }
   }
-  free(f.ops);
-  free(f.reqs);
-  free(f.indices);
   return NULL;
 }
 
@@ -293,6 +339,13 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
   tag_ub = flag && *ub > 0 ? *ub : 32767;
   stopping = false;
+  /* The progress thread's naps end on a monotonic deadline. */
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_destroy(&wake);
+  pthread_cond_init(&wake, &attr);
+  pthread_condattr_destroy(&attr);
   const char *w = getenv("DAG_WATCHDOG");
   watchdog_ns = w && atof(w) > 0 ? (uint64_t)(atof(w) * 1e9) : 0;
   if (pthread_create(&progress, NULL, progress_main, NULL)) {
@@ -310,6 +363,10 @@ static void mpi_stop(void) {
   pthread_cond_signal(&wake);
   pthread_mutex_unlock(&lock);
   pthread_join(progress, NULL);
+  free(inflight.ops);
+  free(inflight.reqs);
+  free(inflight.indices);
+  inflight = (struct inflight){0};
   MPI_Comm_free(&comm);
   comm = MPI_COMM_NULL;
   if (we_initialized) {
@@ -328,8 +385,8 @@ static void mpi_abort_all(void) {
 }
 
 const struct dag_comm_ops dag__comm_mpi = {
-    "mpi",    mpi_start,     mpi_stop,     mpi_send,
-    mpi_recv, mpi_allgather, mpi_abort_all};
+    "mpi",    mpi_start,     mpi_stop,      mpi_send,
+    mpi_recv, mpi_allgather, mpi_abort_all, mpi_poll};
 
 /* The program's MPI_Finalize: the runtime finishes first, while MPI still
  * works (the profiling interface gives the real one as PMPI_Finalize). */

@@ -85,6 +85,8 @@ static void *worker_main(void *arg) {
     if (t) {
       run_chain(w, t);
       idle.since = 0;
+    } else if (dag__comm_poll()) {
+      idle.since = 0; /* a transfer finished: its task may be ready */
     } else if (idle_round(&idle) > IDLE_SLEEP_NS) {
       dag__sched_idle(w, &stopping);
       idle.since = 0;
@@ -152,7 +154,7 @@ static bool help_once(struct idleness *idle) {
 void dag__help_while(bool (*cond)(void *arg), void *arg) {
   struct idleness idle = {0, 1};
   while (cond(arg)) {
-    if (help_once(&idle))
+    if (help_once(&idle) || dag__comm_poll())
       idle.since = 0;
     else if (idle_round(&idle) > IDLE_SLEEP_NS)
       sched_yield(); /* maybe more threads than cores: let others run */
