@@ -323,7 +323,11 @@ int dag_free(void *p) {
                            p);
   }
   /* A wait on the whole allocation: no task may use it afterwards; every
-   * rank forgets where its blocks were valid (the memory is going). */
+   * rank forgets where its blocks were valid (the memory is going). The
+   * ranks agree first: one that diverged may wait for a transfer that never
+   * comes. */
+  if (dag__uniform_active())
+    dag__uniform_check("this dag_free");
   struct dag_access all = {DAG_INOUT, dag_region_1d(a->base, a->bytes)};
   int err = dag__wait_on_local(&all, 1);
   if (err)

@@ -504,6 +504,9 @@ void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
 /* taskwait of the program: flushes written data (unless !flush), checks
  * that the ranks agree, waits. */
 int dag__uniform_taskwait(bool flush);
+/* Checks that the ranks agree on the tasks submitted so far, before a wait
+ * (`where` names it in the message). */
+void dag__uniform_check(const char *where);
 /* taskwait on: makes the regions valid on every rank, checks agreement. */
 void dag__uniform_collect(const struct region *regs, size_t n);
 /* dag_free: the units of [base, base + bytes) are forgotten (units.c). */

@@ -273,6 +273,11 @@ int dag__uniform_taskwait(bool flush_data) {
   return dag__wait_children();
 }
 
+void dag__uniform_check(const char *where) {
+  init_once();
+  dag__uniformity_check(where);
+}
+
 static void collect_unit(struct unit *u, void *arg) {
   (void)arg;
   for (int r = 0; r < dag__nranks; r++)

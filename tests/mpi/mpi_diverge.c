@@ -8,7 +8,10 @@
  *                         reads a block homed on rank 0 (rank 1 would wait
  *                         for a transfer that rank 0 never plans);
  *   mpi_diverge region    rank 1 submits the same task ('update') with a
- *                         region of another size.
+ *                         region of another size;
+ *   mpi_diverge free      as extra, then every rank calls dag_free instead
+ *                         of taskwait (the wait for the block's tasks must
+ *                         not hang rank 1).
  *
  * The divergence comes after tasks that moved data and a taskwait that
  * agreed; it is found at the next taskwait (or at once, per task, with
@@ -54,9 +57,11 @@ static void submit(dag_task_fn fn, const char *label, int line, double *x,
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
-  int extra = strcmp(mode, "extra") == 0, region = strcmp(mode, "region") == 0;
+  int freeing = strcmp(mode, "free") == 0;
+  int extra = freeing || strcmp(mode, "extra") == 0,
+      region = strcmp(mode, "region") == 0;
   if (!extra && !region) {
-    fprintf(stderr, "usage: mpi_diverge extra|region\n");
+    fprintf(stderr, "usage: mpi_diverge extra|region|free\n");
     return 2;
   }
   int rank = dag_rank(), nranks = dag_nranks();
@@ -88,9 +93,13 @@ int main(int argc, char **argv) {
   submit(add, "after", __LINE__, x + 5 * BLOCK, BLOCK, DAG_INOUT, NULL);
   fprintf(stderr, "mpi_diverge: rank %d of %d submitted its tasks (%s)\n", rank,
           nranks, mode);
-  dag_taskwait();
+  if (freeing)
+    dag_free(x);
+  else
+    dag_taskwait();
   fprintf(stderr, "mpi_diverge: rank %d: the runtime missed the divergence\n",
           rank);
-  dag_free(x);
+  if (!freeing)
+    dag_free(x);
   return 0;
 }
