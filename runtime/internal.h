@@ -511,6 +511,9 @@ void dag__uniform_check(const char *where);
 void dag__uniform_collect(const struct region *regs, size_t n);
 /* dag_free: the units of [base, base + bytes) are forgotten (units.c). */
 void dag__units_forget(const void *base, size_t bytes);
+/* The messages this rank has planned to send and to receive. */
+void dag__uniform_messages(uint64_t *sent_messages,
+                           uint64_t *received_messages);
 /* DAG_STATS: this rank's share of the tasks and of the messages. */
 void dag__uniform_write_stats(void);
 void dag__uniform_release(void);

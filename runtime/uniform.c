@@ -94,14 +94,35 @@ static void plan_transfer(const struct unit *u, int from, int to) {
 
 /* Makes u valid on rank `to`, from one holder chosen the same way on every
  * rank: its home if valid there, else the lowest valid rank. */
+/* The rank that sends u when it must travel, the same on every rank: its
+ * home if valid there, else the lowest valid rank. */
+static int holder(const struct unit *u) {
+  return u->home >= 0 && dag__rankset_has(&u->valid, u->home)
+             ? u->home
+             : dag__rankset_first(&u->valid);
+}
+
 void dag__unit_fetch(struct unit *u, int to) {
   if (dag__rankset_has(&u->valid, to))
     return;
-  int from = u->home >= 0 && dag__rankset_has(&u->valid, u->home)
-                 ? u->home
-                 : dag__rankset_first(&u->valid);
-  plan_transfer(u, from, to);
+  plan_transfer(u, holder(u), to);
   dag__rankset_add(&u->valid, to);
+}
+
+/* Makes u valid on every rank along a binomial tree rooted at its holder:
+ * in each round every rank [root, root + step) holds it and sends it to the
+ * rank `step` further on, so no rank sends it more than log2(ranks) times
+ * (one holder sending it to every rank would be the bottleneck). */
+static void broadcast(struct unit *u) {
+  int n = dag__nranks, root = holder(u);
+  for (int step = 1; step < n; step *= 2)
+    for (int i = 0; i < step && i + step < n; i++) {
+      int to = (root + i + step) % n;
+      if (!dag__rankset_has(&u->valid, to)) {
+        plan_transfer(u, (root + i) % n, to);
+        dag__rankset_add(&u->valid, to);
+      }
+    }
 }
 
 /* --------------------------------------------------------------- placing */
@@ -255,12 +276,10 @@ void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
 /* A taskwait's flush: replicated units back on every rank, blocks at
  * their homes. */
 static void flush_unit(struct unit *u) {
-  if (u->home >= 0) {
+  if (u->home >= 0)
     dag__unit_fetch(u, u->home);
-    return;
-  }
-  for (int r = 0; r < dag__nranks; r++)
-    dag__unit_fetch(u, r);
+  else
+    broadcast(u);
 }
 
 int dag__uniform_taskwait(bool flush_data) {
@@ -280,8 +299,7 @@ void dag__uniform_check(const char *where) {
 
 static void collect_unit(struct unit *u, void *arg) {
   (void)arg;
-  for (int r = 0; r < dag__nranks; r++)
-    dag__unit_fetch(u, r);
+  broadcast(u);
 }
 
 void dag__uniform_collect(const struct region *regs, size_t n) {
@@ -290,6 +308,12 @@ void dag__uniform_collect(const struct region *regs, size_t n) {
     dag__units_each(dag__dist_find((const void *)regs[i].lo), &regs[i], 0,
                     collect_unit, NULL);
   dag__uniformity_check("this taskwait");
+}
+
+void dag__uniform_messages(uint64_t *sent_messages,
+                           uint64_t *received_messages) {
+  *sent_messages = stats.sends;
+  *received_messages = stats.recvs;
 }
 
 void dag__uniform_write_stats(void) {

@@ -6,6 +6,8 @@
  * answers the block that holds every byte, or NULL when bytes lie in
  * several blocks; a tile always finds its block; answers repeat when looked
  * up again (remembered), also after more shapes than the table keeps.
+ * Flushes (uniform.c) spread replicated data along a binomial tree: in a
+ * simulated run of 64 ranks, the writer sends log2(64) messages, not 63.
  */
 #include "dag.h"
 #include "uniform.h" /* struct rankset, dag__units_block */
@@ -156,11 +158,44 @@ START_TEST(test_block_lookup) {
 }
 END_TEST
 
+/* ------------------------------------------------------------- broadcast */
+
+static void nothing(void *args) { (void)args; }
+
+static void write_on(double *x, int rank) {
+  struct dag_task_info info = {
+      .fn = nothing, .label = "write", .flags = DAG_TASK_ON_RANK, .rank = rank};
+  struct dag_access acc = {DAG_INOUT, dag_region_1d(x, sizeof *x)};
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), 0);
+}
+
+START_TEST(test_flush_tree) {
+  setenv("DAG_SIMULATE_RANKS", "64", 1);
+  setenv("DAG_SIMULATE_RANK", "0", 1);
+  ck_assert_int_eq(dag_nranks(), 64);
+  static double x;
+  uint64_t sent, received;
+  write_on(&x, 0); /* rank 0 is the root: 0 -> 1, 2, 4, ..., 32 */
+  ck_assert_int_eq(dag_taskwait(), 0);
+  dag__uniform_messages(&sent, &received);
+  ck_assert_int_eq(sent, 6);
+  ck_assert_int_eq(received, 0);
+  write_on(&x, 5); /* rank 5 is: rank 0 hears from rank 32, sends nothing */
+  ck_assert_int_eq(dag_taskwait(), 0);
+  dag__uniform_messages(&sent, &received);
+  ck_assert_int_eq(sent, 6);
+  ck_assert_int_eq(received, 1);
+  unsetenv("DAG_SIMULATE_RANKS");
+  unsetenv("DAG_SIMULATE_RANK");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("units");
   TCase *tc = tcase_create("bookkeeping");
   tcase_add_test(tc, test_rankset_random);
   tcase_add_test(tc, test_block_lookup);
+  tcase_add_test(tc, test_flush_tree);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
