@@ -158,6 +158,10 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct table *retired;  /* under registry_lock */
 static struct record *records; /* under registry_lock */
 
+const void *dag__dist_version(void) {
+  return atomic_load_explicit(&current, memory_order_acquire);
+}
+
 const struct dag_allocation *dag__dist_find(const void *p) {
   struct table *t = atomic_load_explicit(&current, memory_order_acquire);
   uintptr_t x = (uintptr_t)p;

@@ -406,6 +406,11 @@ struct dag_allocation {
  * safe from any thread, concurrently with dag_alloc and dag_free. */
 const struct dag_allocation *dag__dist_find(const void *p);
 
+/* Changes whenever an allocation comes or goes (never repeats before
+ * dag__dist_release): what dag__dist_find answered stays true while it is
+ * the same. */
+const void *dag__dist_version(void);
+
 /* The home rank of the byte `offset` bytes into a, in [0, dag__nranks). */
 int dag__dist_home(const struct dag_allocation *a, size_t offset);
 
@@ -496,11 +501,19 @@ bool dag__comm_poll(void);
 bool dag__uniform_active(void);
 /* Plans a top-level task on every rank: placement, transfers, bookkeeping;
  * submits it locally (dag__submit_local) on the rank that runs it. regs and
- * modes are its accesses, validated (kept of them). */
+ * modes are its n accesses acc, validated (kept of them). */
 void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
                          const void *args, size_t args_size,
+                         const struct dag_access *acc, size_t n,
                          const struct region *regs, const enum dag_mode *modes,
                          size_t kept);
+/* dag__uniform_submit for a task whose accesses (valid, acc as written)
+ * were all seen before, without validating them again; false if one was
+ * not, and nothing is done. */
+bool dag__uniform_submit_known(const struct dag_task_info *info,
+                               dag_task_fn body, const void *args,
+                               size_t args_size, const struct dag_access *acc,
+                               size_t n);
 /* taskwait of the program: flushes written data (unless !flush), checks
  * that the ranks agree, waits. */
 int dag__uniform_taskwait(bool flush);

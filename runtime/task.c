@@ -553,10 +553,12 @@ void dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
 static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
                           const void *args, size_t args_size,
                           const struct dag_access *acc, size_t n) {
+  if (dag__uniform_submit_known(info, body, args, args_size, acc, n))
+    return 0;
   struct validated v;
   validate(&v, info, acc, n);
   if (v.kept >= 0)
-    dag__uniform_submit(info, body, args, args_size, v.regs, v.modes,
+    dag__uniform_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
                         (size_t)v.kept);
   validated_release(&v);
   return v.kept < 0 ? (int)v.kept : 0;

@@ -127,28 +127,27 @@ static void broadcast(struct unit *u) {
 
 /* --------------------------------------------------------------- placing */
 
-/* One access of the task being planned: where it lies and what it does. */
+/* One access of the task being planned, and the rank that runs the task. */
 struct access_plan {
-  const struct region *region;
-  const struct dag_allocation *alloc; /* NULL: replicated memory */
-  struct unit *block;                 /* the one block it lies in, or NULL */
-  enum dag_mode mode;
-  int exec; /* the rank that runs the task */
+  const struct resolved *access;
+  int exec;
 };
 
 /* Calls fn on the units of access a. */
 static void each_unit(struct access_plan *a,
                       void (*fn)(struct unit *, void *)) {
-  if (a->block)
-    fn(a->block, a);
+  const struct resolved *r = a->access;
+  if (r->block)
+    fn(r->block, a);
   else
-    dag__units_each(a->alloc, a->region, a->exec, fn, a);
+    dag__units_each(r->alloc, &r->region, a->exec, fn, a);
 }
 
 static void plan_read(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   /* A write of part of a unit needs the rest of it current too. */
-  if (a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region))
+  if (a->access->mode != DAG_OUT ||
+      !dag__region_covers(&a->access->region, &u->region))
     dag__unit_fetch(u, a->exec);
 }
 
@@ -184,11 +183,11 @@ static void apply_write(struct unit *u, void *arg) {
 }
 
 /* The home of the first byte of access a, or -1 for replicated memory. */
-static int home_of(const struct access_plan *a) {
+static int home_of(const struct resolved *a) {
   if (a->block)
     return a->block->home;
   return a->alloc ? dag__dist_home(a->alloc,
-                                   a->region->lo - (uintptr_t)a->alloc->base)
+                                   a->region.lo - (uintptr_t)a->alloc->base)
                   : -1;
 }
 
@@ -196,15 +195,15 @@ static uint64_t top_tasks; /* top-level tasks submitted */
 
 /* on(rank); else the home of the first written distributed item; else of
  * the first read one; else round-robin by task number. */
-static int place(const struct dag_task_info *info,
-                 const struct access_plan *plans, size_t n) {
+static int place(const struct dag_task_info *info, const struct resolved *res,
+                 size_t n) {
   if (info->flags & DAG_TASK_ON_RANK)
     return info->rank;
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < n; i++) {
-      bool writes = plans[i].mode != DAG_IN;
+      bool writes = res[i].mode != DAG_IN;
       if (writes == (pass == 0)) {
-        int home = home_of(&plans[i]);
+        int home = home_of(&res[i]);
         if (home >= 0)
           return home;
       }
@@ -234,43 +233,77 @@ static void init_once(void) {
 /* Tasks with more accesses than this plan them in memory from malloc. */
 #define FEW_ACCESSES 16
 
-void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
-                         const void *args, size_t args_size,
-                         const struct region *regs, const enum dag_mode *modes,
-                         size_t kept) {
-  init_once();
-  struct access_plan few_plans[FEW_ACCESSES], *plans = few_plans;
-  const struct dag_allocation *few_allocs[FEW_ACCESSES], **allocs = few_allocs;
-  if (kept > FEW_ACCESSES && (!(plans = malloc(kept * sizeof *plans)) ||
-                              !(allocs = malloc(kept * sizeof *allocs))))
-    dag__out_of_memory("task accesses");
-  for (size_t i = 0; i < kept; i++) {
-    allocs[i] = dag__dist_find((const void *)regs[i].lo);
-    plans[i] = (struct access_plan){
-        &regs[i], allocs[i],
-        allocs[i] ? dag__units_block(allocs[i], &regs[i]) : NULL, modes[i], -1};
-  }
-  dag__uniformity_record(info, regs, modes, allocs, kept);
-  int exec = place(info, plans, kept);
+/* Plans a task whose n accesses are resolved; submits it here if it runs
+ * here. */
+static void plan(const struct dag_task_info *info, dag_task_fn body,
+                 const void *args, size_t args_size, const struct resolved *res,
+                 size_t n) {
+  dag__uniformity_record(info, res, n);
+  int exec = place(info, res, n);
   top_tasks++;
-  for (size_t i = 0; i < kept; i++) {
-    plans[i].exec = exec;
-    each_unit(&plans[i], plan_read);
-  }
+  for (size_t i = 0; i < n; i++)
+    each_unit(&(struct access_plan){&res[i], exec}, plan_read);
   stats.tasks++;
   if (exec == dag__rank) {
     stats.here++;
-    dag__submit_local(info, body, args, args_size, regs, modes, kept);
+    struct region few_regs[FEW_ACCESSES], *regs = few_regs;
+    enum dag_mode few_modes[FEW_ACCESSES], *modes = few_modes;
+    if (n > FEW_ACCESSES && (!(regs = malloc(n * sizeof *regs)) ||
+                             !(modes = malloc(n * sizeof *modes))))
+      dag__out_of_memory("task accesses");
+    for (size_t i = 0; i < n; i++) {
+      regs[i] = res[i].region;
+      modes[i] = res[i].mode;
+    }
+    dag__submit_local(info, body, args, args_size, regs, modes, n);
+    if (regs != few_regs) {
+      free(regs);
+      free(modes);
+    }
   }
-  for (size_t i = 0; i < kept; i++)
-    if (modes[i] != DAG_IN)
-      each_unit(&plans[i], apply_write);
-  if (plans != few_plans) {
-    free(plans);
-    free(allocs);
-  }
+  for (size_t i = 0; i < n; i++)
+    if (res[i].mode != DAG_IN)
+      each_unit(&(struct access_plan){&res[i], exec}, apply_write);
   if (check_every_task)
     dag__uniformity_check("this task");
+}
+
+bool dag__uniform_submit_known(const struct dag_task_info *info,
+                               dag_task_fn body, const void *args,
+                               size_t args_size, const struct dag_access *acc,
+                               size_t n) {
+  init_once();
+  if (n > FEW_ACCESSES || !dag__access_cache_valid())
+    return false;
+  struct resolved res[FEW_ACCESSES];
+  for (size_t i = 0; i < n; i++)
+    if (!dag__access_known(&acc[i], &res[i]))
+      return false;
+  plan(info, body, args, args_size, res, n);
+  return true;
+}
+
+void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct dag_access *acc, size_t n,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t kept) {
+  init_once();
+  dag__access_cache_valid(); /* emptied if allocations changed */
+  bool remember = kept == n;
+  struct resolved few[FEW_ACCESSES], *res = few;
+  if (kept > FEW_ACCESSES && !(res = malloc(kept * sizeof *res)))
+    dag__out_of_memory("task accesses");
+  for (size_t i = 0; i < kept; i++) {
+    const struct dag_allocation *a = dag__dist_find((const void *)regs[i].lo);
+    res[i] = (struct resolved){regs[i], modes[i], a,
+                               a ? dag__units_block(a, &regs[i]) : NULL};
+    if (remember)
+      dag__access_remember(&acc[i], &res[i]);
+  }
+  plan(info, body, args, args_size, res, kept);
+  if (res != few)
+    free(res);
 }
 
 /* A taskwait's flush: replicated units back on every rank, blocks at
@@ -329,6 +362,7 @@ void dag__uniform_write_stats(void) {
 }
 
 void dag__uniform_release(void) {
+  dag__access_cache_forget();
   dag__units_release();
   dag__uniformity_release();
   free(sent);

@@ -74,16 +74,34 @@ void dag__units_flush(void (*fn)(struct unit *));
 
 void dag__units_release(void);
 
+/* ------------------------------------------------------ access_cache.c */
+
+/* An access of a top-level task, worked out: its validated region and
+ * mode, its allocation (NULL: replicated memory) and the one block of it
+ * the region lies in (NULL: several, or replicated memory). */
+struct resolved {
+  struct region region;
+  enum dag_mode mode;
+  const struct dag_allocation *alloc;
+  struct unit *block;
+};
+
+/* Whether the cache is true for the allocations of now. If not, it is
+ * emptied (and is, for what is remembered from now on). */
+bool dag__access_cache_valid(void);
+/* How `a`, as written, resolved last time; false if not known. */
+bool dag__access_known(const struct dag_access *a, struct resolved *out);
+/* Keeps how `a` resolved (valid and not empty), for dag__access_known. */
+void dag__access_remember(const struct dag_access *a, const struct resolved *r);
+void dag__access_cache_forget(void);
+
 /* -------------------------------------------------------- uniformity.c */
 
 /* Adds a task to the record ranks compare: its source line, flags and
- * placement, and per access its mode, shape and, in dag_alloc memory
- * (allocs_of[i] not NULL), its offset. */
+ * placement, and per access its mode, shape and, in dag_alloc memory, its
+ * offset. */
 void dag__uniformity_record(const struct dag_task_info *info,
-                            const struct region *regs,
-                            const enum dag_mode *modes,
-                            const struct dag_allocation *const *allocs_of,
-                            size_t n);
+                            const struct resolved *res, size_t n);
 /* All ranks must have recorded the same tasks since the last check: on a
  * mismatch every rank names its first differing task and the run stops.
  * `where` ends the message ("this taskwait"). */

@@ -35,20 +35,17 @@ static uint64_t mix(uint64_t h, uint64_t v) {
  * and per access its mode, shape and, in dag_alloc memory, its offset
  * (addresses of replicated memory differ between ranks). */
 void dag__uniformity_record(const struct dag_task_info *info,
-                            const struct region *regs,
-                            const enum dag_mode *modes,
-                            const struct dag_allocation *const *allocs_of,
-                            size_t n) {
+                            const struct resolved *res, size_t n) {
   uint64_t h = mix(cumulated, (uint64_t)info->line);
   h = mix(h, info->flags);
   h = mix(h, (uint64_t)(info->flags & DAG_TASK_ON_RANK ? info->rank : -1));
   for (size_t i = 0; i < n; i++) {
-    const struct region *r = &regs[i];
-    h = mix(h, (uint64_t)modes[i]);
+    const struct region *r = &res[i].region;
+    h = mix(h, (uint64_t)res[i].mode);
     h = mix(h, r->span);
     for (int d = 0; d < r->ndims; d++)
       h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
-    const struct dag_allocation *a = allocs_of[i];
+    const struct dag_allocation *a = res[i].alloc;
     if (a)
       h = mix(mix(h, a->bytes), r->lo - (uintptr_t)a->base);
   }

@@ -191,7 +191,7 @@ static bool same_shape(const struct shape *s, const struct region *r) {
 static struct shape *shape_slot(const struct blocks *b,
                                 const struct region *r) {
   size_t mask = b->shape_slots - 1;
-  size_t i = (size_t)(((r->lo >> 3) * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+  size_t i = (size_t)((r->lo * 0x9e3779b97f4a7c15ull) >> 32) & mask;
   while (b->shapes[i].unit && !same_shape(&b->shapes[i], r))
     i = (i + 1) & mask;
   return &b->shapes[i];

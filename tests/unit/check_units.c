@@ -8,6 +8,8 @@
  * up again (remembered), also after more shapes than the table keeps.
  * Flushes (uniform.c) spread replicated data along a binomial tree: in a
  * simulated run of 64 ranks, the writer sends log2(64) messages, not 63.
+ * The access cache (access_cache.c) answers only for the access exactly as
+ * written, and forgets everything when an allocation comes or goes.
  */
 #include "dag.h"
 #include "uniform.h" /* struct rankset, dag__units_block */
@@ -158,6 +160,49 @@ START_TEST(test_block_lookup) {
 }
 END_TEST
 
+/* ---------------------------------------------------------- access cache */
+
+START_TEST(test_access_cache) {
+  double *a = dag_alloc(64 * sizeof(double),
+                        dag_dist_block(sizeof(double), 32)); /* starts dag */
+  ck_assert_ptr_nonnull(a);
+  ck_assert(!dag__access_cache_valid()); /* first look: emptied */
+  ck_assert(dag__access_cache_valid());
+  struct dag_access tile = {DAG_INOUT, dag_region_2d(a + 8, 2, 16, 64)};
+  struct resolved r = {.mode = DAG_INOUT, .alloc = dag__dist_find(a)};
+  const char *why;
+  ck_assert_int_eq(dag__region_make(&tile.region, &r.region, &why), 0);
+  r.block = dag__units_block(r.alloc, &r.region);
+  ck_assert_ptr_nonnull(r.block);
+  struct resolved got;
+  ck_assert(!dag__access_known(&tile, &got));
+  dag__access_remember(&tile, &r);
+  ck_assert(dag__access_known(&tile, &got));
+  ck_assert(got.region.lo == r.region.lo && got.region.hi == r.region.hi);
+  ck_assert_int_eq(got.region.ndims, 1);
+  ck_assert_uint_eq(got.region.dim[0].stride, 64);
+  ck_assert_ptr_eq(got.alloc, r.alloc);
+  ck_assert_ptr_eq(got.block, r.block);
+  /* Another mode, stride or count is another access. */
+  struct dag_access other = tile;
+  other.mode = DAG_IN;
+  ck_assert(!dag__access_known(&other, &got));
+  other = tile;
+  other.region.dim[0].stride = 128;
+  ck_assert(!dag__access_known(&other, &got));
+  other = tile;
+  other.region.dim[0].count = 3;
+  ck_assert(!dag__access_known(&other, &got));
+  /* A new allocation: the cache no longer answers. */
+  double *b = dag_alloc(64, dag_dist_block(1, 64));
+  ck_assert_ptr_nonnull(b);
+  ck_assert(!dag__access_cache_valid());
+  ck_assert(!dag__access_known(&tile, &got));
+  ck_assert_int_eq(dag_free(b), 0);
+  ck_assert_int_eq(dag_free(a), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------- broadcast */
 
 static void nothing(void *args) { (void)args; }
@@ -196,6 +241,7 @@ int main(void) {
   tcase_add_test(tc, test_rankset_random);
   tcase_add_test(tc, test_block_lookup);
   tcase_add_test(tc, test_flush_tree);
+  tcase_add_test(tc, test_access_cache);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
