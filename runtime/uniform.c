@@ -8,7 +8,9 @@
  * local graph as a task (a send that reads the unit, a receive that writes
  * it), so the local dependency tracker orders it with the local tasks
  * around it. After a write only E holds a valid copy. Ranks other than E
- * and the holders do nothing but this bookkeeping for the task.
+ * and the holders do nothing but this bookkeeping for the task. Working out
+ * a task's accesses (validation, allocation, block) is kept per access as
+ * written (access_cache.c): programs name the same tiles again and again.
  *
  * Tags come from per-pair sequences: every rank plans the same transfers
  * in the same order, so the n-th transfer from A to B has the same tag on

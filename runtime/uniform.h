@@ -1,8 +1,9 @@
 /* uniform.h — the pieces of the rank-uniform layer (uniform.c) that have
  * files of their own: sets of ranks (rankset.c), units of data and the
- * regions they cover (units.c), and the check that every rank submitted the
- * same tasks (uniformity.c). All of it runs on the one thread that submits
- * top-level tasks, like uniform.c itself.
+ * regions they cover (units.c), how the accesses of earlier tasks resolved
+ * (access_cache.c), and the check that every rank submitted the same tasks
+ * (uniformity.c). All of it runs on the one thread that submits top-level
+ * tasks, like uniform.c itself.
  */
 #ifndef DAG_UNIFORM_H
 #define DAG_UNIFORM_H
