@@ -106,7 +106,8 @@ size_t dag__region_bytes(const struct region *r);
  * thread and freed on another costs no lock in the common case. Memory is
  * returned to the system only at dag_finalize. */
 enum pool_id {
-  POOL_TASK,
+  POOL_TASK,       /* tasks with up to DAG_ARGS_INLINE bytes of arguments */
+  POOL_TASK_SMALL, /* ... with up to DAG_ARGS_SMALL */
   POOL_EDGE,
   POOL_RECORD_RUN,  /* history records of contiguous regions */
   POOL_RECORD_ROWS, /* ... of one strided dimension */
@@ -195,7 +196,11 @@ void dag__task_unlock(struct task *t);
 
 /* -------------------------------------------------------------- task.c */
 
+/* Arguments up to DAG_ARGS_INLINE bytes live in the task record itself,
+ * which comes in two sizes so that tasks with few arguments (most, and
+ * every task without any) take less memory while they wait. */
 #define DAG_ARGS_INLINE 40
+#define DAG_ARGS_SMALL 16
 
 struct edge {
   struct task *succ;
@@ -211,6 +216,7 @@ enum task_flag {
   TASK_WAIT_ONLY = 0x200,                /* taskwait_on: waits, has no body */
   TASK_NO_INLINE = 0x400, /* never run by its submitter at once: its body
                              may hold it past its end (dag__task_hold) */
+  TASK_SMALL = 0x800,     /* from POOL_TASK_SMALL: DAG_ARGS_SMALL inline */
 };
 
 struct task {
@@ -223,18 +229,18 @@ struct task {
   unsigned flags;
   uint32_t args_size;
   struct task *parent;
-  _Atomic(struct edge *) succ; /* successors; DAG_SUCC_CLOSED when done */
-  atomic_int pending;          /* unfinished predecessors, +1 while built */
-  atomic_int unfinished;       /* own body + unfinished children + credits */
-  int credits;                 /* children counted in advance: see submit */
-  int inline_left;             /* children to run inline before a new look */
-  atomic_int refs;             /* execution + history records */
-  struct deps *children;       /* history of its children, made lazily */
-  struct lock_set *locks;      /* commutative locks, NULL if none */
-  struct task *link;           /* intrusive list: parked or injected */
-  uint64_t id;                 /* global submission number, from 1 */
-  uint64_t edge_mark;          /* id of the last successor linked to it */
-  _Alignas(8) char args_inline[DAG_ARGS_INLINE];
+  _Atomic(struct edge *) succ;    /* successors; DAG_SUCC_CLOSED when done */
+  atomic_int pending;             /* unfinished predecessors, +1 while built */
+  atomic_int unfinished;          /* own body + unfinished children + credits */
+  int credits;                    /* children counted in advance: see submit */
+  int inline_left;                /* children to run inline before a new look */
+  atomic_int refs;                /* execution + history records */
+  struct deps *children;          /* history of its children, made lazily */
+  struct lock_set *locks;         /* commutative locks, NULL if none */
+  struct task *link;              /* intrusive list: parked or injected */
+  uint64_t id;                    /* global submission number, from 1 */
+  uint64_t edge_mark;             /* id of the last successor linked to it */
+  _Alignas(8) char args_inline[]; /* DAG_ARGS_INLINE or DAG_ARGS_SMALL */
 };
 
 /* The implicit task of the program: parent of top-level tasks. */

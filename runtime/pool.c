@@ -57,7 +57,9 @@ static void pool_unlock(struct pool *p) {
 static size_t object_size(enum pool_id id) {
   switch (id) {
   case POOL_TASK:
-    return sizeof(struct task);
+    return sizeof(struct task) + DAG_ARGS_INLINE;
+  case POOL_TASK_SMALL:
+    return sizeof(struct task) + DAG_ARGS_SMALL;
   case POOL_EDGE:
     return sizeof(struct edge);
   case POOL_RECORD_RUN:
@@ -82,12 +84,27 @@ static size_t object_size(enum pool_id id) {
   DAG_BUG("no pool %d", (int)id);
 }
 
+/* Objects that hold a program's argument blocks are aligned like malloc's
+ * (16 bytes: an argument struct may hold a long double or a vector); the
+ * runtime's own records need only 8, and every byte counts in them. */
+static size_t alignment(enum pool_id id) {
+  switch (id) {
+  case POOL_EDGE:
+  case POOL_RECORD_RUN:
+  case POOL_RECORD_ROWS:
+  case POOL_RECORD:
+  case POOL_LOCK:
+    return 8;
+  default:
+    return 16;
+  }
+}
+
 void dag__pools_init(void) {
   for (int i = 0; i < POOL_COUNT; i++) {
     struct pool *p = &pools[i];
-    size_t size = object_size((enum pool_id)i);
-    /* Round up to 16 bytes so every object is suitably aligned. */
-    p->size = (size + 15) & ~(size_t)15;
+    size_t size = object_size((enum pool_id)i), align = alignment(i);
+    p->size = (size + align - 1) & ~(align - 1);
     atomic_flag_clear(&p->lock);
     p->batches = NULL;
     p->slabs = NULL;

@@ -34,7 +34,7 @@ void dag__task_unref(struct task *t) {
   if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
     return;
   dag__task_free_locks(t); /* the arguments went when the body ended */
-  dag__pool_put(POOL_TASK, t);
+  dag__pool_put(t->flags & TASK_SMALL ? POOL_TASK_SMALL : POOL_TASK, t);
 }
 
 void dag__task_link(struct task *pred, struct task *succ) {
@@ -245,7 +245,8 @@ long dag__make_regions(const struct dag_task_info *info,
 
 static struct task *new_task(const struct dag_task_info *info, dag_task_fn fn,
                              const void *args, size_t args_size) {
-  struct task *t = dag__pool_get(POOL_TASK);
+  bool small = args_size <= DAG_ARGS_SMALL;
+  struct task *t = dag__pool_get(small ? POOL_TASK_SMALL : POOL_TASK);
   if (!t)
     dag__out_of_memory("task records");
   t->fn = fn;
@@ -253,7 +254,7 @@ static struct task *new_task(const struct dag_task_info *info, dag_task_fn fn,
   t->file = info->file;
   t->line = info->line;
   t->priority = info->priority;
-  t->flags = 0;
+  t->flags = small ? TASK_SMALL : 0;
   t->args_size = (uint32_t)args_size;
   if (args_size <= DAG_ARGS_INLINE) {
     t->args = t->args_inline;
