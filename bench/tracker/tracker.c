@@ -12,7 +12,10 @@
  * worker) so that only submission is timed; they run in the final
  * taskwait. Also prints the memory a live task costs (one inout access,
  * 16 bytes of arguments), from the growth of the peak RSS while a million
- * tasks wait.
+ * tasks wait; and the cost of submitting the tasks of a tiled Cholesky
+ * (three tile accesses each) while all of them wait. The index is on byte
+ * intervals, so a tile's lookup meets every live tile of its row band:
+ * that cost grows with the tiles per row.
  *
  * Usage: tracker [--json FILE]
  */
@@ -79,6 +82,38 @@ static double probe_us(double *data, size_t history, size_t probe, bool live) {
   gate = 1;
   dag_taskwait();
   return (t1 - t0) / (double)probe * 1e6;
+}
+
+/* µs per task to submit a tiled Cholesky's tasks on an n x n matrix of
+ * b x b tiles (every update task: reads two tiles, writes one) while a gate
+ * holds all of them back. The matrix is never touched. */
+static double tiles_us(int n, int b) {
+  static volatile int gate;
+  gate = 0;
+  double *a = malloc((size_t)n * n * sizeof *a);
+  if (!a)
+    return -1;
+  submit_gate(&gate, a, a + (size_t)n * n);
+  size_t ld = (size_t)n * sizeof *a, row = (size_t)b * sizeof *a;
+  int nt = n / b;
+  long tasks = 0;
+  double t0 = now();
+  for (int k = 0; k < nt; k++)
+    for (int i = k; i < nt; i++)
+      for (int j = k; j <= i; j++) {
+        struct dag_access acc[3] = {
+            {DAG_IN, dag_region_2d(a + (size_t)i * b * n + k * b, b, row, ld)},
+            {DAG_IN, dag_region_2d(a + (size_t)j * b * n + k * b, b, row, ld)},
+            {DAG_INOUT,
+             dag_region_2d(a + (size_t)i * b * n + j * b, b, row, ld)}};
+        dag_submit(&task_info, NULL, 0, acc, 3);
+        tasks++;
+      }
+  double t1 = now();
+  gate = 1;
+  dag_taskwait();
+  free(a);
+  return (t1 - t0) / (double)tasks * 1e6;
 }
 
 static long peak_rss_kib(void) {
@@ -154,6 +189,19 @@ int main(int argc, char **argv) {
               "\"submit_after_%zu_live\",\"value\":%.4f,\"unit\":\"us\"}\n",
               h, best_live);
     }
+  }
+  static const int tile_grids[][2] = {{2048, 128}, {4096, 256}, {4096, 128}};
+  for (size_t k = 0; k < sizeof tile_grids / sizeof tile_grids[0]; k++) {
+    int n = tile_grids[k][0], b = tile_grids[k][1];
+    double us = tiles_us(n, b);
+    printf("tiles: %d x %d tiles (n=%d, b=%d), all waiting: %.3f us/task\n",
+           n / b, n / b, n, b, us);
+    if (out)
+      fprintf(out,
+              "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"
+              "\"submit_tiles_%dx%d_live\",\"value\":%.4f,\"unit\":\"us\"}"
+              "\n",
+              n / b, n / b, us);
   }
   if (out) {
     fprintf(out,
