@@ -160,8 +160,8 @@ int dag_finalize(void) {
     dag__sched_release();
     dag__topo_release();
     dag__pools_release();
+    dag__uniform_release(); /* before the allocation records it points to */
     dag__dist_release();
-    dag__uniform_release();
     dag__comm_stop();
   }
   atomic_store_explicit(&state, FINALIZED, memory_order_release);

@@ -104,6 +104,8 @@ int dag__region_make(const struct dag_region *in, struct region *out,
                          : "more than DAG_MAX_DIMS (4) dimensions";
     return in->ndims < 0 ? DAG_EINVAL : DAG_EDIMS;
   }
+  if ((*why = bad_stride(in)))
+    return DAG_EINVAL;
   if (in->span > (size_t)INTPTR_MAX) {
     *why = "span larger than the address space (a negative size?)";
     return DAG_EOVERFLOW;
@@ -115,7 +117,7 @@ int dag__region_make(const struct dag_region *in, struct region *out,
   size_t span = in->span, extent = in->span;
   struct dim_pair kept[DAG_MAX_DIMS];
   int nkept = 0;
-  bool empty = span == 0, bad = false;
+  bool empty = span == 0;
   const char *late = NULL; /* the error, if the region is not empty */
   int late_err = 0;
   for (int d = in->ndims - 1; d >= 0; d--) {
@@ -125,8 +127,7 @@ int dag__region_make(const struct dag_region *in, struct region *out,
       continue;
     }
     size_t stride = (size_t)in->dim[d].stride, grow;
-    bad |= in->dim[d].stride <= 0;
-    if (bad || late)
+    if (late)
       continue;
     if (stride < extent) {
       late = "a stride is smaller than the extent of the dimensions inside "
@@ -149,10 +150,6 @@ int dag__region_make(const struct dag_region *in, struct region *out,
       }
       extent += grow;
     }
-  }
-  if (bad) {
-    *why = bad_stride(in);
-    return DAG_EINVAL;
   }
   uintptr_t lo = (uintptr_t)in->base;
   out->ndims = 0;
