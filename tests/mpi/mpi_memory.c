@@ -13,7 +13,12 @@
  *   mpi_memory [n [tile]]
  *
  * Prints the numbers. Exits 77 (a skip) when the machine lacks the memory
- * or dag_alloc cannot reserve it, 1 on too much growth or a wrong sum. */
+ * or dag_alloc cannot reserve it, 1 on too much growth or a wrong sum.
+ * Under AddressSanitizer the growth is printed but not held to the bound.
+ * The sanitizer's own memory counts in VmRSS too: its shadow, and its
+ * quarantine of freed blocks, such as MPI's buffers for messages that
+ * arrive before their receive. There the copies' phase ends at 1.4 to 1.5
+ * times the share, against 1.06 without it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +28,17 @@
 #include <mpi.h>
 
 enum { SKIP = 77 };
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
 #define SLACK_MIB 24.0 /* the runtime's own records, MPI buffers, stacks */
 
 /* A field of /proc/self/status or /proc/meminfo, in KiB; -1 if absent. */
@@ -187,7 +203,11 @@ int main(int argc, char **argv) {
          rank, nranks, p, q, n, n, total_mib, bs, mine, nt * nt,
          before / 1024.0, grew_mib, grew_mib / share_mib, end_mib,
          end_mib / share_mib, share_mib, limit_mib);
-  if (grew_mib > limit_mib || end_mib > limit_mib) {
+  if (UNDER_ASAN)
+    printf("mpi_memory: rank %d: growth not checked under "
+           "AddressSanitizer\n",
+           rank);
+  else if (grew_mib > limit_mib || end_mib > limit_mib) {
     fprintf(stderr,
             "mpi_memory: rank %d: resident memory grew by %.1f MiB (then "
             "%.1f MiB), more than 1.3 x its share (%.1f MiB) + %.0f MiB\n",
