@@ -282,6 +282,14 @@ void *dag_alloc(size_t bytes, struct dag_dist dist) {
                     bytes, strerror(errno));
     return NULL;
   }
+#ifdef MADV_NOHUGEPAGE
+  /* A transparent huge page would commit 2 MiB around a rank's first touch,
+   * other ranks' blocks included. On one rank everything is its own, and
+   * huge pages are welcome. (Best effort: a kernel without them says
+   * EINVAL.) */
+  if (dag__nranks > 1)
+    madvise(base, bytes, MADV_NOHUGEPAGE);
+#endif
   struct record *r = malloc(sizeof *r);
   if (!r)
     dag__out_of_memory("dag_alloc");
