@@ -64,6 +64,24 @@ struct tile {
   double *sum;
 };
 
+/* Tile (i, j) of the n x n matrix a in bs x bs tiles, summed into *sum. */
+static struct tile tile_at(double *a, int n, int bs, int i, int j,
+                           double *sum) {
+  struct tile t = {a + (size_t)i * bs * n + (size_t)j * bs,
+                   (i + 1) * bs <= n ? bs : n - i * bs,
+                   (j + 1) * bs <= n ? bs : n - j * bs,
+                   n,
+                   i * bs,
+                   j * bs,
+                   sum};
+  return t;
+}
+
+static struct dag_region tile_region(const struct tile *t) {
+  return dag_region_2d(t->a, (size_t)t->rows, (size_t)t->cols * sizeof *t->a,
+                       (size_t)t->n * sizeof *t->a);
+}
+
 static double value(int i, int j) { return (double)((i * 3 + j * 5) % 101); }
 
 static void fill(void *p) {
@@ -127,18 +145,9 @@ int main(int argc, char **argv) {
   int mine = 0;
   for (int i = 0; i < nt; i++)
     for (int j = 0; j < nt; j++) {
-      struct tile t = {a + (size_t)i * bs * n + (size_t)j * bs,
-                       (i + 1) * bs <= n ? bs : n - i * bs,
-                       (j + 1) * bs <= n ? bs : n - j * bs,
-                       n,
-                       i * bs,
-                       j * bs,
-                       &sums[i * nt + j]};
+      struct tile t = tile_at(a, n, bs, i, j, &sums[i * nt + j]);
       mine += dag_owner(t.a) == rank;
-      struct dag_access acc =
-          dag_access_of(DAG_OUT, dag_region_2d(t.a, (size_t)t.rows,
-                                               (size_t)t.cols * sizeof *t.a,
-                                               (size_t)n * sizeof *t.a));
+      struct dag_access acc = dag_access_of(DAG_OUT, tile_region(&t));
       struct dag_task_info info = {.fn = fill, .label = "fill"};
       dag_check(dag_submit(&info, &t, sizeof t, &acc, 1));
       struct dag_access acc2[2] = {
@@ -154,16 +163,8 @@ int main(int argc, char **argv) {
    * must be given back. */
   for (int i = 0; i < nt; i++)
     for (int j = 0; j < nt; j++) {
-      struct tile t = {a + (size_t)i * bs * n + (size_t)j * bs,
-                       (i + 1) * bs <= n ? bs : n - i * bs,
-                       (j + 1) * bs <= n ? bs : n - j * bs,
-                       n,
-                       i * bs,
-                       j * bs,
-                       &sums2[i * nt + j]};
-      struct dag_region tile =
-          dag_region_2d(t.a, (size_t)t.rows, (size_t)t.cols * sizeof *t.a,
-                        (size_t)n * sizeof *t.a);
+      struct tile t = tile_at(a, n, bs, i, j, &sums2[i * nt + j]);
+      struct dag_region tile = tile_region(&t);
       struct dag_access acc2[2] = {
           {DAG_IN, tile}, {DAG_OUT, dag_region_1d(t.sum, sizeof *t.sum)}};
       struct dag_task_info info2 = {.fn = sum,
