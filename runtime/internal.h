@@ -199,11 +199,13 @@ void dag__task_unlock(struct task *t);
 /* Arguments up to DAG_ARGS_INLINE bytes live in the task record itself,
  * which comes in two sizes so that tasks with few arguments (most, and
  * every task without any) take less memory while they wait. */
-#define DAG_ARGS_INLINE 40
+#define DAG_ARGS_INLINE 48
 #define DAG_ARGS_SMALL 16
 
 struct edge {
-  struct task *succ;
+  /* Atomic because dag__task_link reads the head edge of a predecessor
+   * that may complete, and its edges be reused, meanwhile. */
+  _Atomic(struct task *) succ;
   struct edge *next;
 };
 
@@ -212,35 +214,40 @@ struct edge {
 
 enum task_flag {
   TASK_UNDEFERRED = DAG_TASK_UNDEFERRED, /* runs in its submitter */
-  TASK_ARGS_POOLED = 0x100,              /* args points to a separate block */
+  TASK_ARGS_POOLED = 0x100, /* args_inline holds the address of the args */
   TASK_WAIT_ONLY = 0x200,                /* taskwait_on: waits, has no body */
   TASK_NO_INLINE = 0x400, /* never run by its submitter at once: its body
                              may hold it past its end (dag__task_hold) */
   TASK_SMALL = 0x800,     /* from POOL_TASK_SMALL: DAG_ARGS_SMALL inline */
 };
 
+/* Every byte here is paid per waiting task (docs/runtime.md): fields that
+ * serve different moments of a task's life share their place. */
 struct task {
   dag_task_fn fn;
-  void *args;
   const char *label;
   const char *file;
+  struct task *parent;
+  _Atomic(struct edge *) succ; /* successors; DAG_SUCC_CLOSED when done */
+  union {
+    struct task *link;     /* intrusive list while queued or parked, */
+    struct deps *children; /* ... then the history of its children, made
+                              lazily once its body runs */
+  };
+  struct lock_set *locks; /* commutative locks, NULL if none */
+  uint64_t id;            /* global submission number, from 1 */
   int line;
   int priority;
-  unsigned flags;
   uint32_t args_size;
-  struct task *parent;
-  _Atomic(struct edge *) succ;    /* successors; DAG_SUCC_CLOSED when done */
-  atomic_int pending;             /* unfinished predecessors, +1 while built */
-  atomic_int unfinished;          /* own body + unfinished children + credits */
-  int credits;                    /* children counted in advance: see submit */
-  int inline_left;                /* children to run inline before a new look */
-  atomic_int refs;                /* execution + history records */
-  struct deps *children;          /* history of its children, made lazily */
-  struct lock_set *locks;         /* commutative locks, NULL if none */
-  struct task *link;              /* intrusive list: parked or injected */
-  uint64_t id;                    /* global submission number, from 1 */
-  uint64_t edge_mark;             /* id of the last successor linked to it */
-  _Alignas(8) char args_inline[]; /* DAG_ARGS_INLINE or DAG_ARGS_SMALL */
+  atomic_int pending;    /* unfinished predecessors, +1 while built */
+  atomic_int unfinished; /* own body + unfinished children + credits */
+  atomic_int refs;       /* execution + history records */
+  uint16_t flags;        /* enum task_flag */
+  int16_t credits;       /* children counted in advance: see submit */
+  int16_t inline_left;   /* children to run inline before a new look */
+  /* DAG_ARGS_INLINE or DAG_ARGS_SMALL bytes: the arguments, or with
+   * TASK_ARGS_POOLED the address of the block that holds them. */
+  _Alignas(8) char args_inline[];
 };
 
 /* The implicit task of the program: parent of top-level tasks. */

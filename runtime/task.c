@@ -37,16 +37,25 @@ void dag__task_unref(struct task *t) {
   dag__pool_put(t->flags & TASK_SMALL ? POOL_TASK_SMALL : POOL_TASK, t);
 }
 
+/* Whether pred's newest edge leads to succ: then succ is linked already,
+ * through another access. Only the thread submitting succ pushes edges onto
+ * its predecessors now (siblings come from one thread), so no other edge
+ * can have come on top of it. If pred completes meanwhile and the edge is
+ * reused, its new successor cannot be succ, which nothing else knows yet. */
+static bool linked_already(struct edge *head, struct task *succ) {
+  return head && head != DAG_SUCC_CLOSED &&
+         atomic_load_explicit(&head->succ, memory_order_relaxed) == succ;
+}
+
 void dag__task_link(struct task *pred, struct task *succ) {
-  if (pred->edge_mark == succ->id)
-    return; /* already linked through another access */
-  pred->edge_mark = succ->id;
+  struct edge *head = atomic_load_explicit(&pred->succ, memory_order_acquire);
+  if (linked_already(head, succ))
+    return;
   struct edge *e = dag__pool_get(POOL_EDGE);
   if (!e)
     dag__out_of_memory("task edges");
-  e->succ = succ;
+  atomic_store_explicit(&e->succ, succ, memory_order_relaxed);
   atomic_fetch_add_explicit(&succ->pending, 1, memory_order_relaxed);
-  struct edge *head = atomic_load_explicit(&pred->succ, memory_order_acquire);
   do {
     if (head == DAG_SUCC_CLOSED) {
       /* pred completed meanwhile: nothing to wait for. */
@@ -92,7 +101,8 @@ static struct task *complete(struct worker *w, struct task *t) {
                                               memory_order_acq_rel);
     while (e) {
       struct edge *following = e->next;
-      drop_pending(w, e->succ, &next);
+      drop_pending(w, atomic_load_explicit(&e->succ, memory_order_relaxed),
+                   &next);
       dag__pool_put(POOL_EDGE, e);
       e = following;
     }
@@ -109,11 +119,20 @@ static struct task *complete(struct worker *w, struct task *t) {
   }
 }
 
+/* Where t's arguments are (see struct task). */
+static void *task_args(struct task *t) {
+  if (!(t->flags & TASK_ARGS_POOLED))
+    return t->args_inline;
+  void *block;
+  memcpy(&block, t->args_inline, sizeof block);
+  return block;
+}
+
 /* Ends t's own part: if no child is left, t is complete. */
 static struct task *finish_body(struct worker *w, struct task *t) {
   if (t->flags & TASK_ARGS_POOLED) {
-    dag__args_free(t->args, t->args_size);
-    t->flags &= ~(unsigned)TASK_ARGS_POOLED;
+    dag__args_free(task_args(t), t->args_size);
+    t->flags &= (uint16_t)~TASK_ARGS_POOLED;
   }
   int mine = 1 + t->credits;
   t->credits = 0;
@@ -126,13 +145,14 @@ static struct task *finish_body(struct worker *w, struct task *t) {
 /* Workers time one task body in this many, to learn task sizes (grain.c). */
 #define GRAIN_SAMPLE_EVERY 16
 
-static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t) {
+static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
+                                       void *args) {
   bool sampled = w && ++w->grain_tick % GRAIN_SAMPLE_EVERY == 0;
   bool timed = sampled || (w && (dag__tracing || dag__stats));
   uint64_t t0 = timed ? dag__now_ns() : 0;
   struct task *saved = current;
   current = t;
-  t->fn(t->args);
+  t->fn(args);
   current = saved;
   if (w)
     w->stats.tasks++;
@@ -149,7 +169,8 @@ static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t) {
 struct task *dag__task_run(struct worker *w, struct task *t) {
   if (t->locks && !dag__task_try_lock(t))
     return NULL; /* parked until a commutative sibling finishes */
-  run_body(w, t);
+  t->children = NULL; /* no longer a link: see struct task */
+  run_body(w, t, task_args(t));
   return finish_body(w, t);
 }
 
@@ -256,26 +277,24 @@ static struct task *new_task(const struct dag_task_info *info, dag_task_fn fn,
   t->priority = info->priority;
   t->flags = small ? TASK_SMALL : 0;
   t->args_size = (uint32_t)args_size;
-  if (args_size <= DAG_ARGS_INLINE) {
-    t->args = t->args_inline;
-  } else {
-    t->args = dag__args_alloc(args_size);
-    if (!t->args)
+  void *copy = t->args_inline;
+  if (args_size > DAG_ARGS_INLINE) {
+    copy = dag__args_alloc(args_size);
+    if (!copy)
       dag__out_of_memory("task arguments");
+    memcpy(t->args_inline, &copy, sizeof copy);
     t->flags |= TASK_ARGS_POOLED;
   }
   if (args_size)
-    memcpy(t->args, args, args_size);
+    memcpy(copy, args, args_size);
   atomic_init(&t->succ, NULL);
   atomic_init(&t->pending, 1);
   atomic_init(&t->unfinished, 1);
   t->credits = 0;
   t->inline_left = 0;
   atomic_init(&t->refs, 1);
-  t->children = NULL;
-  t->locks = NULL;
   t->link = NULL;
-  t->edge_mark = 0;
+  t->locks = NULL;
   t->id =
       atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
   return t;
@@ -383,23 +402,24 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
   if (unlikely(dag__tracing || dag__graphing)) /* ids only name tasks there */
     t.id =
         atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
-  t.args = s->args_size <= sizeof small_args ? small_args
-                                             : dag__args_alloc(s->args_size);
-  if (!t.args)
+  void *args = s->args_size <= sizeof small_args
+                   ? small_args
+                   : dag__args_alloc(s->args_size);
+  if (!args)
     dag__out_of_memory("task arguments");
   if (s->args_size)
-    memcpy(t.args, s->args, s->args_size);
+    memcpy(args, s->args, s->args_size);
   if (unlikely(dag__graphing))
     dag__graph_node(&t);
 
-  run_body(w, &t);
+  run_body(w, &t, args);
   if (w)
     w->stats.inlined++;
   /* t lives on this stack: its children must be done before we return. */
   wait_for_children(&t);
   dag__deps_free(t.children);
-  if (t.args != small_args)
-    dag__args_free(t.args, s->args_size);
+  if (args != small_args)
+    dag__args_free(args, s->args_size);
 }
 
 /* Submits s as a task of its own: it runs on some worker once the tasks it
