@@ -32,20 +32,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A record is allocated only as long as its region's dimensions need:
- * most regions are one run or one block of rows. */
+/* A record is allocated only as long as its region needs: a run (most
+ * regions, ndims 0) keeps lo and hi alone, since its span is hi - lo; other
+ * shapes keep region.ndims dimensions. Every byte here is paid per waiting
+ * access, so the mode and the shape share the task pointer's low bits, and
+ * the treap priority is a hash of the record's address. */
 struct record {
-  struct task *task;
-  struct commute_lock *lock;  /* commutative records only */
-  struct record *next_reader; /* reader group: see below */
+  uintptr_t task_kind; /* struct task * | RECORD_RUN | mode index */
+  union {
+    struct commute_lock *lock;  /* a commutative record's */
+    struct record *next_reader; /* a reader's: its reader group, see below */
+  };
   struct record *left, *right;
-  uintptr_t max_hi; /* largest region.hi in this subtree */
-  uint32_t prio;    /* treap heap order */
-  uint8_t mode;
-  struct region region; /* last: dim[] holds region.ndims entries only */
+  uintptr_t max_hi;     /* largest region.hi in this subtree */
+  struct region region; /* last, and cut short: see above */
 };
 
+/* The low bits of task_kind: tasks are at least 8-byte aligned. */
+#define RECORD_MODE_MASK ((uintptr_t)3)
+#define RECORD_RUN ((uintptr_t)4)
+_Static_assert(_Alignof(struct task) >= 8, "task_kind takes 3 bits");
+
+static const enum dag_mode record_modes[] = {DAG_IN, DAG_OUT, DAG_INOUT,
+                                             DAG_COMMUTATIVE};
+
+static uintptr_t mode_index(enum dag_mode m) {
+  return m == DAG_IN ? 0 : m == DAG_OUT ? 1 : m == DAG_INOUT ? 2 : 3;
+}
+
+static struct task *record_task(const struct record *r) {
+  return (struct task *)(r->task_kind & ~(RECORD_MODE_MASK | RECORD_RUN));
+}
+
+static enum dag_mode record_mode(const struct record *r) {
+  return record_modes[r->task_kind & RECORD_MODE_MASK];
+}
+
+static bool record_is_run(const struct record *r) {
+  return r->task_kind & RECORD_RUN;
+}
+
+/* r's region: in the record, or for a run rebuilt in *run. */
+static const struct region *record_region(const struct record *r,
+                                          struct region *run) {
+  if (!record_is_run(r))
+    return &r->region;
+  *run = (struct region){.lo = r->region.lo,
+                         .hi = r->region.hi,
+                         .span = r->region.hi - r->region.lo};
+  return run;
+}
+
+/* The next member of r's reader group; only readers form groups. */
+static struct record *next_in_group(const struct record *r) {
+  return record_mode(r) == DAG_IN ? r->next_reader : NULL;
+}
+
+static struct commute_lock *record_lock(const struct record *r) {
+  return record_mode(r) == DAG_COMMUTATIVE ? r->lock : NULL;
+}
+
 size_t dag__record_bytes(int ndims) {
+  if (ndims == 0)
+    return offsetof(struct record, region.span);
   return offsetof(struct record, region.dim) +
          (size_t)ndims * sizeof(((struct region *)0)->dim[0]);
 }
@@ -56,11 +105,20 @@ static enum pool_id record_pool(int ndims) {
                       : POOL_RECORD;
 }
 
+/* A record's treap priority: a hash of its address, independent of the
+ * regions that order the tree, as a treap wants. */
+static uint64_t prio(const struct record *r) {
+  uint64_t x = (uintptr_t)r;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return x;
+}
+
 struct deps {
   struct record *root;
   size_t count;
   size_t sweep_at;
-  uint32_t rng;
   struct record **found; /* scratch: records a query returned */
   size_t found_cap;
 };
@@ -74,7 +132,6 @@ struct deps *dag__deps_new(void) {
   if (!d)
     dag__out_of_memory("the dependency tracker");
   d->sweep_at = SWEEP_MIN;
-  d->rng = 0x9e3779b9u;
   return d;
 }
 
@@ -121,7 +178,7 @@ static struct record *merge(struct record *l, struct record *g) {
     return g;
   if (!g)
     return l;
-  if (l->prio > g->prio) {
+  if (prio(l) > prio(g)) {
     l->right = merge(l->right, g);
     update(l);
     return l;
@@ -134,7 +191,7 @@ static struct record *merge(struct record *l, struct record *g) {
 static struct record *insert(struct record *t, struct record *r) {
   if (!t)
     return r;
-  if (r->prio > t->prio) {
+  if (prio(r) > prio(t)) {
     split(t, r, &r->left, &r->right);
     update(r);
     return r;
@@ -191,17 +248,18 @@ static void query(const struct record *t, uintptr_t lo, uintptr_t hi,
 
 /* Releases what r holds and frees it; r is no longer in the tree. */
 static void free_record(struct record *r) {
-  if (r->lock)
+  if (record_lock(r))
     dag__lock_unref(r->lock);
-  dag__task_unref(r->task);
-  dag__pool_put(record_pool(r->region.ndims), r);
+  dag__task_unref(record_task(r));
+  dag__pool_put(
+      record_is_run(r) ? POOL_RECORD_RUN : record_pool(r->region.ndims), r);
 }
 
 /* Removes the group headed by r from the tree and frees all of it. */
 static void forget(struct deps *d, struct record *r) {
   d->root = erase(d->root, r);
   while (r) {
-    struct record *next = r->next_reader;
+    struct record *next = next_in_group(r);
     d->count--;
     free_record(r);
     r = next;
@@ -212,10 +270,16 @@ static void forget(struct deps *d, struct record *r) {
  * tree. Returns the group's head afterwards (a new one replaces r in the
  * tree when r's task is complete), or NULL when none is left. */
 static struct record *prune_group(struct deps *d, struct record *r) {
+  if (record_mode(r) != DAG_IN) {
+    if (!dag__task_complete(record_task(r)))
+      return r;
+    forget(d, r);
+    return NULL;
+  }
   struct record **link = &r->next_reader;
   while (*link) {
     struct record *m = *link;
-    if (dag__task_complete(m->task)) {
+    if (dag__task_complete(record_task(m))) {
       *link = m->next_reader;
       d->count--;
       free_record(m);
@@ -223,7 +287,7 @@ static struct record *prune_group(struct deps *d, struct record *r) {
       link = &m->next_reader;
     }
   }
-  if (!dag__task_complete(r->task))
+  if (!dag__task_complete(record_task(r)))
     return r;
   struct record *heir = r->next_reader;
   r->next_reader = NULL;
@@ -246,9 +310,8 @@ static void add_record(struct deps *d, struct task *t, const struct region *g,
     dag__out_of_memory("the dependency tracker");
   memcpy(&r->region, g,
          dag__record_bytes(g->ndims) - offsetof(struct record, region));
-  r->task = t;
-  r->lock = lock;
-  r->mode = (uint8_t)mode;
+  r->task_kind =
+      (uintptr_t)t | mode_index(mode) | (g->ndims == 0 ? RECORD_RUN : 0);
   atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
   d->count++;
   if (readers) {
@@ -256,13 +319,12 @@ static void add_record(struct deps *d, struct task *t, const struct region *g,
     readers->next_reader = r;
     return;
   }
-  r->next_reader = NULL;
+  if (mode == DAG_COMMUTATIVE)
+    r->lock = lock;
+  else
+    r->next_reader = NULL;
   r->left = r->right = NULL;
   r->max_hi = g->hi;
-  d->rng ^= d->rng << 13;
-  d->rng ^= d->rng >> 17;
-  d->rng ^= d->rng << 5;
-  r->prio = d->rng;
   d->root = insert(d->root, r);
 }
 
@@ -312,9 +374,10 @@ static void add_piece(struct deps *d, const struct record *r, uintptr_t lo,
   const char *why;
   if (dag__region_make(&piece, &g, &why))
     DAG_BUG("a piece of a valid region is invalid: %s", why);
-  if (r->lock)
-    dag__lock_ref(r->lock);
-  add_record(d, r->task, &g, (enum dag_mode)r->mode, r->lock, NULL);
+  struct commute_lock *lock = record_lock(r);
+  if (lock)
+    dag__lock_ref(lock);
+  add_record(d, record_task(r), &g, record_mode(r), lock, NULL);
 }
 
 /* A write g overlaps part of record r: keep only the parts of r outside g.
@@ -328,7 +391,8 @@ static void add_piece(struct deps *d, const struct record *r, uintptr_t lo,
  * forgets r. */
 static bool cut(struct deps *d, const struct record *r,
                 const struct region *g) {
-  const struct region *rr = &r->region;
+  struct region run;
+  const struct region *rr = record_region(r, &run);
   struct block rb;
   size_t a, b, x, y;
   if (rr->ndims == 0 && g->ndims == 0) { /* two runs: one row */
@@ -359,18 +423,28 @@ static void collect_all(const struct record *t, struct record **out,
   }
 }
 
-/* A balanced tree of the sorted records r[0..n): priorities fall with
- * depth, so it is a valid treap for the random insertions that follow. */
-static struct record *build(struct record **r, size_t n, uint32_t prio) {
-  if (n == 0)
-    return NULL;
-  size_t mid = n / 2;
-  struct record *root = r[mid];
-  root->prio = prio;
-  root->left = build(r, mid, prio >> 1);
-  root->right = build(r + mid + 1, n - mid - 1, prio >> 1);
-  update(root);
-  return root;
+/* The treap of the sorted records r[0..n), in O(n): each record in turn
+ * goes at the bottom of the tree's right spine (spine: room for n), above
+ * the records of lower priority there, which become its left subtree. A
+ * record leaves the spine only when nothing more can join its subtree. */
+static struct record *build(struct record **r, size_t n,
+                            struct record **spine) {
+  size_t depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct record *below = NULL;
+    while (depth > 0 && prio(spine[depth - 1]) < prio(r[i])) {
+      below = spine[--depth];
+      update(below);
+    }
+    r[i]->left = below;
+    r[i]->right = NULL;
+    if (depth > 0)
+      spine[depth - 1]->right = r[i];
+    spine[depth++] = r[i];
+  }
+  while (depth > 0)
+    update(spine[--depth]);
+  return n ? spine[0] : NULL;
 }
 
 /* Tree order, for qsort. */
@@ -398,7 +472,11 @@ static void sweep(struct deps *d) {
   }
   /* An heir that replaced a head may sort differently among equal starts. */
   qsort(d->found, kept, sizeof *d->found, compare_records);
-  d->root = build(d->found, kept, UINT32_MAX);
+  struct record **spine = malloc((kept ? kept : 1) * sizeof *spine);
+  if (!spine)
+    dag__out_of_memory("the dependency tracker");
+  d->root = build(d->found, kept, spine);
+  free(spine);
   d->sweep_at = d->count * 2 > SWEEP_MIN ? d->count * 2 : SWEEP_MIN;
 }
 
@@ -415,11 +493,32 @@ static bool same_region(const struct region *a, const struct region *b) {
   return true;
 }
 
+/* record_meets() for shapes other than two runs. */
+static bool shapes_meet(const struct record *r, const struct region *g,
+                        bool *same) {
+  struct region run;
+  const struct region *rr = record_region(r, &run);
+  *same = same_region(rr, g);
+  return *same || dag__region_overlap(rr, g);
+}
+
+/* Whether r, a record that query() found for g, shares a byte with g;
+ * *same tells whether it has g's very region. */
+static DAG_ALWAYS_INLINE bool record_meets(const struct record *r,
+                                           const struct region *g, bool *same) {
+  if (record_is_run(r) && g->ndims == 0) {
+    /* Two runs whose intervals meet, as query() found them: they overlap. */
+    *same = r->region.lo == g->lo && r->region.hi == g->hi;
+    return true;
+  }
+  return shapes_meet(r, g, same);
+}
+
 /* Orders t's access (g, mode) after every task of the reader group r. */
 static void link_group(struct record *r, struct task *t) {
-  for (; r; r = r->next_reader)
-    if (r->task != t)
-      dag__task_link(r->task, t);
+  for (; r; r = next_in_group(r))
+    if (record_task(r) != t)
+      dag__task_link(record_task(r), t);
 }
 
 /* Orders t's access (g, mode) after the history and records it. */
@@ -437,10 +536,10 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
      * may cost a cache miss. The same region again is the common case: it
      * overlaps and covers. Complete records that do not overlap wait for
      * the next sweep. */
-    bool same = same_region(&r->region, g);
-    if (!same && !dag__region_overlap(&r->region, g))
+    bool same;
+    if (!record_meets(r, g, &same))
       continue;
-    enum dag_mode old = (enum dag_mode)r->mode;
+    enum dag_mode old = record_mode(r);
     if (old == DAG_IN && mode == DAG_IN) {
       if (same && !readers)
         readers = r; /* join it: no edges between readers */
@@ -449,7 +548,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
     if (!(r = prune_group(d, r)))
       continue;
     if (old == DAG_COMMUTATIVE && mode == DAG_COMMUTATIVE) {
-      if (r->task != t) {
+      if (record_task(r) != t) {
         dag__task_add_lock(t, r->lock);
         if (!lock && same) {
           lock = r->lock;
@@ -460,11 +559,12 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
       link_group(r, t);
     }
     if (writes(mode)) {
-      if (same || dag__region_covers(g, &r->region)) {
+      struct region run;
+      if (same || dag__region_covers(g, record_region(r, &run))) {
         forget(d, r);
       } else {
         bool done = true;
-        for (struct record *m = r; m && done; m = m->next_reader)
+        for (struct record *m = r; m && done; m = next_in_group(m))
           done = cut(d, m, g);
         if (done) /* every member has the same shape: all or none */
           forget(d, r);
@@ -500,11 +600,12 @@ static struct task *blocker(struct deps *d, const struct region *g,
   query(d->root, g->lo, g->hi, d->found, &n);
   for (size_t i = 0; i < n; i++) {
     struct record *r = d->found[i];
-    if ((r->mode == DAG_IN && mode == DAG_IN) ||
-        !(same_region(&r->region, g) || dag__region_overlap(&r->region, g)))
+    bool same;
+    if ((record_mode(r) == DAG_IN && mode == DAG_IN) ||
+        !record_meets(r, g, &same))
       continue;
     if ((r = prune_group(d, r)))
-      return r->task; /* pruned: the head is unfinished */
+      return record_task(r); /* pruned: the head is unfinished */
   }
   return NULL;
 }
@@ -536,7 +637,7 @@ void dag__deps_clear(struct deps *d) {
   collect_all(d->root, d->found, &n);
   for (size_t i = 0; i < n; i++)
     for (struct record *r = d->found[i], *next; r; r = next) {
-      next = r->next_reader;
+      next = next_in_group(r);
       free_record(r);
     }
   d->root = NULL;

@@ -215,10 +215,10 @@ struct edge {
 enum task_flag {
   TASK_UNDEFERRED = DAG_TASK_UNDEFERRED, /* runs in its submitter */
   TASK_ARGS_POOLED = 0x100, /* args_inline holds the address of the args */
-  TASK_WAIT_ONLY = 0x200,                /* taskwait_on: waits, has no body */
-  TASK_NO_INLINE = 0x400, /* never run by its submitter at once: its body
-                             may hold it past its end (dag__task_hold) */
-  TASK_SMALL = 0x800,     /* from POOL_TASK_SMALL: DAG_ARGS_SMALL inline */
+  TASK_WAIT_ONLY = 0x200,   /* taskwait_on: waits, has no body */
+  TASK_NO_INLINE = 0x400,   /* never run by its submitter at once: its body
+                               may hold it past its end (dag__task_hold) */
+  TASK_SMALL = 0x800,       /* from POOL_TASK_SMALL: DAG_ARGS_SMALL inline */
 };
 
 /* Every byte here is paid per waiting task (docs/runtime.md): fields that
@@ -242,9 +242,10 @@ struct task {
   atomic_int pending;    /* unfinished predecessors, +1 while built */
   atomic_int unfinished; /* own body + unfinished children + credits */
   atomic_int refs;       /* execution + history records */
-  uint16_t flags;        /* enum task_flag */
-  int16_t credits;       /* children counted in advance: see submit */
-  int16_t inline_left;   /* children to run inline before a new look */
+  int credits;         /* children counted in advance: see submit; as int16_t it
+                          cost 10% in bench/overhead (a), measured */
+  uint16_t flags;      /* enum task_flag */
+  int16_t inline_left; /* children to run inline before a new look */
   /* DAG_ARGS_INLINE or DAG_ARGS_SMALL bytes: the arguments, or with
    * TASK_ARGS_POOLED the address of the block that holds them. */
   _Alignas(8) char args_inline[];

@@ -168,7 +168,7 @@ static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
 
 struct task *dag__task_run(struct worker *w, struct task *t) {
   if (t->locks && !dag__task_try_lock(t))
-    return NULL; /* parked until a commutative sibling finishes */
+    return NULL;      /* parked until a commutative sibling finishes */
   t->children = NULL; /* no longer a link: see struct task */
   run_body(w, t, task_args(t));
   return finish_body(w, t);
