@@ -1,10 +1,9 @@
 /* deps.c — the dependency tracker: access history -> edges.
  *
  * The history of one parent's children is a set of records, one per access
- * (task, mode, region), indexed by an interval treap on the region's
- * bounding interval [lo, hi) with the largest hi of each subtree, so that
- * finding the records a new access may touch costs O(log n + k). Each
- * candidate is then tested for exact byte overlap (region.c).
+ * (task, mode, region), in an index (history.c) that finds the records a
+ * new access may touch in O(log n + k). Each candidate is then tested for
+ * exact byte overlap (region.c).
  *
  * A new access depends on every overlapping record except read-after-read
  * and commutative-after-commutative, which share a lock instead. Records
@@ -26,32 +25,11 @@
  * Locking: none. Only the thread running the parent's body uses its tracker;
  * other threads only complete tasks, which is read here atomically.
  */
-#include "internal.h"
+#include "history.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A record is allocated only as long as its region needs: a run (most
- * regions, ndims 0) keeps lo and hi alone, since its span is hi - lo; other
- * shapes keep region.ndims dimensions. Every byte here is paid per waiting
- * access, so the mode and the shape share the task pointer's low bits, and
- * the treap priority is a hash of the record's address. */
-struct record {
-  uintptr_t task_kind; /* struct task * | RECORD_RUN | mode index */
-  union {
-    struct commute_lock *lock;  /* a commutative record's */
-    struct record *next_reader; /* a reader's: its reader group, see below */
-  };
-  struct record *left, *right;
-  uintptr_t max_hi;     /* largest region.hi in this subtree */
-  struct region region; /* last, and cut short: see above */
-};
-
-/* The low bits of task_kind: tasks are at least 8-byte aligned. */
-#define RECORD_MODE_MASK ((uintptr_t)3)
-#define RECORD_RUN ((uintptr_t)4)
-_Static_assert(_Alignof(struct task) >= 8, "task_kind takes 3 bits");
 
 static const enum dag_mode record_modes[] = {DAG_IN, DAG_OUT, DAG_INOUT,
                                              DAG_COMMUTATIVE};
@@ -60,16 +38,8 @@ static uintptr_t mode_index(enum dag_mode m) {
   return m == DAG_IN ? 0 : m == DAG_OUT ? 1 : m == DAG_INOUT ? 2 : 3;
 }
 
-static struct task *record_task(const struct record *r) {
-  return (struct task *)(r->task_kind & ~(RECORD_MODE_MASK | RECORD_RUN));
-}
-
 static enum dag_mode record_mode(const struct record *r) {
   return record_modes[r->task_kind & RECORD_MODE_MASK];
-}
-
-static bool record_is_run(const struct record *r) {
-  return r->task_kind & RECORD_RUN;
 }
 
 /* r's region: in the record, or for a run rebuilt in *run. */
@@ -105,18 +75,8 @@ static enum pool_id record_pool(int ndims) {
                       : POOL_RECORD;
 }
 
-/* A record's treap priority: a hash of its address, independent of the
- * regions that order the tree, as a treap wants. */
-static uint64_t prio(const struct record *r) {
-  uint64_t x = (uintptr_t)r;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return x;
-}
-
 struct deps {
-  struct record *root;
+  struct history index;
   size_t count;
   size_t sweep_at;
   struct record **found; /* scratch: records a query returned */
@@ -135,88 +95,6 @@ struct deps *dag__deps_new(void) {
   return d;
 }
 
-/* ----------------------------------------------------------- the treap */
-
-static uintptr_t max_hi(const struct record *r) { return r ? r->max_hi : 0; }
-
-static void update(struct record *r) {
-  uintptr_t m = r->region.hi;
-  if (max_hi(r->left) > m)
-    m = max_hi(r->left);
-  if (max_hi(r->right) > m)
-    m = max_hi(r->right);
-  r->max_hi = m;
-}
-
-/* Records are ordered by (lo, address): a total order even for equal
- * regions. */
-static bool before(const struct record *a, const struct record *b) {
-  if (a->region.lo != b->region.lo)
-    return a->region.lo < b->region.lo;
-  return (uintptr_t)a < (uintptr_t)b;
-}
-
-/* Splits t into the records before r (*l) and the others (*g). */
-static void split(struct record *t, const struct record *r, struct record **l,
-                  struct record **g) {
-  if (!t) {
-    *l = *g = NULL;
-  } else if (before(t, r)) {
-    split(t->right, r, &t->right, g);
-    update(t);
-    *l = t;
-  } else {
-    split(t->left, r, l, &t->left);
-    update(t);
-    *g = t;
-  }
-}
-
-/* Joins l and g, every record of l before every record of g. */
-static struct record *merge(struct record *l, struct record *g) {
-  if (!l)
-    return g;
-  if (!g)
-    return l;
-  if (prio(l) > prio(g)) {
-    l->right = merge(l->right, g);
-    update(l);
-    return l;
-  }
-  g->left = merge(l, g->left);
-  update(g);
-  return g;
-}
-
-static struct record *insert(struct record *t, struct record *r) {
-  if (!t)
-    return r;
-  if (prio(r) > prio(t)) {
-    split(t, r, &r->left, &r->right);
-    update(r);
-    return r;
-  }
-  if (before(r, t))
-    t->left = insert(t->left, r);
-  else
-    t->right = insert(t->right, r);
-  update(t);
-  return t;
-}
-
-static struct record *erase(struct record *t, const struct record *r) {
-  if (t == r)
-    return merge(t->left, t->right);
-  if (!t)
-    DAG_BUG("record %p is not in the history", (const void *)r);
-  if (before(r, t))
-    t->left = erase(t->left, r);
-  else
-    t->right = erase(t->right, r);
-  update(t);
-  return t;
-}
-
 /* Makes d->found large enough for any query: every record at once. */
 static void reserve_found(struct deps *d) {
   if (d->found_cap > d->count)
@@ -231,19 +109,6 @@ static void reserve_found(struct deps *d) {
   d->found_cap = cap;
 }
 
-/* Appends to out every record whose interval meets [lo, hi). */
-static void query(const struct record *t, uintptr_t lo, uintptr_t hi,
-                  struct record **out, size_t *n) {
-  while (t && t->max_hi > lo) {
-    query(t->left, lo, hi, out, n);
-    if (t->region.lo >= hi)
-      return; /* this record and everything right of it start too late */
-    if (t->region.hi > lo)
-      out[(*n)++] = (struct record *)t;
-    t = t->right;
-  }
-}
-
 /* ------------------------------------------------------------- history */
 
 /* Releases what r holds and frees it; r is no longer in the tree. */
@@ -255,9 +120,9 @@ static void free_record(struct record *r) {
       record_is_run(r) ? POOL_RECORD_RUN : record_pool(r->region.ndims), r);
 }
 
-/* Removes the group headed by r from the tree and frees all of it. */
+/* Removes the group headed by r from the index and frees all of it. */
 static void forget(struct deps *d, struct record *r) {
-  d->root = erase(d->root, r);
+  dag__history_erase(&d->index, r);
   while (r) {
     struct record *next = next_in_group(r);
     d->count--;
@@ -266,38 +131,44 @@ static void forget(struct deps *d, struct record *r) {
   }
 }
 
-/* Drops the complete members of the group headed by r, which is in the
- * tree. Returns the group's head afterwards (a new one replaces r in the
- * tree when r's task is complete), or NULL when none is left. */
-static struct record *prune_group(struct deps *d, struct record *r) {
+/* Frees the members of the group headed by r (in no index) whose tasks are
+ * complete, the head if head_done (decided once by the caller: a task may
+ * complete meanwhile). Returns the group's head afterwards, or NULL. */
+static struct record *drop_complete(struct deps *d, struct record *r,
+                                    bool head_done) {
   if (record_mode(r) != DAG_IN) {
-    if (!dag__task_complete(record_task(r)))
+    if (!head_done)
       return r;
-    forget(d, r);
+    d->count--;
+    free_record(r);
     return NULL;
   }
-  struct record **link = &r->next_reader;
-  while (*link) {
-    struct record *m = *link;
-    if (dag__task_complete(record_task(m))) {
-      *link = m->next_reader;
+  struct record *head = NULL, **link = &head;
+  for (struct record *m = r, *next; m; m = next) {
+    next = m->next_reader;
+    if (m == r ? head_done : dag__task_complete(record_task(m))) {
       d->count--;
       free_record(m);
     } else {
+      *link = m;
       link = &m->next_reader;
     }
   }
-  if (!dag__task_complete(record_task(r)))
-    return r;
-  struct record *heir = r->next_reader;
-  r->next_reader = NULL;
-  forget(d, r);
-  if (heir) {
-    heir->left = heir->right = NULL;
-    heir->max_hi = heir->region.hi;
-    d->root = insert(d->root, heir);
-  }
-  return heir;
+  *link = NULL;
+  return head;
+}
+
+/* Drops the complete members of the group headed by r, which is in the
+ * index. Returns the group's head afterwards (a new one replaces r in the
+ * index when r's task is complete), or NULL when none is left. */
+static struct record *prune_group(struct deps *d, struct record *r) {
+  bool head_done = dag__task_complete(record_task(r));
+  if (head_done)
+    dag__history_erase(&d->index, r);
+  struct record *head = drop_complete(d, r, head_done);
+  if (head_done && head)
+    dag__history_insert(&d->index, head);
+  return head;
 }
 
 /* Records t's access (g, mode): in the group of `readers` when given (a
@@ -310,8 +181,8 @@ static void add_record(struct deps *d, struct task *t, const struct region *g,
     dag__out_of_memory("the dependency tracker");
   memcpy(&r->region, g,
          dag__record_bytes(g->ndims) - offsetof(struct record, region));
-  r->task_kind =
-      (uintptr_t)t | mode_index(mode) | (g->ndims == 0 ? RECORD_RUN : 0);
+  r->task_kind = (uintptr_t)t | mode_index(mode) |
+                 (g->ndims == 0 ? SHAPE_RUN : SHAPE_FULL);
   atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
   d->count++;
   if (readers) {
@@ -323,9 +194,7 @@ static void add_record(struct deps *d, struct task *t, const struct region *g,
     r->lock = lock;
   else
     r->next_reader = NULL;
-  r->left = r->right = NULL;
-  r->max_hi = g->hi;
-  d->root = insert(d->root, r);
+  dag__history_insert(&d->index, r);
 }
 
 /* A record or an access seen as `rows` spans of `span` bytes, `stride`
@@ -415,68 +284,20 @@ static bool cut(struct deps *d, const struct record *r,
   return true;
 }
 
-static void collect_all(const struct record *t, struct record **out,
-                        size_t *n) {
-  for (; t; t = t->right) {
-    collect_all(t->left, out, n);
-    out[(*n)++] = (struct record *)t;
-  }
-}
-
-/* The treap of the sorted records r[0..n), in O(n): each record in turn
- * goes at the bottom of the tree's right spine (spine: room for n), above
- * the records of lower priority there, which become its left subtree. A
- * record leaves the spine only when nothing more can join its subtree. */
-static struct record *build(struct record **r, size_t n,
-                            struct record **spine) {
-  size_t depth = 0;
-  for (size_t i = 0; i < n; i++) {
-    struct record *below = NULL;
-    while (depth > 0 && prio(spine[depth - 1]) < prio(r[i])) {
-      below = spine[--depth];
-      update(below);
-    }
-    r[i]->left = below;
-    r[i]->right = NULL;
-    if (depth > 0)
-      spine[depth - 1]->right = r[i];
-    spine[depth++] = r[i];
-  }
-  while (depth > 0)
-    update(spine[--depth]);
-  return n ? spine[0] : NULL;
-}
-
-/* Tree order, for qsort. */
-static int compare_records(const void *a, const void *b) {
-  const struct record *x = *(struct record *const *)a,
-                      *y = *(struct record *const *)b;
-  return before(x, y) ? -1 : before(y, x) ? 1 : 0;
-}
-
-/* Drops every record whose task is complete and rebuilds the tree from the
- * others: O(n log n) every time the history doubles, so O(log n) per
- * access. */
-static void sweep(struct deps *d) {
+/* Drops every record whose task is complete and indexes the others anew:
+ * O(n log n) every time the history doubles, so O(log n) per access. */
+void dag__deps_sweep(struct deps *d) {
   reserve_found(d);
-  size_t n = 0, kept = 0;
-  collect_all(d->root, d->found, &n);
-  d->root = NULL; /* prune_group's tree edits then touch nothing we keep */
+  size_t n = 0;
+  dag__history_collect(&d->index, d->found, &n);
+  dag__history_reset(&d->index);
   for (size_t i = 0; i < n; i++) {
     struct record *r = d->found[i];
-    r->left = r->right = NULL;
-    d->root = r; /* alone in the tree, so that it can be replaced */
-    struct record *head = prune_group(d, r);
+    struct record *head =
+        drop_complete(d, r, dag__task_complete(record_task(r)));
     if (head)
-      d->found[kept++] = head;
+      dag__history_insert(&d->index, head);
   }
-  /* An heir that replaced a head may sort differently among equal starts. */
-  qsort(d->found, kept, sizeof *d->found, compare_records);
-  struct record **spine = malloc((kept ? kept : 1) * sizeof *spine);
-  if (!spine)
-    dag__out_of_memory("the dependency tracker");
-  d->root = build(d->found, kept, spine);
-  free(spine);
   d->sweep_at = d->count * 2 > SWEEP_MIN ? d->count * 2 : SWEEP_MIN;
 }
 
@@ -502,12 +323,13 @@ static bool shapes_meet(const struct record *r, const struct region *g,
   return *same || dag__region_overlap(rr, g);
 }
 
-/* Whether r, a record that query() found for g, shares a byte with g;
+/* Whether r, a record that the index found for g, shares a byte with g;
  * *same tells whether it has g's very region. */
 static DAG_ALWAYS_INLINE bool record_meets(const struct record *r,
                                            const struct region *g, bool *same) {
   if (record_is_run(r) && g->ndims == 0) {
-    /* Two runs whose intervals meet, as query() found them: they overlap. */
+    /* Two runs whose intervals meet, as the index found them: they
+     * overlap. */
     *same = r->region.lo == g->lo && r->region.hi == g->hi;
     return true;
   }
@@ -526,7 +348,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
                        enum dag_mode mode) {
   reserve_found(d);
   size_t n = 0;
-  query(d->root, g->lo, g->hi, d->found, &n);
+  dag__history_query(&d->index, g, d->found, &n);
 
   struct commute_lock *lock = NULL;
   struct record *readers = NULL; /* a reader group of g itself */
@@ -585,7 +407,7 @@ void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
   for (size_t i = 0; i < n; i++)
     add_access(d, t, &regs[i], modes[i]);
   if (d->count >= d->sweep_at)
-    sweep(d);
+    dag__deps_sweep(d);
 }
 
 static bool incomplete(void *t) { return !dag__task_complete(t); }
@@ -597,7 +419,7 @@ static struct task *blocker(struct deps *d, const struct region *g,
                             enum dag_mode mode) {
   reserve_found(d);
   size_t n = 0;
-  query(d->root, g->lo, g->hi, d->found, &n);
+  dag__history_query(&d->index, g, d->found, &n);
   for (size_t i = 0; i < n; i++) {
     struct record *r = d->found[i];
     bool same;
@@ -634,13 +456,13 @@ size_t dag__deps_records(const struct deps *d) { return d->count; }
 void dag__deps_clear(struct deps *d) {
   reserve_found(d);
   size_t n = 0;
-  collect_all(d->root, d->found, &n);
+  dag__history_collect(&d->index, d->found, &n);
   for (size_t i = 0; i < n; i++)
     for (struct record *r = d->found[i], *next; r; r = next) {
       next = next_in_group(r);
       free_record(r);
     }
-  d->root = NULL;
+  dag__history_reset(&d->index);
   d->count = 0;
   d->sweep_at = SWEEP_MIN;
 }
@@ -649,6 +471,7 @@ void dag__deps_free(struct deps *d) {
   if (!d)
     return;
   dag__deps_clear(d);
+  dag__history_free(&d->index);
   free(d->found);
   free(d);
 }

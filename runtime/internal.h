@@ -166,6 +166,10 @@ void dag__deps_wait(struct deps *d, const struct region *regs,
 bool dag__deps_ready(struct deps *d, const struct region *regs,
                      const enum dag_mode *modes, size_t n);
 
+/* Drops the records of complete tasks and rebuilds the index; the tracker
+ * does it by itself whenever its history has doubled (tests call it). */
+void dag__deps_sweep(struct deps *d);
+
 /* Number of access records the tracker holds (for tests and stats). */
 size_t dag__deps_records(const struct deps *d);
 
@@ -224,7 +228,7 @@ enum task_flag {
 /* Every byte here is paid per waiting task (docs/runtime.md): fields that
  * serve different moments of a task's life share their place. */
 struct task {
-  dag_task_fn fn;
+  _Alignas(16) dag_task_fn fn; /* 16: deps.c tags task pointers */
   const char *label;
   const char *file;
   struct task *parent;

@@ -190,7 +190,8 @@ int main(int argc, char **argv) {
               h, best_live);
     }
   }
-  static const int tile_grids[][2] = {{2048, 128}, {4096, 256}, {4096, 128}};
+  static const int tile_grids[][2] = {
+      {2048, 128}, {4096, 256}, {4096, 128}, {8192, 128}};
   for (size_t k = 0; k < sizeof tile_grids / sizeof tile_grids[0]; k++) {
     int n = tile_grids[k][0], b = tile_grids[k][1];
     double us = tiles_us(n, b);

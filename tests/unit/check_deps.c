@@ -21,7 +21,11 @@
 #define MAX_TASKS 48
 #define MAX_ACC 3
 
-static char arena[ARENA];
+/* The arena starts at a random offset in arena_memory for each sequence, so
+ * that tiles start at every phase of their stride (the index puts rows of
+ * one stride into bands of rows numbered from address 0). */
+static char arena_memory[ARENA + 16];
+static char *arena;
 
 struct oracle_task {
   struct task *t;
@@ -89,8 +93,11 @@ static void random_access(struct oracle_task *o, int k) {
     r = dag_region_1d(arena + off, len);
     memset(o->bytes[k] + off, 1, len);
   } else {
-    /* A block of a matrix with 12-byte rows, as tiles of a small matrix. */
-    size_t ld = 12, rows = 1 + rnd(4), span = 1 + rnd(6);
+    /* A block of a matrix with 8-, 12- or 16-byte rows. */
+    static const size_t strides[] = {8, 12, 16};
+    size_t ld = strides[rnd(3)], rows = 1 + rnd(4), span = 1 + rnd(6);
+    if (span > ld)
+      span = ld;
     size_t row0 = rnd((uint32_t)(ARENA / ld - rows + 1)),
            col0 = rnd((uint32_t)(ld - span + 1));
     r = dag_region_2d(arena + row0 * ld + col0, rows, span, ld);
@@ -120,6 +127,7 @@ static bool conflict(const struct oracle_task *a, const struct oracle_task *b) {
  * all complete are sometimes completed between submissions. */
 static void run_sequence(uint64_t seed, bool complete_some) {
   rng_state = seed;
+  arena = arena_memory + rnd(16);
   ntasks = 1 + (int)rnd(MAX_TASKS);
   memset(edges, 0, sizeof edges);
   struct deps *d = dag__deps_new();
@@ -143,6 +151,8 @@ static void run_sequence(uint64_t seed, bool complete_some) {
           atomic_store(&tasks[p].t->succ, DAG_SUCC_CLOSED);
           complete |= 1ull << p;
         }
+    if (complete_some && rnd(8) == 0)
+      dag__deps_sweep(d); /* the index is built anew from what is left */
   }
 
   /* reach[s]: every task with a path to s. */
