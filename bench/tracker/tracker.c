@@ -13,9 +13,9 @@
  * taskwait. Also prints the memory a live task costs (one inout access,
  * 16 bytes of arguments), from the growth of the peak RSS while a million
  * tasks wait; and the cost of submitting the tasks of a tiled Cholesky
- * (three tile accesses each) while all of them wait. The index is on byte
- * intervals, so a tile's lookup meets every live tile of its row band:
- * that cost grows with the tiles per row.
+ * (three tile accesses each) while all of them wait, for 16 to 64 tiles
+ * per row: the index of tiles on rows and columns (runtime/history.c)
+ * keeps a tile's lookup from meeting the other live tiles of its rows.
  *
  * Usage: tracker [--json FILE]
  */
