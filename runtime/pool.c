@@ -20,9 +20,20 @@
 
 /* A free object; the first of a batch also links to the next batch. */
 struct free_obj {
-  struct free_obj *next;
+  /* Atomic because dag__task_link may read the first word of an edge that
+   * was freed a moment ago (task.c, linked_already); relaxed, it costs
+   * nothing. */
+  _Atomic(struct free_obj *) next;
   struct free_obj *next_batch;
 };
+
+static struct free_obj *next_of(struct free_obj *o) {
+  return atomic_load_explicit(&o->next, memory_order_relaxed);
+}
+
+static void set_next(struct free_obj *o, struct free_obj *next) {
+  atomic_store_explicit(&o->next, next, memory_order_relaxed);
+}
 
 struct slab {
   struct slab *next;
@@ -151,7 +162,7 @@ static bool refill(struct pool *p, struct thread_cache *c) {
   size_t n = POOL_SLAB_BYTES / p->size;
   for (size_t k = n; k-- > 0;) {
     struct free_obj *o = (struct free_obj *)(s->mem + k * p->size);
-    o->next = c->head;
+    set_next(o, c->head);
     c->head = o;
   }
   c->count += n;
@@ -163,7 +174,7 @@ void *dag__pool_get(enum pool_id id) {
   if (unlikely(!c->head) && !refill(&pools[id], c))
     return NULL;
   struct free_obj *o = c->head;
-  c->head = o->next;
+  c->head = next_of(o);
   c->count--;
   if (c->head) {
     /* The next object was probably freed on another core: start bringing
@@ -178,7 +189,7 @@ void *dag__pool_get(enum pool_id id) {
 void dag__pool_put(enum pool_id id, void *obj) {
   struct thread_cache *c = &caches[id];
   struct free_obj *o = obj;
-  o->next = c->head;
+  set_next(o, c->head);
   c->head = o;
   if (likely(++c->count < 2 * POOL_BATCH))
     return;
@@ -186,10 +197,10 @@ void dag__pool_put(enum pool_id id, void *obj) {
    * The batch ends where the remaining POOL_BATCH objects begin. */
   struct free_obj *last = o;
   for (size_t n = 1; n < POOL_BATCH; n++)
-    last = last->next;
-  c->head = last->next;
+    last = next_of(last);
+  c->head = next_of(last);
   c->count -= POOL_BATCH;
-  last->next = NULL;
+  set_next(last, NULL);
   struct pool *p = &pools[id];
   pool_lock(p);
   o->next_batch = p->batches;
