@@ -163,6 +163,8 @@ static struct record *drop_complete(struct deps *d, struct record *r,
  * index when r's task is complete), or NULL when none is left. */
 static struct record *prune_group(struct deps *d, struct record *r) {
   bool head_done = dag__task_complete(record_task(r));
+  if (!head_done && !next_in_group(r))
+    return r; /* the usual case: a live record alone */
   if (head_done)
     dag__history_erase(&d->index, r);
   struct record *head = drop_complete(d, r, head_done);
