@@ -24,6 +24,7 @@ struct grain_slot {
   _Atomic(uintptr_t) fn;
   atomic_uint avg_ns;
   atomic_uint samples;
+  atomic_bool tiny; /* the answer of dag__grain_tiny, kept by each note */
 };
 
 static struct grain_slot slots[GRAIN_SLOTS];
@@ -63,12 +64,12 @@ void dag__grain_note(dag_task_fn fn, uint64_t ns) {
   atomic_store_explicit(&s->avg_ns, next, memory_order_relaxed);
   if (n < UINT32_MAX)
     atomic_store_explicit(&s->samples, n + 1, memory_order_relaxed);
+  atomic_store_explicit(&s->tiny,
+                        n + 1 >= GRAIN_MIN_SAMPLES && next < GRAIN_TINY_NS,
+                        memory_order_relaxed);
 }
 
 bool dag__grain_tiny(dag_task_fn fn) {
   struct grain_slot *s = slot_of(fn, false);
-  return s &&
-         atomic_load_explicit(&s->samples, memory_order_relaxed) >=
-             GRAIN_MIN_SAMPLES &&
-         atomic_load_explicit(&s->avg_ns, memory_order_relaxed) < GRAIN_TINY_NS;
+  return s && atomic_load_explicit(&s->tiny, memory_order_relaxed);
 }
