@@ -473,7 +473,6 @@ void dag__deps_free(struct deps *d) {
   if (!d)
     return;
   dag__deps_clear(d);
-  dag__history_free(&d->index);
   free(d->found);
   free(d);
 }

@@ -65,7 +65,7 @@ void dag__grain_note(dag_task_fn fn, uint64_t ns) {
   if (n < UINT32_MAX)
     atomic_store_explicit(&s->samples, n + 1, memory_order_relaxed);
   atomic_store_explicit(&s->tiny,
-                        n + 1 >= GRAIN_MIN_SAMPLES && next < GRAIN_TINY_NS,
+                        n >= GRAIN_MIN_SAMPLES - 1 && next < GRAIN_TINY_NS,
                         memory_order_relaxed);
 }
 

@@ -13,12 +13,12 @@
  * rows from address 0 (row r is [r*s, (r+1)*s)), make one node of the top
  * treap, whose interval is those rows, and a treap of their own keyed on
  * their first row, [lo, lo + span), which is where their columns are. An
- * access of the same stride that also stays within rows finds in a band
+ * access of the same stride (or a run no longer than a row) finds in a band
  * exactly the members whose columns meet its own, since both are rectangles
- * of rows and columns; other accesses take every member of the bands they
- * meet. A tile of a matrix whose rows do not start at a multiple of s may
- * cross a row: it stays in the top treap, at most one such per band of
- * tiles.
+ * of rows and columns (two, for an access that crosses from each row into
+ * the next); other accesses take every member of the bands they meet. A
+ * tile of a matrix whose rows do not start at a multiple of s may cross a
+ * row: it stays in the top treap, at most one such per band of tiles.
  */
 #include "history.h"
 
@@ -153,14 +153,6 @@ static size_t band_rows(const struct record *b) {
 static bool within_row(uintptr_t lo, size_t span, size_t s, size_t *column) {
   *column = lo % s;
   return *column + span <= s;
-}
-
-/* Whether g is rows of stride s (or one run) within rows of stride s, and
- * then its column. */
-static bool fits_rows(const struct region *g, size_t s, size_t *column) {
-  if (g->ndims > 1 || (g->ndims == 1 && g->dim[0].stride != s))
-    return false;
-  return within_row(g->lo, g->span, s, column);
 }
 
 static size_t band_hash(uintptr_t row_lo, size_t rows, size_t s) {
@@ -312,16 +304,49 @@ static void query(const struct record *t, const struct query *q) {
   }
 }
 
+/* Appends the members of band b whose columns meet [from, to). */
+static void query_columns(const struct record *b, size_t from, size_t to,
+                          const struct query *q) {
+  uintptr_t lo = b->region.lo + from;
+  query(b->members, &(struct query){lo, lo + (to - from), q->g, q->out, q->n});
+}
+
 static void query_band(const struct record *b, const struct query *q) {
-  size_t column;
-  if (!fits_rows(q->g, band_stride(b), &column)) {
+  const struct region *g = q->g;
+  size_t s = band_stride(b);
+  bool rows_of_s = g->ndims == 0 || (g->ndims == 1 && g->dim[0].stride == s);
+  if (!rows_of_s || g->span > s) {
     collect(b->members, q->out, q->n);
     return;
   }
-  /* g and the members are rectangles of rows and columns, and their rows
-   * meet (their intervals do): the members whose columns meet g's. */
-  uintptr_t lo = b->region.lo + column;
-  query(b->members, &(struct query){lo, lo + q->g->span, q->g, q->out, q->n});
+  /* g and the members are rectangles of rows and columns. */
+  size_t column = g->lo % s;
+  if (column + g->span <= s) {
+    /* Their rows meet, as their intervals do: the members whose columns
+     * meet g's. */
+    query_columns(b, column, column + g->span, q);
+    return;
+  }
+  /* g crosses from each of its rows into the next: two rectangles, from
+   * its column to the end of its rows, and from the start of the rows
+   * below. */
+  uintptr_t first = g->lo / s, band_first = b->region.lo / s;
+  uintptr_t band_end = band_first + band_rows(b);
+  size_t rows = g->ndims ? g->dim[0].count : 1;
+  bool right = first < band_end && band_first < first + rows;
+  if (right)
+    query_columns(b, column, s, q);
+  if (first + 1 < band_end && band_first < first + 1 + rows) {
+    size_t from = *q->n;
+    query_columns(b, 0, column + g->span - s, q);
+    if (right) { /* a member that reaches column was found already */
+      size_t kept = from;
+      for (size_t i = from; i < *q->n; i++)
+        if (key_end(q->out[i]) - b->region.lo <= column)
+          q->out[kept++] = q->out[i];
+      *q->n = kept;
+    }
+  }
 }
 
 void dag__history_query(const struct history *h, const struct region *g,
@@ -334,20 +359,17 @@ void dag__history_collect(const struct history *h, struct record **out,
   collect(h->root, out, n);
 }
 
+/* Also gives back the band table: a taskwait resets the index of its
+ * parent, which must not then pay for a table as large as the most bands
+ * it ever had. */
 void dag__history_reset(struct history *h) {
-  if (h->bands) {
+  if (h->nbands)
     for (size_t i = 0; i <= h->band_mask; i++)
-      if (h->bands[i]) {
+      if (h->bands[i])
         dag__pool_put(POOL_RECORD_ROWS, h->bands[i]);
-        h->bands[i] = NULL;
-      }
-  }
-  h->nbands = 0;
-  h->root = NULL;
-}
-
-void dag__history_free(struct history *h) {
-  dag__history_reset(h);
   free(h->bands);
   h->bands = NULL;
+  h->band_mask = 0;
+  h->nbands = 0;
+  h->root = NULL;
 }

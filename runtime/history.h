@@ -75,8 +75,8 @@ void dag__history_query(const struct history *h, const struct region *g,
 /* Appends every record of h to out, in no particular order. */
 void dag__history_collect(const struct history *h, struct record **out,
                           size_t *n);
-/* Empties the index; the records themselves are the caller's. */
+/* Empties the index and frees what it holds; the records themselves are
+ * the caller's. */
 void dag__history_reset(struct history *h);
-void dag__history_free(struct history *h);
 
 #endif
