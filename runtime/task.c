@@ -191,6 +191,10 @@ static bool known_device(enum dag_device d) {
  * variant for a device that is. This libdag has no device backend yet, so
  * only CPU bodies run. */
 static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
+  if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU)) {
+    *body = info->fn; /* the usual task: nothing to choose */
+    return 0;
+  }
   if (info->nvariants < 0 || (info->nvariants > 0 && !info->variants))
     return dag__user_error(info, DAG_EINVAL, "%d variants at %p",
                            info->nvariants, (const void *)info->variants);
