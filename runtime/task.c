@@ -403,18 +403,20 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
   t.inline_left = 0;
   t.id = 0;
   atomic_init(&t.unfinished, 1);
-  if (unlikely(dag__tracing || dag__graphing)) /* ids only name tasks there */
+  if (unlikely(dag__tracing || dag__graphing)) {
+    /* ids only name tasks there */
     t.id =
         atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
-  void *args = s->args_size <= sizeof small_args
-                   ? small_args
-                   : dag__args_alloc(s->args_size);
-  if (!args)
-    dag__out_of_memory("task arguments");
-  if (s->args_size)
+    if (dag__graphing)
+      dag__graph_node(&t);
+  }
+  void *args = small_args;
+  if (s->args_size) {
+    if (s->args_size > sizeof small_args &&
+        !(args = dag__args_alloc(s->args_size)))
+      dag__out_of_memory("task arguments");
     memcpy(args, s->args, s->args_size);
-  if (unlikely(dag__graphing))
-    dag__graph_node(&t);
+  }
 
   run_body(w, &t, args);
   if (w)
