@@ -31,24 +31,31 @@ static uint64_t mix(uint64_t h, uint64_t v) {
   return h ^ (h >> 29);
 }
 
-/* What every rank must agree on: the source line, the flags and placement,
- * and per access its mode, shape and, in dag_alloc memory, its offset
- * (addresses of replicated memory differ between ranks). */
+/* What every rank must agree on about one access: its mode, shape and, in
+ * dag_alloc memory, its offset (addresses of replicated memory differ
+ * between ranks). A chain of its own, so that the processor overlaps the
+ * multiplies of a task's accesses instead of waiting on each. */
+static uint64_t access_hash(const struct resolved *res) {
+  const struct region *r = &res->region;
+  uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)res->mode);
+  h = mix(h, r->span);
+  for (int d = 0; d < r->ndims; d++)
+    h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
+  const struct dag_allocation *a = res->alloc;
+  if (a)
+    h = mix(mix(h, a->bytes), r->lo - (uintptr_t)a->base);
+  return h;
+}
+
+/* What every rank must agree on about a task: its source line, flags and
+ * placement, and its accesses in order. */
 void dag__uniformity_record(const struct dag_task_info *info,
                             const struct resolved *res, size_t n) {
   uint64_t h = mix(cumulated, (uint64_t)info->line);
   h = mix(h, info->flags);
   h = mix(h, (uint64_t)(info->flags & DAG_TASK_ON_RANK ? info->rank : -1));
-  for (size_t i = 0; i < n; i++) {
-    const struct region *r = &res[i].region;
-    h = mix(h, (uint64_t)res[i].mode);
-    h = mix(h, r->span);
-    for (int d = 0; d < r->ndims; d++)
-      h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
-    const struct dag_allocation *a = res[i].alloc;
-    if (a)
-      h = mix(mix(h, a->bytes), r->lo - (uintptr_t)a->base);
-  }
+  for (size_t i = 0; i < n; i++)
+    h = mix(h, access_hash(&res[i]));
   cumulated = h;
   history = dag__grow(history, &cap_history, nhistory, sizeof *history,
                       "the uniformity record");
