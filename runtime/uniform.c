@@ -94,8 +94,6 @@ static void plan_transfer(const struct unit *u, int from, int to) {
     DAG_BUG("cannot submit a transfer (%d)", err);
 }
 
-/* Makes u valid on rank `to`, from one holder chosen the same way on every
- * rank: its home if valid there, else the lowest valid rank. */
 /* The rank that sends u when it must travel, the same on every rank: its
  * home if valid there, else the lowest valid rank. */
 static int holder(const struct unit *u) {
@@ -104,10 +102,14 @@ static int holder(const struct unit *u) {
              : dag__rankset_first(&u->valid);
 }
 
+/* Makes u valid on rank `to`, from its holder. A rank that neither
+ * receives it nor holds it (so cannot be the holder) only notes the copy:
+ * the common case on many ranks, where choosing the holder is wasted. */
 void dag__unit_fetch(struct unit *u, int to) {
   if (dag__rankset_has(&u->valid, to))
     return;
-  plan_transfer(u, holder(u), to);
+  if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
+    plan_transfer(u, holder(u), to);
   dag__rankset_add(&u->valid, to);
 }
 
