@@ -27,6 +27,7 @@ struct known {
   size_t region_span, region_count, region_stride;
   const struct dag_allocation *alloc;
   struct unit *block;
+  uint64_t hash;
 };
 
 #define KNOWN_SLOTS 8192 /* a power of two */
@@ -71,6 +72,7 @@ bool dag__access_known(const struct dag_access *a, struct resolved *out) {
   out->mode = a->mode;
   out->alloc = k->alloc;
   out->block = k->block;
+  out->hash = k->hash;
   return true;
 }
 
@@ -102,7 +104,8 @@ void dag__access_remember(const struct dag_access *a,
       .region_count = r->region.ndims ? r->region.dim[0].count : 0,
       .region_stride = r->region.ndims ? r->region.dim[0].stride : 0,
       .alloc = r->alloc,
-      .block = r->block};
+      .block = r->block,
+      .hash = r->hash};
 }
 
 void dag__access_cache_forget(void) { memset(known, 0, sizeof known); }

@@ -301,7 +301,8 @@ void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
   for (size_t i = 0; i < kept; i++) {
     const struct dag_allocation *a = dag__dist_find((const void *)regs[i].lo);
     res[i] = (struct resolved){regs[i], modes[i], a,
-                               a ? dag__units_block(a, &regs[i]) : NULL};
+                               a ? dag__units_block(a, &regs[i]) : NULL, 0};
+    res[i].hash = dag__uniformity_access_hash(&res[i]);
     if (remember)
       dag__access_remember(&acc[i], &res[i]);
   }

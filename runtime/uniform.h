@@ -78,13 +78,15 @@ void dag__units_release(void);
 /* ------------------------------------------------------ access_cache.c */
 
 /* An access of a top-level task, worked out: its validated region and
- * mode, its allocation (NULL: replicated memory) and the one block of it
- * the region lies in (NULL: several, or replicated memory). */
+ * mode, its allocation (NULL: replicated memory), the one block of it the
+ * region lies in (NULL: several, or replicated memory), and what the
+ * uniformity check hashes of it (dag__uniformity_access_hash). */
 struct resolved {
   struct region region;
   enum dag_mode mode;
   const struct dag_allocation *alloc;
   struct unit *block;
+  uint64_t hash;
 };
 
 /* Whether the cache is true for the allocations of now. If not, it is
@@ -98,9 +100,12 @@ void dag__access_cache_forget(void);
 
 /* -------------------------------------------------------- uniformity.c */
 
+/* What ranks must agree on about one access, hashed: its mode, shape and,
+ * in dag_alloc memory, its offset. Kept in struct resolved, so that the
+ * access cache remembers it too. */
+uint64_t dag__uniformity_access_hash(const struct resolved *res);
 /* Adds a task to the record ranks compare: its source line, flags and
- * placement, and per access its mode, shape and, in dag_alloc memory, its
- * offset. */
+ * placement, and the hashes of its accesses (res[i].hash). */
 void dag__uniformity_record(const struct dag_task_info *info,
                             const struct resolved *res, size_t n);
 /* All ranks must have recorded the same tasks since the last check: on a

@@ -31,11 +31,10 @@ static uint64_t mix(uint64_t h, uint64_t v) {
   return h ^ (h >> 29);
 }
 
-/* What every rank must agree on about one access: its mode, shape and, in
- * dag_alloc memory, its offset (addresses of replicated memory differ
- * between ranks). A chain of its own, so that the processor overlaps the
- * multiplies of a task's accesses instead of waiting on each. */
-static uint64_t access_hash(const struct resolved *res) {
+/* The offset, not the address, in dag_alloc memory: addresses of
+ * replicated memory differ between ranks. A chain of its own per access,
+ * computed once per access as written (the access cache keeps it). */
+uint64_t dag__uniformity_access_hash(const struct resolved *res) {
   const struct region *r = &res->region;
   uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)res->mode);
   h = mix(h, r->span);
@@ -55,7 +54,7 @@ void dag__uniformity_record(const struct dag_task_info *info,
   h = mix(h, info->flags);
   h = mix(h, (uint64_t)(info->flags & DAG_TASK_ON_RANK ? info->rank : -1));
   for (size_t i = 0; i < n; i++)
-    h = mix(h, access_hash(&res[i]));
+    h = mix(h, res[i].hash);
   cumulated = h;
   history = dag__grow(history, &cap_history, nhistory, sizeof *history,
                       "the uniformity record");
