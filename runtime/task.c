@@ -389,22 +389,20 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
   /* Only what a running body and its children use: this path is hot for
    * tiny tasks, and zeroing the whole record would cost a third of it.
    * Nothing links to t (it is complete before any sibling comes), so its
-   * successor list, pending count and references stay unset. */
+   * successor list, pending count, references and priority stay unset;
+   * its names and id only serve traces and graphs. */
   struct task t;
   t.fn = s->fn;
-  t.label = s->info->label;
-  t.file = s->info->file;
-  t.line = s->info->line;
-  t.priority = s->info->priority;
   t.parent = parent;
   t.children = NULL;
   t.locks = NULL;
   t.credits = 0;
   t.inline_left = 0;
-  t.id = 0;
   atomic_init(&t.unfinished, 1);
   if (unlikely(dag__tracing || dag__graphing)) {
-    /* ids only name tasks there */
+    t.label = s->info->label;
+    t.file = s->info->file;
+    t.line = s->info->line;
     t.id =
         atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
     if (dag__graphing)
@@ -528,10 +526,14 @@ submit_validated(const struct dag_task_info *info, dag_task_fn fn,
   struct worker *w = dag__self();
   struct task *parent = dag__current_task();
   if ((s.flags & TASK_UNDEFERRED) ||
-      (!(s.flags & TASK_NO_INLINE) && saturated(w, parent, &s)))
+      (!(s.flags & TASK_NO_INLINE) && saturated(w, parent, &s))) {
     run_inline(w, parent, &s);
-  else
-    defer(w, parent, &s);
+  } else {
+    /* A copy for defer(), which is not inlined: s itself then stays in
+     * registers on the inline path. */
+    struct submission deferred = s;
+    defer(w, parent, &deferred);
+  }
 }
 
 static DAG_ALWAYS_INLINE int submit(const struct dag_task_info *info,
