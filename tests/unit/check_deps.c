@@ -57,6 +57,8 @@ static void record_edge(const struct task *pred, const struct task *succ) {
   }
   ck_assert_msg(p >= 0 && s >= 0, "edge between unknown tasks");
   ck_assert_msg(p < s, "edge %d -> %d goes backwards", p, s);
+  /* The tracker links a pair once, however many accesses conflict. */
+  ck_assert_msg(!(edges[s] >> p & 1), "edge %d -> %d added twice", p, s);
   edges[s] |= 1ull << p;
 }
 
