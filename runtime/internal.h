@@ -228,7 +228,7 @@ enum task_flag {
 /* Every byte here is paid per waiting task (docs/runtime.md): fields that
  * serve different moments of a task's life share their place. */
 struct task {
-  _Alignas(16) dag_task_fn fn; /* 16: deps.c tags task pointers */
+  _Alignas(16) dag_task_fn fn; /* 16: history records tag task pointers */
   const char *label;
   const char *file;
   struct task *parent;
