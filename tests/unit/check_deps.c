@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_suite.h"
+
 #define ARENA 96
 #define MAX_TASKS 48
 #define MAX_ACC 3
@@ -270,9 +272,5 @@ int main(void) {
   tcase_add_test(tc, completed_history_is_forgotten);
   tcase_set_timeout(tc, 300);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run_suite.h"
+
 /* ------------------------------------------------------------- grids */
 
 START_TEST(test_grid) {
@@ -627,10 +629,4 @@ static Suite *dist_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(dist_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed != 0;
-}
+int main(void) { return run_suite(dist_suite()); }

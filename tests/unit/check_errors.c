@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run_suite.h"
+
 static atomic_int ran;
 
 static void count_body(void *p) {
@@ -586,10 +588,4 @@ static Suite *errors_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(errors_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed != 0;
-}
+int main(void) { return run_suite(errors_suite()); }

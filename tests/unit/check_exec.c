@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run_suite.h"
+
 /* ------------------------------------------------------------- helpers */
 
 static const int nthreads_table[] = {1, 2, 4};
@@ -1182,10 +1184,4 @@ static Suite *exec_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(exec_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed != 0;
-}
+int main(void) { return run_suite(exec_suite()); }

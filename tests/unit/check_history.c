@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_suite.h"
+
 #define RECORDS 4096 /* a 64 x 64 grid of tiles */
 
 static struct record *records[RECORDS];
@@ -203,9 +205,5 @@ int main(void) {
   tcase_add_loop_test(tc, test_random_index, 0, 3);
   tcase_add_loop_test(tc, test_tiles_by_columns, 0, 2);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_suite.h"
+
 #define PRELUDE "int a;\n/* line two */\n"
 #define PRAGMA_LINE 3
 #define AFTER "\n) junk(\n"
@@ -812,9 +814,5 @@ int main(void) {
   tcase_add_test(tc, test_names);
   tcase_add_test(tc, test_printed);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

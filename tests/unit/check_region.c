@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_suite.h"
+
 #define ARENA 4096
 static char arena[ARENA];
 
@@ -267,9 +269,5 @@ int main(void) {
   tcase_add_loop_test(tc, random_against_bytes, 0, 4);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_suite.h"
+
 /* ------------------------------------------------------------- rank sets */
 
 enum { MAX_RANKS = 200 };
@@ -260,9 +262,5 @@ int main(void) {
   tcase_add_test(tc, test_finalize_with_blocks);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }
