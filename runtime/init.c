@@ -93,6 +93,10 @@ int dag_init(void) {
   return err;
 }
 
+bool dag__started(void) {
+  return atomic_load_explicit(&state, memory_order_acquire) == RUNNING;
+}
+
 int dag__ensure_started(void) {
   int s = atomic_load_explicit(&state, memory_order_acquire);
   if (likely(s == RUNNING))

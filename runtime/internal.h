@@ -345,7 +345,6 @@ struct worker_stats {
 
 struct worker {
   int id;
-  unsigned grain_tick; /* counts bodies run, to time one in N */
   struct ring *queue;
   uint32_t rng;
   struct worker_stats stats;
@@ -393,6 +392,7 @@ struct trace_buffer;
 extern bool dag__tracing;  /* DAG_TRACE set */
 extern bool dag__graphing; /* DAG_GRAPH set */
 extern bool dag__stats;    /* DAG_STATS set */
+extern bool dag__timing;   /* tracing or stats: every task body is timed */
 
 void dag__trace_init(void);
 struct trace_buffer *dag__trace_buffer_new(void);
@@ -560,6 +560,8 @@ const struct dag_comm_ops *dag__comm_backend(void);
 
 /* Starts the runtime if it is not running. Returns 0 or a DAG_E* code. */
 int dag__ensure_started(void);
+/* Whether the runtime runs (started, not finalized). */
+bool dag__started(void);
 
 extern atomic_uint_fast64_t dag__next_task_id;
 

@@ -18,6 +18,7 @@
 bool dag__tracing;
 bool dag__graphing;
 bool dag__stats;
+bool dag__timing;
 
 static const char *trace_path;
 static const char *graph_path;
@@ -63,6 +64,7 @@ void dag__trace_init(void) {
   dag__graphing = env_set("DAG_GRAPH", &graph_path);
   const char *stats = NULL;
   dag__stats = env_set("DAG_STATS", &stats) && strcmp(stats, "0") != 0;
+  dag__timing = dag__tracing || dag__stats;
   start_ns = dag__now_ns();
 }
 
