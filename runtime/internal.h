@@ -525,6 +525,10 @@ void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
                          const struct dag_access *acc, size_t n,
                          const struct region *regs, const enum dag_mode *modes,
                          size_t kept);
+/* dag__uniform_submit for a task without accesses. */
+void dag__uniform_submit_plain(const struct dag_task_info *info,
+                               dag_task_fn body, const void *args,
+                               size_t args_size);
 /* dag__uniform_submit for a task whose accesses (valid, acc as written)
  * were all seen before, without validating them again; false if one was
  * not, and nothing is done. */

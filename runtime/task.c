@@ -562,18 +562,15 @@ static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
                           const void *args, size_t args_size,
                           const struct dag_access *acc, size_t n);
 
-/* Whether the task is the plain kind that submit_plain takes: a CPU body,
- * no accesses, arguments that fit the inline path's stack buffer, on a
- * running runtime of one rank (or nested). Every condition check_info
- * tests holds then, so check_info has nothing to say; anything else goes
- * to submit_checked, which names the mistake. */
+/* Whether the task is the plain kind: a CPU body, no accesses, arguments
+ * that fit the inline path's stack buffer, on a running runtime. Every
+ * condition check_info tests holds then, so check_info has nothing to say;
+ * anything else goes to submit_checked, which names the mistake. */
 static bool plain_task(const struct dag_task_info *info, const void *args,
                        size_t args_size) {
   return dag__started() && info && info->fn && info->nvariants == 0 &&
-         info->device == DAG_DEVICE_CPU &&
-         !(info->flags & DAG_TASK_ON_RANK) &&
-         (!args_size || (args && args_size <= INLINE_ARGS_MAX)) &&
-         !dag__uniform_active();
+         info->device == DAG_DEVICE_CPU && !(info->flags & DAG_TASK_ON_RANK) &&
+         (!args_size || (args && args_size <= INLINE_ARGS_MAX));
 }
 
 /* The plain task, in a function of its own: the general path's frame (its
@@ -581,11 +578,11 @@ static bool plain_task(const struct dag_task_info *info, const void *args,
  * a sixth of its instructions. Telling the compiler that the arguments fit
  * the stack buffer drops the heap-argument code from the path. */
 static __attribute__((noinline)) int
-submit_plain(const struct dag_task_info *info, const void *args,
-             size_t args_size) {
+submit_plain(const struct dag_task_info *info, dag_task_fn body,
+             const void *args, size_t args_size) {
   if (args_size > INLINE_ARGS_MAX)
     __builtin_unreachable();
-  submit_validated(info, info->fn, args, args_size, NULL, NULL, 0, 0);
+  submit_validated(info, body, args, args_size, NULL, NULL, 0, 0);
   return 0;
 }
 
@@ -609,8 +606,12 @@ static int submit_checked(const struct dag_task_info *info, const void *args,
 int dag_submit(const struct dag_task_info *info, const void *args,
                size_t args_size, const struct dag_access *acc,
                size_t naccesses) {
-  if (likely(naccesses == 0 && plain_task(info, args, args_size)))
-    return submit_plain(info, args, args_size);
+  if (likely(naccesses == 0 && plain_task(info, args, args_size))) {
+    if (likely(!dag__uniform_active()))
+      return submit_plain(info, info->fn, args, args_size);
+    dag__uniform_submit_plain(info, info->fn, args, args_size);
+    return 0;
+  }
   return submit_checked(info, args, args_size, acc, naccesses);
 }
 
@@ -618,7 +619,10 @@ void dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
                        const void *args, size_t args_size,
                        const struct region *regs, const enum dag_mode *modes,
                        size_t n) {
-  submit_validated(info, body, args, args_size, regs, modes, n, 0);
+  if (n == 0 && args_size <= INLINE_ARGS_MAX)
+    submit_plain(info, body, args, args_size);
+  else
+    submit_validated(info, body, args, args_size, regs, modes, n, 0);
 }
 
 /* A top-level task of a run of several ranks: every rank plans it. */

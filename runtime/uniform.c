@@ -195,7 +195,10 @@ static int home_of(const struct resolved *a) {
                   : -1;
 }
 
-static uint64_t top_tasks; /* top-level tasks submitted */
+/* The rank of the next task placed round-robin: the number of top-level
+ * tasks submitted, modulo the ranks (kept as such: a division per task
+ * costs more than the rest of placing it). */
+static int round_robin;
 
 /* on(rank); else the home of the first written distributed item; else of
  * the first read one; else round-robin by task number. */
@@ -212,7 +215,7 @@ static int place(const struct dag_task_info *info, const struct resolved *res,
           return home;
       }
     }
-  return (int)(top_tasks % (uint64_t)dag__nranks);
+  return round_robin;
 }
 
 /* ------------------------------------------------------------- interface */
@@ -237,6 +240,33 @@ static void init_once(void) {
 /* Tasks with more accesses than this plan them in memory from malloc. */
 #define FEW_ACCESSES 16
 
+/* Submits the task that plan() placed on this rank. */
+static DAG_ALWAYS_INLINE void submit_here(const struct dag_task_info *info,
+                                          dag_task_fn body, const void *args,
+                                          size_t args_size,
+                                          const struct resolved *res,
+                                          size_t n) {
+  stats.here++;
+  if (n == 0) { /* no region to copy */
+    dag__submit_local(info, body, args, args_size, NULL, NULL, 0);
+    return;
+  }
+  struct region few_regs[FEW_ACCESSES], *regs = few_regs;
+  enum dag_mode few_modes[FEW_ACCESSES], *modes = few_modes;
+  if (n > FEW_ACCESSES && (!(regs = malloc(n * sizeof *regs)) ||
+                           !(modes = malloc(n * sizeof *modes))))
+    dag__out_of_memory("task accesses");
+  for (size_t i = 0; i < n; i++) {
+    regs[i] = res[i].region;
+    modes[i] = res[i].mode;
+  }
+  dag__submit_local(info, body, args, args_size, regs, modes, n);
+  if (regs != few_regs) {
+    free(regs);
+    free(modes);
+  }
+}
+
 /* Plans a task whose n accesses are resolved; submits it here if it runs
  * here. */
 static void plan(const struct dag_task_info *info, dag_task_fn body,
@@ -244,32 +274,27 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
                  size_t n) {
   dag__uniformity_record(info, res, n);
   int exec = place(info, res, n);
-  top_tasks++;
+  if (++round_robin == dag__nranks)
+    round_robin = 0;
   for (size_t i = 0; i < n; i++)
     each_unit(&(struct access_plan){&res[i], exec}, plan_read);
   stats.tasks++;
-  if (exec == dag__rank) {
-    stats.here++;
-    struct region few_regs[FEW_ACCESSES], *regs = few_regs;
-    enum dag_mode few_modes[FEW_ACCESSES], *modes = few_modes;
-    if (n > FEW_ACCESSES && (!(regs = malloc(n * sizeof *regs)) ||
-                             !(modes = malloc(n * sizeof *modes))))
-      dag__out_of_memory("task accesses");
-    for (size_t i = 0; i < n; i++) {
-      regs[i] = res[i].region;
-      modes[i] = res[i].mode;
-    }
-    dag__submit_local(info, body, args, args_size, regs, modes, n);
-    if (regs != few_regs) {
-      free(regs);
-      free(modes);
-    }
-  }
+  if (exec == dag__rank)
+    submit_here(info, body, args, args_size, res, n);
   for (size_t i = 0; i < n; i++)
     if (res[i].mode != DAG_IN)
       each_unit(&(struct access_plan){&res[i], exec}, apply_write);
   if (check_every_task)
     dag__uniformity_check("this task");
+}
+
+/* Not inlined into dag_submit, whose path for one rank would pay for this
+ * one's frame. */
+__attribute__((noinline)) void
+dag__uniform_submit_plain(const struct dag_task_info *info, dag_task_fn body,
+                          const void *args, size_t args_size) {
+  init_once();
+  plan(info, body, args, args_size, NULL, 0);
 }
 
 bool dag__uniform_submit_known(const struct dag_task_info *info,
@@ -373,6 +398,6 @@ void dag__uniform_release(void) {
   free(sent);
   free(received);
   sent = received = NULL;
-  top_tasks = 0;
+  round_robin = 0;
   memset(&stats, 0, sizeof stats);
 }

@@ -50,9 +50,11 @@ uint64_t dag__uniformity_access_hash(const struct resolved *res) {
  * placement, and its accesses in order. */
 void dag__uniformity_record(const struct dag_task_info *info,
                             const struct resolved *res, size_t n) {
-  uint64_t h = mix(cumulated, (uint64_t)info->line);
-  h = mix(h, info->flags);
-  h = mix(h, (uint64_t)(info->flags & DAG_TASK_ON_RANK ? info->rank : -1));
+  /* The line and the flags in one word; the rank only where it is set. */
+  uint64_t h = mix(cumulated, (uint64_t)(uint32_t)info->line << 32 |
+                                  (uint32_t)info->flags);
+  if (info->flags & DAG_TASK_ON_RANK)
+    h = mix(h, (uint64_t)info->rank);
   for (size_t i = 0; i < n; i++)
     h = mix(h, res[i].hash);
   cumulated = h;
