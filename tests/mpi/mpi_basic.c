@@ -9,10 +9,13 @@
  *   3. one task sums everything into a replicated scalar (placed on the
  *      home of its first read block);
  *   4. taskwait: the scalar holds the same bytes on every rank; taskwait on
- *      the whole second array makes it readable everywhere. */
+ *      the whole second array makes it readable everywhere;
+ *   5. tasks without accesses are placed round-robin: each runs on exactly
+ *      one rank, and the ranks run as many each (within one). */
 #include <dag.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { BLOCKS = 8, LEN = 1000 };
 
@@ -59,6 +62,65 @@ static int check(const char *what, double got, double want) {
   return 1;
 }
 
+/* ------------------------------------------- 5. tasks without accesses */
+
+enum { UNPLACED = 1000 };
+static unsigned char ran_here[UNPLACED]; /* this rank's count per task */
+
+static void mark(void *p) { ran_here[*(const int *)p]++; }
+
+/* On rank r: this rank's counts into row r of replicated memory, which the
+ * taskwait then makes the same on every rank. */
+static void report(void *row) { memcpy(*(void **)row, ran_here, UNPLACED); }
+
+static int round_robin(void) {
+  struct dag_task_info mark_info = {
+      .fn = mark, .label = "mark", .line = __LINE__};
+  for (int i = 0; i < UNPLACED; i++)
+    dag_check(dag_submit(&mark_info, &i, sizeof i, NULL, 0));
+  dag_check(dag_taskwait());
+
+  int n = dag_nranks();
+  unsigned char *seen = calloc((size_t)n, UNPLACED);
+  if (!seen)
+    return 1;
+  for (int r = 0; r < n; r++) {
+    unsigned char *row = seen + (size_t)r * UNPLACED;
+    struct dag_access acc = {DAG_OUT, dag_region_1d(row, UNPLACED)};
+    struct dag_task_info info = {.fn = report,
+                                 .label = "report",
+                                 .line = __LINE__,
+                                 .flags = DAG_TASK_ON_RANK,
+                                 .rank = r};
+    dag_check(dag_submit(&info, &row, sizeof row, &acc, 1));
+  }
+  dag_check(dag_taskwait());
+
+  int bad = 0;
+  for (int i = 0; i < UNPLACED && !bad; i++) {
+    int runs = 0;
+    for (int r = 0; r < n; r++)
+      runs += seen[(size_t)r * UNPLACED + i];
+    if (runs != 1) {
+      fprintf(stderr, "mpi_basic: rank %d: task %d ran %d times\n", dag_rank(),
+              i, runs);
+      bad = 1;
+    }
+  }
+  for (int r = 0; r < n; r++) {
+    int count = 0;
+    for (int i = 0; i < UNPLACED; i++)
+      count += seen[(size_t)r * UNPLACED + i];
+    if (count < UNPLACED / n || count > UNPLACED / n + 1) {
+      fprintf(stderr, "mpi_basic: rank %d: rank %d ran %d of %d tasks\n",
+              dag_rank(), r, count, UNPLACED);
+      bad = 1;
+    }
+  }
+  free(seen);
+  return bad;
+}
+
 int main(void) {
   size_t bytes = BLOCKS * LEN * sizeof(double);
   double *x = dag_alloc(bytes, dag_dist_block(sizeof(double), LEN));
@@ -101,6 +163,7 @@ int main(void) {
   for (int b = 0; b < BLOCKS; b++)
     bad |= check("y[b][7]", y[b * LEN + 7],
                  (double)(b * LEN + 7) + (b ? (double)((b - 1) * LEN + 7) : 0));
+  bad |= round_robin();
   if (!bad)
     printf("mpi_basic: rank %d of %d: ok\n", dag_rank(), dag_nranks());
   dag_free(x);
