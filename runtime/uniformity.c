@@ -12,16 +12,24 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* The hash of every task since the last check, cumulated, and what each
- * task was, to name the first one that differs between ranks. */
-struct record {
-  uint64_t hash; /* cumulated up to and including this task */
+/* The hash of every task since the last check, cumulated up to and
+ * including it, to find the first one that differs between ranks; and
+ * where each run of tasks from one source site starts, to name it. A loop
+ * submits one site many times over, so a task costs 8 bytes here until
+ * the next check (32 when each kept its own names), for a few instructions
+ * of comparing sites. */
+static uint64_t *history;
+static size_t nhistory, cap_history;
+
+struct site {
+  size_t first; /* the index in history of its first task */
   const char *label, *file;
   int line;
 };
+static struct site *sites;
+static size_t nsites, cap_sites;
+static const struct site *last_site; /* sites[nsites - 1], or NULL */
 
-static struct record *history;
-static size_t nhistory, cap_history;
 static uint64_t checked; /* tasks before the first of history */
 static uint64_t cumulated = 14695981039346656037ull;
 
@@ -60,7 +68,30 @@ void dag__uniformity_record(const struct dag_task_info *info,
   cumulated = h;
   history = dag__grow(history, &cap_history, nhistory, sizeof *history,
                       "the uniformity record");
-  history[nhistory++] = (struct record){h, info->label, info->file, info->line};
+  history[nhistory] = h;
+  if (!last_site || last_site->line != info->line ||
+      last_site->label != info->label || last_site->file != info->file) {
+    sites = dag__grow(sites, &cap_sites, nsites, sizeof *sites,
+                      "the uniformity record");
+    sites[nsites] =
+        (struct site){nhistory, info->label, info->file, info->line};
+    last_site = &sites[nsites++];
+  }
+  nhistory++;
+}
+
+/* The site of the task at index in history: the last one starting at or
+ * before it. */
+static const struct site *site_of(size_t index) {
+  size_t lo = 0, hi = nsites; /* the first site starting after index */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sites[mid].first <= index)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return &sites[lo - 1];
 }
 
 /* Every rank's value of v; true when they are all equal. */
@@ -78,7 +109,7 @@ static void describe(char *buf, size_t size, size_t index) {
              (unsigned long long)(checked + nhistory));
     return;
   }
-  const struct record *t = &history[index];
+  const struct site *t = site_of(index);
   char name[256];
   dag__task_name(name, sizeof name, t->label, t->file, t->line);
   snprintf(buf, size, "task %llu '%s' (%s:%d)",
@@ -96,7 +127,8 @@ void dag__uniformity_check(const char *where) {
   if (agree(cumulated ^ nhistory, all)) {
     free(all);
     checked += nhistory;
-    nhistory = 0;
+    nhistory = nsites = 0;
+    last_site = NULL;
     return;
   }
   size_t lo = 0, hi = nhistory; /* the first index where ranks differ */
@@ -107,7 +139,7 @@ void dag__uniformity_check(const char *where) {
   hi = (size_t)longest;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    uint64_t mine = mid < nhistory ? history[mid].hash : ~0ull - dag__rank;
+    uint64_t mine = mid < nhistory ? history[mid] : ~0ull - dag__rank;
     if (agree(mine, all))
       lo = mid + 1;
     else
@@ -130,8 +162,11 @@ void dag__uniformity_check(const char *where) {
 
 void dag__uniformity_release(void) {
   free(history);
+  free(sites);
   history = NULL;
-  nhistory = cap_history = 0;
+  sites = NULL;
+  last_site = NULL;
+  nhistory = cap_history = nsites = cap_sites = 0;
   checked = 0;
   cumulated = 14695981039346656037ull;
 }
