@@ -56,20 +56,19 @@ static bool same_key(const struct known *k, const struct dag_access *a) {
 
 _Static_assert(KNOWN_SLOTS == 1 << 13, "slot() takes 13 bits");
 
-bool dag__access_known(const struct dag_access *a, struct resolved *out) {
+bool dag__access_known(const struct dag_access *a, struct region *g,
+                       struct resolved *out) {
   if (!keyable(a))
     return false;
   const struct known *k = slot(a);
   if (!k->mode || !same_key(k, a))
     return false;
-  struct region *g = &out->region;
   g->lo = (uintptr_t)a->region.base;
   g->hi = k->hi;
   g->span = k->region_span;
   g->ndims = k->region_ndims;
   g->dim[0].count = k->region_count;
   g->dim[0].stride = k->region_stride;
-  out->mode = a->mode;
   out->alloc = k->alloc;
   out->block = k->block;
   out->hash = k->hash;
@@ -85,27 +84,26 @@ bool dag__access_cache_valid(void) {
   return false;
 }
 
-void dag__access_remember(const struct dag_access *a,
+void dag__access_remember(const struct dag_access *a, const struct region *g,
                           const struct resolved *r) {
-  if (!keyable(a) || r->region.ndims > 1)
+  if (!keyable(a) || g->ndims > 1)
     return;
   const struct dag_region *in = &a->region;
   bool rows = in->ndims == 1;
-  *slot(a) = (struct known){
-      .base = in->base,
-      .span = in->span,
-      .count = rows ? in->dim[0].count : 0,
-      .stride = rows ? in->dim[0].stride : 0,
-      .mode = (int8_t)a->mode,
-      .ndims = (int8_t)in->ndims,
-      .region_ndims = (int8_t)r->region.ndims,
-      .hi = r->region.hi,
-      .region_span = r->region.span,
-      .region_count = r->region.ndims ? r->region.dim[0].count : 0,
-      .region_stride = r->region.ndims ? r->region.dim[0].stride : 0,
-      .alloc = r->alloc,
-      .block = r->block,
-      .hash = r->hash};
+  *slot(a) = (struct known){.base = in->base,
+                            .span = in->span,
+                            .count = rows ? in->dim[0].count : 0,
+                            .stride = rows ? in->dim[0].stride : 0,
+                            .mode = (int8_t)a->mode,
+                            .ndims = (int8_t)in->ndims,
+                            .region_ndims = (int8_t)g->ndims,
+                            .hi = g->hi,
+                            .region_span = g->span,
+                            .region_count = g->ndims ? g->dim[0].count : 0,
+                            .region_stride = g->ndims ? g->dim[0].stride : 0,
+                            .alloc = r->alloc,
+                            .block = r->block,
+                            .hash = r->hash};
 }
 
 void dag__access_cache_forget(void) { memset(known, 0, sizeof known); }

@@ -131,27 +131,37 @@ static void broadcast(struct unit *u) {
 
 /* --------------------------------------------------------------- placing */
 
-/* One access of the task being planned, and the rank that runs the task. */
+/* The accesses of the task being planned, worked out: n regions and modes,
+ * as the local tracker takes them, and where each lies. */
+struct planned {
+  const struct region *regs;
+  const enum dag_mode *modes;
+  const struct resolved *where;
+  size_t n;
+};
+
+/* Access i of the task being planned, and the rank that runs the task. */
 struct access_plan {
-  const struct resolved *access;
+  const struct region *region;
+  enum dag_mode mode;
+  const struct resolved *where;
   int exec;
 };
 
-/* Calls fn on the units of access a. */
-static void each_unit(struct access_plan *a,
+/* Calls fn on the units of access i of p, which runs on rank exec. */
+static void each_unit(const struct planned *p, size_t i, int exec,
                       void (*fn)(struct unit *, void *)) {
-  const struct resolved *r = a->access;
-  if (r->block)
-    fn(r->block, a);
+  struct access_plan a = {&p->regs[i], p->modes[i], &p->where[i], exec};
+  if (a.where->block)
+    fn(a.where->block, &a);
   else
-    dag__units_each(r->alloc, &r->region, a->exec, fn, a);
+    dag__units_each(a.where->alloc, a.region, exec, fn, &a);
 }
 
 static void plan_read(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   /* A write of part of a unit needs the rest of it current too. */
-  if (a->access->mode != DAG_OUT ||
-      !dag__region_covers(&a->access->region, &u->region))
+  if (a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region))
     dag__unit_fetch(u, a->exec);
 }
 
@@ -186,12 +196,14 @@ static void apply_write(struct unit *u, void *arg) {
   dag__units_mark_dirty(u);
 }
 
-/* The home of the first byte of access a, or -1 for replicated memory. */
-static int home_of(const struct resolved *a) {
+/* The home of the first byte of access i of p, or -1 for replicated
+ * memory. */
+static int home_of(const struct planned *p, size_t i) {
+  const struct resolved *a = &p->where[i];
   if (a->block)
     return a->block->home;
   return a->alloc ? dag__dist_home(a->alloc,
-                                   a->region.lo - (uintptr_t)a->alloc->base)
+                                   p->regs[i].lo - (uintptr_t)a->alloc->base)
                   : -1;
 }
 
@@ -202,15 +214,14 @@ static int round_robin;
 
 /* on(rank); else the home of the first written distributed item; else of
  * the first read one; else round-robin by task number. */
-static int place(const struct dag_task_info *info, const struct resolved *res,
-                 size_t n) {
+static int place(const struct dag_task_info *info, const struct planned *p) {
   if (info->flags & DAG_TASK_ON_RANK)
     return info->rank;
   for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < n; i++) {
-      bool writes = res[i].mode != DAG_IN;
+    for (size_t i = 0; i < p->n; i++) {
+      bool writes = p->modes[i] != DAG_IN;
       if (writes == (pass == 0)) {
-        int home = home_of(&res[i]);
+        int home = home_of(p, i);
         if (home >= 0)
           return home;
       }
@@ -240,50 +251,25 @@ static void init_once(void) {
 /* Tasks with more accesses than this plan them in memory from malloc. */
 #define FEW_ACCESSES 16
 
-/* Submits the task that plan() placed on this rank. */
-static DAG_ALWAYS_INLINE void submit_here(const struct dag_task_info *info,
-                                          dag_task_fn body, const void *args,
-                                          size_t args_size,
-                                          const struct resolved *res,
-                                          size_t n) {
-  stats.here++;
-  if (n == 0) { /* no region to copy */
-    dag__submit_local(info, body, args, args_size, NULL, NULL, 0);
-    return;
-  }
-  struct region few_regs[FEW_ACCESSES], *regs = few_regs;
-  enum dag_mode few_modes[FEW_ACCESSES], *modes = few_modes;
-  if (n > FEW_ACCESSES && (!(regs = malloc(n * sizeof *regs)) ||
-                           !(modes = malloc(n * sizeof *modes))))
-    dag__out_of_memory("task accesses");
-  for (size_t i = 0; i < n; i++) {
-    regs[i] = res[i].region;
-    modes[i] = res[i].mode;
-  }
-  dag__submit_local(info, body, args, args_size, regs, modes, n);
-  if (regs != few_regs) {
-    free(regs);
-    free(modes);
-  }
-}
-
-/* Plans a task whose n accesses are resolved; submits it here if it runs
+/* Plans a task whose accesses are worked out; submits it here if it runs
  * here. */
 static void plan(const struct dag_task_info *info, dag_task_fn body,
-                 const void *args, size_t args_size, const struct resolved *res,
-                 size_t n) {
-  dag__uniformity_record(info, res, n);
-  int exec = place(info, res, n);
+                 const void *args, size_t args_size, const struct planned *p) {
+  size_t n = p->n; /* in a local: the calls below could change *p */
+  dag__uniformity_record(info, p->where, n);
+  int exec = place(info, p);
   if (++round_robin == dag__nranks)
     round_robin = 0;
   for (size_t i = 0; i < n; i++)
-    each_unit(&(struct access_plan){&res[i], exec}, plan_read);
+    each_unit(p, i, exec, plan_read);
   stats.tasks++;
-  if (exec == dag__rank)
-    submit_here(info, body, args, args_size, res, n);
+  if (exec == dag__rank) {
+    stats.here++;
+    dag__submit_local(info, body, args, args_size, p->regs, p->modes, n);
+  }
   for (size_t i = 0; i < n; i++)
-    if (res[i].mode != DAG_IN)
-      each_unit(&(struct access_plan){&res[i], exec}, apply_write);
+    if (p->modes[i] != DAG_IN)
+      each_unit(p, i, exec, apply_write);
   if (check_every_task)
     dag__uniformity_check("this task");
 }
@@ -294,7 +280,7 @@ __attribute__((noinline)) void
 dag__uniform_submit_plain(const struct dag_task_info *info, dag_task_fn body,
                           const void *args, size_t args_size) {
   init_once();
-  plan(info, body, args, args_size, NULL, 0);
+  plan(info, body, args, args_size, &(struct planned){NULL, NULL, NULL, 0});
 }
 
 bool dag__uniform_submit_known(const struct dag_task_info *info,
@@ -304,11 +290,15 @@ bool dag__uniform_submit_known(const struct dag_task_info *info,
   init_once();
   if (n > FEW_ACCESSES || !dag__access_cache_valid())
     return false;
-  struct resolved res[FEW_ACCESSES];
-  for (size_t i = 0; i < n; i++)
-    if (!dag__access_known(&acc[i], &res[i]))
+  struct region regs[FEW_ACCESSES];
+  enum dag_mode modes[FEW_ACCESSES];
+  struct resolved where[FEW_ACCESSES];
+  for (size_t i = 0; i < n; i++) {
+    if (!dag__access_known(&acc[i], &regs[i], &where[i]))
       return false;
-  plan(info, body, args, args_size, res, n);
+    modes[i] = acc[i].mode;
+  }
+  plan(info, body, args, args_size, &(struct planned){regs, modes, where, n});
   return true;
 }
 
@@ -320,20 +310,21 @@ void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
   init_once();
   dag__access_cache_valid(); /* emptied if allocations changed */
   bool remember = kept == n;
-  struct resolved few[FEW_ACCESSES], *res = few;
-  if (kept > FEW_ACCESSES && !(res = malloc(kept * sizeof *res)))
+  struct resolved few[FEW_ACCESSES], *where = few;
+  if (kept > FEW_ACCESSES && !(where = malloc(kept * sizeof *where)))
     dag__out_of_memory("task accesses");
   for (size_t i = 0; i < kept; i++) {
     const struct dag_allocation *a = dag__dist_find((const void *)regs[i].lo);
-    res[i] = (struct resolved){regs[i], modes[i], a,
-                               a ? dag__units_block(a, &regs[i]) : NULL, 0};
-    res[i].hash = dag__uniformity_access_hash(&res[i]);
+    where[i] =
+        (struct resolved){a, a ? dag__units_block(a, &regs[i]) : NULL,
+                          dag__uniformity_access_hash(&regs[i], modes[i], a)};
     if (remember)
-      dag__access_remember(&acc[i], &res[i]);
+      dag__access_remember(&acc[i], &regs[i], &where[i]);
   }
-  plan(info, body, args, args_size, res, kept);
-  if (res != few)
-    free(res);
+  plan(info, body, args, args_size,
+       &(struct planned){regs, modes, where, kept});
+  if (where != few)
+    free(where);
 }
 
 /* A taskwait's flush: replicated units back on every rank, blocks at

@@ -77,13 +77,12 @@ void dag__units_release(void);
 
 /* ------------------------------------------------------ access_cache.c */
 
-/* An access of a top-level task, worked out: its validated region and
- * mode, its allocation (NULL: replicated memory), the one block of it the
- * region lies in (NULL: several, or replicated memory), and what the
- * uniformity check hashes of it (dag__uniformity_access_hash). */
+/* Where an access of a top-level task lies: its allocation (NULL:
+ * replicated memory), the one block of it the region lies in (NULL:
+ * several, or replicated memory), and what the uniformity check hashes of
+ * it (dag__uniformity_access_hash). Its validated region and mode travel
+ * beside it, in the arrays that the local tracker takes as they are. */
 struct resolved {
-  struct region region;
-  enum dag_mode mode;
   const struct dag_allocation *alloc;
   struct unit *block;
   uint64_t hash;
@@ -92,10 +91,14 @@ struct resolved {
 /* Whether the cache is true for the allocations of now. If not, it is
  * emptied (and is, for what is remembered from now on). */
 bool dag__access_cache_valid(void);
-/* How `a`, as written, resolved last time; false if not known. */
-bool dag__access_known(const struct dag_access *a, struct resolved *out);
+/* How `a`, as written, resolved last time: its validated region and the
+ * rest; false if not known. */
+bool dag__access_known(const struct dag_access *a, struct region *region,
+                       struct resolved *out);
 /* Keeps how `a` resolved (valid and not empty), for dag__access_known. */
-void dag__access_remember(const struct dag_access *a, const struct resolved *r);
+void dag__access_remember(const struct dag_access *a,
+                          const struct region *region,
+                          const struct resolved *r);
 void dag__access_cache_forget(void);
 
 /* -------------------------------------------------------- uniformity.c */
@@ -103,7 +106,8 @@ void dag__access_cache_forget(void);
 /* What ranks must agree on about one access, hashed: its mode, shape and,
  * in dag_alloc memory, its offset. Kept in struct resolved, so that the
  * access cache remembers it too. */
-uint64_t dag__uniformity_access_hash(const struct resolved *res);
+uint64_t dag__uniformity_access_hash(const struct region *r, enum dag_mode mode,
+                                     const struct dag_allocation *a);
 /* Adds a task to the record ranks compare: its source line, flags and
  * placement, and the hashes of its accesses (res[i].hash). */
 void dag__uniformity_record(const struct dag_task_info *info,

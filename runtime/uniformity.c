@@ -42,13 +42,12 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 /* The offset, not the address, in dag_alloc memory: addresses of
  * replicated memory differ between ranks. A chain of its own per access,
  * computed once per access as written (the access cache keeps it). */
-uint64_t dag__uniformity_access_hash(const struct resolved *res) {
-  const struct region *r = &res->region;
-  uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)res->mode);
+uint64_t dag__uniformity_access_hash(const struct region *r, enum dag_mode mode,
+                                     const struct dag_allocation *a) {
+  uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)mode);
   h = mix(h, r->span);
   for (int d = 0; d < r->ndims; d++)
     h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
-  const struct dag_allocation *a = res->alloc;
   if (a)
     h = mix(mix(h, a->bytes), r->lo - (uintptr_t)a->base);
   return h;

@@ -173,35 +173,39 @@ START_TEST(test_access_cache) {
   ck_assert(!dag__access_cache_valid()); /* first look: emptied */
   ck_assert(dag__access_cache_valid());
   struct dag_access tile = {DAG_INOUT, dag_region_2d(a + 8, 2, 16, 64)};
-  struct resolved r = {.mode = DAG_INOUT, .alloc = dag__dist_find(a)};
+  struct region g;
   const char *why;
-  ck_assert_int_eq(dag__region_make(&tile.region, &r.region, &why), 0);
-  r.block = dag__units_block(r.alloc, &r.region);
+  ck_assert_int_eq(dag__region_make(&tile.region, &g, &why), 0);
+  struct resolved r = {.alloc = dag__dist_find(a)};
+  r.block = dag__units_block(r.alloc, &g);
   ck_assert_ptr_nonnull(r.block);
+  r.hash = dag__uniformity_access_hash(&g, tile.mode, r.alloc);
+  struct region got_region;
   struct resolved got;
-  ck_assert(!dag__access_known(&tile, &got));
-  dag__access_remember(&tile, &r);
-  ck_assert(dag__access_known(&tile, &got));
-  ck_assert(got.region.lo == r.region.lo && got.region.hi == r.region.hi);
-  ck_assert_int_eq(got.region.ndims, 1);
-  ck_assert_uint_eq(got.region.dim[0].stride, 64);
+  ck_assert(!dag__access_known(&tile, &got_region, &got));
+  dag__access_remember(&tile, &g, &r);
+  ck_assert(dag__access_known(&tile, &got_region, &got));
+  ck_assert(got_region.lo == g.lo && got_region.hi == g.hi);
+  ck_assert_int_eq(got_region.ndims, 1);
+  ck_assert_uint_eq(got_region.dim[0].stride, 64);
   ck_assert_ptr_eq(got.alloc, r.alloc);
   ck_assert_ptr_eq(got.block, r.block);
+  ck_assert(got.hash == r.hash);
   /* Another mode, stride or count is another access. */
   struct dag_access other = tile;
   other.mode = DAG_IN;
-  ck_assert(!dag__access_known(&other, &got));
+  ck_assert(!dag__access_known(&other, &got_region, &got));
   other = tile;
   other.region.dim[0].stride = 128;
-  ck_assert(!dag__access_known(&other, &got));
+  ck_assert(!dag__access_known(&other, &got_region, &got));
   other = tile;
   other.region.dim[0].count = 3;
-  ck_assert(!dag__access_known(&other, &got));
+  ck_assert(!dag__access_known(&other, &got_region, &got));
   /* A new allocation: the cache no longer answers. */
   double *b = dag_alloc(64, dag_dist_block(1, 64));
   ck_assert_ptr_nonnull(b);
   ck_assert(!dag__access_cache_valid());
-  ck_assert(!dag__access_known(&tile, &got));
+  ck_assert(!dag__access_known(&tile, &got_region, &got));
   ck_assert_int_eq(dag_free(b), 0);
   ck_assert_int_eq(dag_free(a), 0);
 }
