@@ -161,7 +161,8 @@ static void each_unit(const struct planned *p, size_t i, int exec,
 static void plan_read(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   /* A write of part of a unit needs the rest of it current too. */
-  if (a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region))
+  if ((a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region)) &&
+      !dag__rankset_has(&u->valid, a->exec)) /* the usual case, inline */
     dag__unit_fetch(u, a->exec);
 }
 
@@ -187,7 +188,8 @@ static void discard_copy(const struct unit *u) {
     DAG_BUG("cannot submit a page discard (%d)", err);
 }
 
-static void apply_write(struct unit *u, void *arg) {
+/* Inlined where a task writes one block, the usual case. */
+static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   if (u->home >= 0 && u->home != dag__rank && a->exec != dag__rank &&
       dag__rankset_has(&u->valid, dag__rank))
