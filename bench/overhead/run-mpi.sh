@@ -6,25 +6,30 @@
 # 1 rank. No task moves data: what more ranks add is each rank planning
 # every task. By default the cores are split evenly among the ranks (1 rank
 # gets them all); --threads N gives every rank N workers in both runs, which
-# leaves the planning as the only difference. With --json FILE it appends
-# the records (JSON Lines; "config" names the rank count).
+# leaves the planning as the only difference. The two runs alternate for a
+# few rounds and each keeps its best: the machines this runs on drift by
+# half over seconds, longer than one run. With --json FILE it appends the
+# best records (JSON Lines; "config" names the rank count).
 set -eu
 
 usage() {
   cat <<EOF
 usage: run-overhead-mpi [--json FILE] [--ranks N] [--cores N] [--threads N]
-                        [--reps N] [--pattern a|b|c|d|all] [--quick]
+                        [--reps N] [--rounds N] [--pattern a|b|c|d|all]
+                        [--quick]
   --ranks N    the ranks to compare with 1 (default 2)
   --cores N    cores to split among the ranks (default: nproc)
   --threads N  workers per rank in both runs (default: the split cores)
-  --reps N     repetitions per pattern, the best is kept (default 5)
+  --reps N     repetitions per pattern in one run (default 5)
+  --rounds N   runs of each, alternating, the best is kept (default 5)
   --pattern P  'all' (default) or letters among abcd
   --quick      1/100 of the tasks, 1 repetition (smoke test)
 EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-json='' ranks=2 cores=$(nproc) per_rank='' reps=5 pattern=all quick=''
+json='' ranks=2 cores=$(nproc) per_rank='' reps=5 rounds=5 pattern=all
+quick=''
 while [ $# -gt 0 ]; do
   case $1 in
   --json) json=${2:?--json needs a file}; shift ;;
@@ -32,8 +37,9 @@ while [ $# -gt 0 ]; do
   --cores) cores=${2:?--cores needs a number}; shift ;;
   --threads) per_rank=${2:?--threads needs a number}; shift ;;
   --reps) reps=${2:?--reps needs a number}; shift ;;
+  --rounds) rounds=${2:?--rounds needs a number}; shift ;;
   --pattern) pattern=${2:?--pattern needs a value}; shift ;;
-  --quick) quick=--quick ;;
+  --quick) quick=--quick rounds=1 ;;
   -h | --help) usage; exit 0 ;;
   *) echo "run-overhead-mpi: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -42,17 +48,53 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for n in 1 "$ranks"; do
-  threads=${per_rank:-$((cores / n > 0 ? cores / n : 1))}
-  set -- --threads "$threads" --reps "$reps" --pattern "$pattern" $quick
-  if [ -n "$json" ]; then set -- "$@" --json "$json"; fi
-  mpiexec --oversubscribe -n "$n" "$here/overhead_dag_dist" "$@" >"$tmp/$n"
+round=0
+while [ "$round" -lt "$rounds" ]; do
+  round=$((round + 1))
+  for n in 1 "$ranks"; do
+    threads=${per_rank:-$((cores / n > 0 ? cores / n : 1))}
+    mpiexec --oversubscribe -n "$n" "$here/overhead_dag_dist" \
+      --threads "$threads" --reps "$reps" --pattern "$pattern" $quick \
+      --json "$tmp/records" >/dev/null
+  done
 done
 
-printf '%-3s %-12s %14s %14s %8s\n' '' pattern "1 rank us/task" \
-  "$ranks ranks" ratio
-grep 'us/task' "$tmp/1" | while read -r _ letter what _ _ us _; do
-  many=$(grep " $letter $what .*us/task" "$tmp/$ranks" | awk '{print $6}')
-  ratio=$(awk -v a="$many" -v b="$us" 'BEGIN { printf "%.2f", a / b }')
-  printf '%-3s %-12s %14s %14s %7sx\n' "$letter" "$what" "$us" "$many" "$ratio"
-done
+# The best record of each metric and rank count, then the table.
+awk '
+function str(key) {
+  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
+  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
+}
+function num(key) {
+  if (!match($0, "\"" key "\":[^,}]*")) return ""
+  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
+}
+{
+  k = str("config") SUBSEP str("metric")
+  if (!(k in best) || num("value") < best[k]) { best[k] = num("value"); line[k] = $0 }
+}
+END { for (k in line) print line[k] }' "$tmp/records" | sort >"$tmp/best"
+if [ -n "$json" ]; then cat "$tmp/best" >>"$json"; fi
+
+many_config="$ranks rank$([ "$ranks" -gt 1 ] && echo s)"
+awk -v many="$many_config" -v ranks="$ranks" -v rounds="$rounds" '
+function str(key) {
+  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
+  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
+}
+function num(key) {
+  if (!match($0, "\"" key "\":[^,}]*")) return ""
+  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
+}
+str("metric") ~ /_us_per_task$/ { val[str("config"), substr(str("metric"), 1, 1)] = num("value") }
+END {
+  split("a independent,b chain,c chains,d fanout", label, ",")
+  printf "per task, best of %d alternating runs\n", rounds
+  printf "%-3s %-12s %14s %14s %8s\n", "", "pattern", "1 rank us/task", ranks " ranks", "ratio"
+  for (i = 1; i <= 4; i++) {
+    p = substr(label[i], 1, 1)
+    if (!(("1 rank", p) in val) || !((many, p) in val)) continue
+    one = val["1 rank", p]; n = val[many, p]
+    printf "%-3s %-12s %14.4f %14.4f %7.2fx\n", p, substr(label[i], 3), one, n, n / one
+  }
+}' "$tmp/best"
