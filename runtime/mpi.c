@@ -8,7 +8,7 @@
  * no packing copy), tests what is in flight with MPI_Testsome, and calls
  * each operation's done callback when it completes. Two kinds of thread do
  * that: a progress thread, which polls while anything is in flight and naps
- * 200 us between idle polls (it shares a core with a worker, and a busy
+ * 1 ms between idle polls (it shares a core with a worker, and a busy
  * poll would slow the worker's tasks), and idle workers, which poll between
  * looking for tasks (dag__comm_poll) and so see a message the moment it
  * lands, where the progress thread could be napping. One thread in MPI at a
@@ -252,6 +252,18 @@ static bool mpi_poll(void) {
   return active;
 }
 
+/* After a poll that moved something, the progress thread polls this many
+ * times more before it naps: the next step of a transfer's handshake often
+ * lands within microseconds. Every poll takes time from the worker that
+ * shares the core: with 64, the thread used 9% of it during a distributed
+ * Cholesky, whose kernels then ran that much slower (docs/mpi.md). */
+#define POLLS_BEFORE_NAP 4
+
+/* The nap between idle polls. Idle workers poll meanwhile, so it bounds
+ * only how late a rank whose workers are all busy notices a completion or
+ * answers a peer's handshake. */
+#define NAP_NS 1000000L
+
 static void *progress_main(void *unused) {
   (void)unused;
   unsigned idle = 0;
@@ -270,11 +282,10 @@ static void *progress_main(void *unused) {
     pthread_mutex_unlock(&mpi_lock);
     if (active) {
       idle = 0;
-    } else if (++idle > 64) {
-      /* Waiting on the network: poll gently. The thread shares a core with
-       * a worker; waking every 20 us made tile kernels 35% slower. A new
-       * operation ends the nap at once. */
-      nap_unless_posted(200000);
+    } else if (++idle > POLLS_BEFORE_NAP) {
+      /* Waiting on the network: poll gently. A new operation ends the nap
+       * at once. */
+      nap_unless_posted(NAP_NS);
     }
   }
   return NULL;
