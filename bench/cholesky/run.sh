@@ -32,6 +32,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
+jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 json='' threads=2 sizes="2048 4096" tiles="128 256 512" reps=3
 runtimes="dag dag-pragma gomp libomp starpu lapacke"
 dag=$here/../../samples/cholesky/cholesky
@@ -129,15 +130,7 @@ done
 
 # The table: one row per (n, tile), one column per runtime.
 awk -v order="$runtimes" -v sizes="$sizes" -v tiles="$tiles" \
-    -v reps="$reps" -v threads="$threads" '
-function str(key) {
-  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
-  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
-}
-function num(key) {
-  if (!match($0, "\"" key "\":[^,}]*")) return ""
-  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
-}
+    -v reps="$reps" -v threads="$threads" "$jsonl"'
 {
   rt = str("runtime"); seen[rt] = 1
   val[rt, num("n"), num("tile")] = num("value")

@@ -34,6 +34,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
+jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 json='' ranks="1 2" sizes=4096 tiles=256 reps=3 threads=1
 kernels="cholesky gemm" runtimes="dag scalapack starpumpi"
 launcher="mpiexec --oversubscribe"
@@ -135,15 +136,7 @@ for k in $kernels; do
 done
 
 # The tables: one row per (kernel, ranks, n, tile), one column per runtime.
-awk -v order="$runtimes" -v reps="$reps" -v threads="$threads" '
-function str(key) {
-  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
-  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
-}
-function num(key) {
-  if (!match($0, "\"" key "\":[^,}]*")) return ""
-  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
-}
+awk -v order="$runtimes" -v reps="$reps" -v threads="$threads" "$jsonl"'
 {
   rt = str("runtime"); seen[rt] = 1
   row = sprintf("%-8s %5d %5s %6d %5d", substr(str("bench"), 5), num("ranks"),

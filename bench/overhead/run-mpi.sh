@@ -28,6 +28,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
+jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 json='' ranks=2 cores=$(nproc) per_rank='' reps=5 rounds=5 pattern=all
 quick=''
 while [ $# -gt 0 ]; do
@@ -59,35 +60,21 @@ while [ "$round" -lt "$rounds" ]; do
   done
 done
 
-# The best record of each metric and rank count, then the table.
-awk '
-function str(key) {
-  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
-  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
-}
-function num(key) {
-  if (!match($0, "\"" key "\":[^,}]*")) return ""
-  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
-}
+# The best record of each metric and rank count (to $tmp/best), and the
+# table from them.
+many_config="$ranks rank$([ "$ranks" -gt 1 ] && echo s)"
+awk -v many="$many_config" -v ranks="$ranks" -v rounds="$rounds" \
+  -v best_file="$tmp/best" "$jsonl"'
 {
   k = str("config") SUBSEP str("metric")
   if (!(k in best) || num("value") < best[k]) { best[k] = num("value"); line[k] = $0 }
 }
-END { for (k in line) print line[k] }' "$tmp/records" | sort >"$tmp/best"
-if [ -n "$json" ]; then cat "$tmp/best" >>"$json"; fi
-
-many_config="$ranks rank$([ "$ranks" -gt 1 ] && echo s)"
-awk -v many="$many_config" -v ranks="$ranks" -v rounds="$rounds" '
-function str(key) {
-  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
-  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
-}
-function num(key) {
-  if (!match($0, "\"" key "\":[^,}]*")) return ""
-  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
-}
-str("metric") ~ /_us_per_task$/ { val[str("config"), substr(str("metric"), 1, 1)] = num("value") }
 END {
+  for (k in line) {
+    print line[k] >best_file
+    split(k, key, SUBSEP)
+    if (key[2] ~ /_us_per_task$/) val[key[1], substr(key[2], 1, 1)] = best[k]
+  }
   split("a independent,b chain,c chains,d fanout", label, ",")
   printf "per task, best of %d alternating runs\n", rounds
   printf "%-3s %-12s %14s %14s %8s\n", "", "pattern", "1 rank us/task", ranks " ranks", "ratio"
@@ -97,4 +84,5 @@ END {
     one = val["1 rank", p]; n = val[many, p]
     printf "%-3s %-12s %14.4f %14.4f %7.2fx\n", p, substr(label[i], 3), one, n, n / one
   }
-}' "$tmp/best"
+}' "$tmp/records"
+if [ -n "$json" ]; then sort "$tmp/best" >>"$json"; fi

@@ -24,6 +24,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
+jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 json='' threads=2 pattern=all reps='' quick='' runtimes="dag gomp libomp starpu"
 while [ $# -gt 0 ]; do
   case $1 in
@@ -58,15 +59,7 @@ done
 echo
 
 # The table, from the records: one row per metric, one column per runtime.
-awk -v order="$runtimes" '
-function str(key) {
-  if (!match($0, "\"" key "\":\"[^\"]*\"")) return ""
-  return substr($0, RSTART + length(key) + 4, RLENGTH - length(key) - 5)
-}
-function num(key) {
-  if (!match($0, "\"" key "\":[^,}]*")) return ""
-  return substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3) + 0
-}
+awk -v order="$runtimes" "$jsonl"'
 {
   rt = str("runtime"); m = str("metric")
   val[rt, m] = num("value"); tasks[m] = num("tasks"); seen[rt] = 1
