@@ -28,7 +28,9 @@ struct site {
 };
 static struct site *sites;
 static size_t nsites, cap_sites;
-static const struct site *last_site; /* sites[nsites - 1], or NULL */
+/* sites[nsites - 1], or NULL: every task compares against it, and the
+ * pointer saves that hot path computing it from nsites. */
+static const struct site *last_site;
 
 static uint64_t checked; /* tasks before the first of history */
 static uint64_t cumulated = 14695981039346656037ull;
