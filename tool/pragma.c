@@ -4,7 +4,7 @@
  * clauses, splits their lists into items, cuts each item into its
  * array-shaping prefix, its base and its trailing array-section subscripts,
  * and reports every syntax error at the offset of the offending token. It
- * never looks at C types (sema.c does) and never includes libclang.
+ * never looks at C types (the sema files do) and never includes libclang.
  *
  * The directive is first copied with its comments and line continuations
  * turned into spaces, so that an offset in the copy plus `begin` is an offset

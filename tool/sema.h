@@ -1,9 +1,10 @@
 /* sema.h: what libclang tells the rewriter about a file, as plain data.
  *
- * sema.c parses the probe text (probe.h) with the user's flags, binds each
- * directive to its statement or function declaration, resolves the types
- * of the items, works out which variables each task body captures and how,
- * and reports what is wrong. emit.c turns the result into edits. */
+ * The sema files (sema.c, which runs the passes, and sema_*.c) parse the
+ * probe text (probe.h) with the user's flags, bind each directive to its
+ * statement or function declaration, resolve the types of the items, work
+ * out which variables each task body captures and how, and report what is
+ * wrong. emit.c turns the result into edits. */
 #ifndef DAG_TOOL_SEMA_H
 #define DAG_TOOL_SEMA_H
 

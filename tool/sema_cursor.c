@@ -1,0 +1,183 @@
+/* sema_cursor.c: what the sema files ask of libclang's cursors, types and
+ * tokens, and the offsets between the probe text libclang parses and the
+ * user's files. */
+#include "sema_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char *take(CXString s) {
+  char *copy = xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
+  clang_disposeString(s);
+  return copy;
+}
+
+int file_index(const struct walker *w, CXFile f) {
+  for (unsigned i = 0; i < w->s->nfiles; i++)
+    if (w->cxfiles[i] && clang_File_isEqual(w->cxfiles[i], f))
+      return (int)i;
+  return -1;
+}
+
+int where(const struct walker *w, CXSourceLocation loc, unsigned *offset) {
+  CXFile f;
+  clang_getFileLocation(loc, &f, NULL, NULL, offset);
+  return f ? file_index(w, f) : -1;
+}
+
+unsigned origin(const struct walker *w, int file, unsigned at) {
+  return probe_origin(&w->s->files[file].probe, at);
+}
+
+unsigned origin_end(const struct walker *w, int file, unsigned end) {
+  return end == 0 ? origin(w, file, 0) : origin(w, file, end - 1) + 1;
+}
+
+struct span extent_of(const struct walker *w, CXCursor c, int *file) {
+  CXSourceRange r = clang_getCursorExtent(c);
+  struct span sp;
+  *file = where(w, clang_getRangeStart(r), &sp.begin);
+  where(w, clang_getRangeEnd(r), &sp.end);
+  return sp;
+}
+
+static enum CXChildVisitResult collect(CXCursor c, CXCursor parent,
+                                       CXClientData data) {
+  struct kids *k = data;
+  GROW(k->v, k->n, k->cap);
+  k->v[k->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+struct kids children(CXCursor c) {
+  struct kids k = {0};
+  clang_visitChildren(c, collect, &k);
+  return k;
+}
+
+CXCursor strip(CXCursor c) {
+  for (;;) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr)
+      return c;
+    struct kids ks = children(c);
+    if (ks.n != 1) {
+      free(ks.v);
+      return c;
+    }
+    c = ks.v[0];
+    free(ks.v);
+  }
+}
+
+bool is_array_kind(enum CXTypeKind k) {
+  return k == CXType_ConstantArray || k == CXType_VariableArray ||
+         k == CXType_IncompleteArray || k == CXType_DependentSizedArray;
+}
+
+CXType canonical(CXType t) { return clang_getCanonicalType(t); }
+
+bool is_integer(CXType t) {
+  enum CXTypeKind k = canonical(t).kind;
+  return (k >= CXType_Bool && k <= CXType_Int128) || k == CXType_Enum;
+}
+
+bool is_variably_modified(CXType t) {
+  t = canonical(t);
+  for (;;) {
+    if (t.kind == CXType_VariableArray)
+      return true;
+    if (t.kind == CXType_Pointer)
+      t = canonical(clang_getPointeeType(t));
+    else if (is_array_kind(t.kind))
+      t = canonical(clang_getArrayElementType(t));
+    else
+      return false;
+  }
+}
+
+char *type_spelling(CXType t) { return take(clang_getTypeSpelling(t)); }
+
+char *first_token(CXTranslationUnit tu, CXCursor c, bool last) {
+  CXToken *toks;
+  unsigned n;
+  clang_tokenize(tu, clang_getCursorExtent(c), &toks, &n);
+  char *s = n ? take(clang_getTokenSpelling(tu, toks[last ? n - 1 : 0]))
+              : xstrdup("");
+  clang_disposeTokens(tu, toks, n);
+  return s;
+}
+
+char *binary_operator(CXTranslationUnit tu, CXCursor c, CXCursor lhs) {
+  CXToken *toks;
+  unsigned n;
+  clang_tokenize(tu, clang_getCursorExtent(c), &toks, &n);
+  unsigned lhs_end;
+  clang_getFileLocation(clang_getRangeEnd(clang_getCursorExtent(lhs)), NULL,
+                        NULL, NULL, &lhs_end);
+  char *op = xstrdup("");
+  for (unsigned i = 0; i < n; i++) {
+    unsigned at;
+    clang_getFileLocation(clang_getTokenLocation(tu, toks[i]), NULL, NULL, NULL,
+                          &at);
+    if (at >= lhs_end) {
+      free(op);
+      op = take(clang_getTokenSpelling(tu, toks[i]));
+      break;
+    }
+  }
+  clang_disposeTokens(tu, toks, n);
+  return op;
+}
+
+bool in_span(struct span sp, unsigned at) {
+  return at >= sp.begin && at < sp.end;
+}
+
+bool spelled_as(const struct walker *w, struct span at, const char *name) {
+  const struct source *src = &w->s->files[0].src;
+  size_t len = strlen(name);
+  return at.end >= at.begin && at.end - at.begin == len && at.end <= src->len &&
+         memcmp(src->text + at.begin, name, len) == 0;
+}
+
+unsigned decl_key(CXCursor decl) {
+  unsigned key;
+  clang_getFileLocation(clang_getCursorLocation(decl), NULL, NULL, NULL, &key);
+  return key;
+}
+
+bool is_local(CXCursor decl) {
+  enum CXCursorKind k = clang_getCursorKind(decl);
+  if (k == CXCursor_ParmDecl)
+    return true;
+  if (k != CXCursor_VarDecl)
+    return false;
+  if (clang_getCursorKind(clang_getCursorSemanticParent(decl)) ==
+      CXCursor_TranslationUnit)
+    return false;
+  return clang_Cursor_getStorageClass(decl) != CX_SC_Extern;
+}
+
+bool declared_in_function(CXCursor decl) {
+  for (CXCursor c = clang_getCursorSemanticParent(decl);
+       !clang_Cursor_isNull(c) &&
+       !clang_isTranslationUnit(clang_getCursorKind(c));
+       c = clang_getCursorSemanticParent(c))
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl)
+      return true;
+  return false;
+}
+
+unsigned statement_end(const struct unit_file *f, unsigned end) {
+  const char *s = f->src.text;
+  if (end > 0 && s[end - 1] == '}')
+    return end;
+  for (unsigned i = end; i < f->src.len; i++) {
+    if (s[i] == ';')
+      return i + 1;
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+      break;
+  }
+  return end;
+}

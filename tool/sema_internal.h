@@ -1,0 +1,207 @@
+/* sema_internal.h: what the sema files share: the walker that carries one
+ * analysis, the state gathered per task before its captures are decided,
+ * and the functions one sema file offers the others. With the sema files,
+ * the only place that includes clang-c/Index.h. */
+#ifndef DAG_TOOL_SEMA_INTERNAL_H
+#define DAG_TOOL_SEMA_INTERNAL_H
+
+#include "sema.h"
+
+#include <clang-c/Index.h>
+
+#define MAX_NESTING 64
+
+/* A variable some task body uses, while the body is walked. */
+struct use {
+  unsigned key; /* declaration offset */
+  CXCursor decl;
+};
+
+/* A set of variables, by key (decl_key). */
+struct key_set {
+  unsigned *v;
+  unsigned n, cap;
+};
+
+/* Per task, what the walk gathers before captures are decided. */
+struct task_state {
+  struct span body_probe; /* the body, in probe offsets */
+  struct use *uses;
+  unsigned nuses, cap;
+  struct key_set shared;  /* roots of items, shared(), static locals */
+  struct key_set private; /* firstprivate() */
+  struct key_set written; /* referenced by out/inout/commutative items */
+  struct key_set seen;    /* every variable the body refers to */
+  CXCursor probes;        /* the directive's probe block */
+};
+
+struct pending_ref {
+  struct span at; /* original offsets */
+  int task;
+  unsigned key;
+  bool in_macro;
+};
+
+struct walker {
+  struct sema *s;
+  struct diags *d;
+  CXTranslationUnit tu;
+  CXFile *cxfiles; /* per unit file */
+  unsigned toplevel;
+  int stack[MAX_NESTING]; /* enclosing statement tasks, innermost last */
+  int depth;
+  int loops, switches; /* inside the innermost task's body */
+  struct task_state *states;
+  unsigned cap_tasks;
+  struct pending_ref *refs;
+  unsigned nrefs, cap_refs;
+  struct source *extra; /* files libclang reported on that have no directive */
+  unsigned nextra;
+  CXCursor *canonical; /* per task function: its canonical declaration */
+  /* libclang's errors, kept apart until ours are known: where we explain
+   * an item ourselves, what libclang says about our probe code goes. */
+  struct diags clang;
+  unsigned cap_functions;
+};
+
+#define GROW(v, n, cap)                                                        \
+  do {                                                                         \
+    if ((n) == (cap)) {                                                        \
+      (cap) = (cap) ? 2 * (cap) : 8;                                           \
+      (v) = xrealloc((v), (cap) * sizeof *(v));                                \
+    }                                                                          \
+  } while (0)
+
+/* The children of a cursor, in order (free `v`). */
+struct kids {
+  CXCursor *v;
+  unsigned n, cap;
+};
+
+/* ---- sema_cursor.c: cursors, types, tokens and offsets */
+
+/* The text of `s`, owned by the caller; `s` is disposed of. */
+char *take(CXString s);
+/* The unit file `f` is, or -1. */
+int file_index(const struct walker *w, CXFile f);
+/* Probe offset of a location, and which unit file it is in (-1: none). */
+int where(const struct walker *w, CXSourceLocation loc, unsigned *offset);
+/* The original offset of probe offset `at` of unit file `file`. */
+unsigned origin(const struct walker *w, int file, unsigned at);
+/* The original offset just after the byte before probe offset `end`: an
+ * end may be where generated probe text begins. */
+unsigned origin_end(const struct walker *w, int file, unsigned end);
+/* The extent of `c` in probe offsets, and its unit file in *file. */
+struct span extent_of(const struct walker *w, CXCursor c, int *file);
+struct kids children(CXCursor c);
+/* Looks through implicit conversions and parentheses. */
+CXCursor strip(CXCursor c);
+bool is_array_kind(enum CXTypeKind k);
+CXType canonical(CXType t);
+/* An integer or enumeration type. */
+bool is_integer(CXType t);
+/* True when `t` or anything it points to or holds is a variable-length
+ * array. */
+bool is_variably_modified(CXType t);
+char *type_spelling(CXType t);
+/* The spelling of the first (or the last) token of `c` (or ""). */
+char *first_token(CXTranslationUnit tu, CXCursor c, bool last);
+/* The operator of a binary operator cursor: the first token after its
+ * left operand. */
+char *binary_operator(CXTranslationUnit tu, CXCursor c, CXCursor lhs);
+bool in_span(struct span sp, unsigned at);
+/* Is the main file's text at original offsets `at` exactly `name`? A name
+ * that comes from a macro expansion is not: its extent is the macro's. */
+bool spelled_as(const struct walker *w, struct span at, const char *name);
+/* Identifies a variable: the offset of its declaration. Locals are in the
+ * main file, where offsets are unique; a global of a header may share its
+ * key with something else, which at worst silences a warning. */
+unsigned decl_key(CXCursor decl);
+/* A variable declared in a function (not at file scope, not extern). */
+bool is_local(CXCursor decl);
+/* Is `decl` declared inside a function (a local type or enumerator)? */
+bool declared_in_function(CXCursor decl);
+/* End of a statement: its extent, and the ';' after it when the extent
+ * stops before one (libclang's expression statements do). */
+unsigned statement_end(const struct unit_file *f, unsigned end);
+
+/* ---- sema_errors.c: errors in the user's text */
+
+/* libclang's errors, mapped from the probe text to the user's, into
+ * w->clang. Warnings are left to the compiler, which sees the rewritten
+ * file. */
+void report_clang(struct walker *w);
+/* An error at probe offset `probe_offset` of unit file `file`, once; `fmt`
+ * takes two strings. */
+void error_at(struct walker *w, int file, unsigned probe_offset,
+              const char *fmt, const char *a, const char *b);
+/* The same at the location of `c`, when it is in a unit file. */
+void error_cursor(struct walker *w, CXCursor c, const char *fmt, const char *a,
+                  const char *b);
+/* The item's text, for messages. */
+char *item_text(const struct unit_file *f, const struct item *it);
+/* libclang's errors join ours, except those in an item we explained. */
+void merge_clang_errors(struct walker *w);
+
+/* ---- sema_items.c: the clauses' expressions */
+
+/* Is `c` (a variable, or an expression naming one) a pointer as far as
+ * memory goes: a pointer, or a parameter declared as an array, which C
+ * adjusts to a pointer (libclang reports the declared type)? */
+bool acts_as_pointer(CXCursor c);
+/* The probe point of `file` at probe offset `at`, or NULL. */
+const struct probe_point *point_at(const struct walker *w, int file,
+                                   unsigned at);
+/* Where the probe expressions under a cursor (a probe block or function)
+ * are checked: a clang_visitChildren visitor of a struct probe_visit. */
+struct probe_visit {
+  struct walker *w;
+  int file;
+  int task; /* the task whose clauses they are, or -1 */
+};
+enum CXChildVisitResult visit_probes(CXCursor c, CXCursor parent,
+                                     CXClientData data);
+
+/* ---- sema_walk.c: function bodies */
+
+/* The directive whose probe anchor is at probe offset `at`, or -1. */
+int anchored(const struct walker *w, int file, unsigned at);
+/* Clauses that mean nothing where their directive is. */
+void check_placement(struct walker *w, const struct unit_file *f, unsigned k,
+                     bool function);
+/* Walks the children of `c` from child `first` on. */
+void walk_children_from(struct walker *w, CXCursor c, unsigned first);
+
+/* ---- sema_captures.c: what task bodies capture */
+
+bool key_set_has(const struct key_set *set, unsigned key);
+void key_set_add(struct key_set *set, unsigned key);
+/* A clang_visitChildren visitor: adds every variable referenced under the
+ * cursor to the struct key_set `set`. */
+enum CXChildVisitResult gather_keys(CXCursor c, CXCursor parent,
+                                    CXClientData set);
+/* A reference to a variable at probe offset `at` of the main file: every
+ * enclosing task whose body does not declare it captures it. */
+void note_reference(struct walker *w, CXCursor ref, CXCursor decl);
+/* Decides how task `t` captures each variable its body uses. */
+void decide_captures(struct walker *w, int t);
+/* References that must go through the task's pointer to a shared
+ * variable. */
+void resolve_refs(struct walker *w);
+
+/* ---- sema_functions.c: task functions */
+
+/* The functions the probe text adds for the clauses of task functions. */
+bool is_probe_function(CXCursor c);
+/* The task function `fn` declares, or -1. */
+int task_function_of(const struct walker *w, CXCursor fn);
+/* Binds each file-scope task directive to the function declaration after
+ * it, and checks the probe function of its clauses. */
+void bind_functions(struct walker *w, const struct kids *top);
+
+/* ---- sema_warnings.c: warnings about task bodies */
+
+/* The warnings about task `t`, whose statement is `body`. */
+void warn_about_task(struct walker *w, int t, CXCursor body);
+
+#endif

@@ -1,0 +1,177 @@
+/* sema_warnings.c: the warnings about a task body: writes no out, inout or
+ * commutative item covers (-Wdag-uncovered-write), and in items the body
+ * never reads (-Wdag-unused-in). */
+#include "sema_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The variable an assignment writes, and whether through a pointer. */
+static CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
+                             bool *through_pointer) {
+  for (;;) {
+    lhs = strip(lhs);
+    enum CXCursorKind k = clang_getCursorKind(lhs);
+    if (k == CXCursor_DeclRefExpr)
+      return clang_getCursorReferenced(lhs);
+    struct kids ks = children(lhs);
+    CXCursor inner = ks.n ? ks.v[0] : clang_getNullCursor();
+    free(ks.v);
+    if (clang_Cursor_isNull(inner))
+      return inner;
+    if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr) {
+      if (canonical(clang_getCursorType(strip(inner))).kind == CXType_Pointer)
+        *through_pointer = true;
+    } else if (k == CXCursor_UnaryOperator) {
+      char *op = first_token(tu, lhs, false);
+      bool deref = strcmp(op, "*") == 0;
+      free(op);
+      if (!deref)
+        return clang_getNullCursor();
+      *through_pointer = true;
+    } else {
+      return clang_getNullCursor();
+    }
+    lhs = inner;
+  }
+}
+
+struct write_check {
+  struct walker *w;
+  int task;
+};
+
+static void check_write(struct write_check *wc, CXCursor at, CXCursor lhs) {
+  struct walker *w = wc->w;
+  struct task_state *st = &w->states[wc->task];
+  struct task *task = &w->s->tasks[wc->task];
+  bool through_pointer = false;
+  CXCursor var = write_target(w->tu, lhs, &through_pointer);
+  if (clang_Cursor_isNull(var) ||
+      (clang_getCursorKind(var) != CXCursor_VarDecl &&
+       clang_getCursorKind(var) != CXCursor_ParmDecl))
+    return;
+  unsigned key = decl_key(var);
+  unsigned in_file;
+  if (where(w, clang_getCursorLocation(var), &in_file) == 0 &&
+      in_span(st->body_probe, key))
+    return; /* the body's own variable */
+  if (key_set_has(&st->written, key))
+    return;
+  char *name = take(clang_getCursorSpelling(var));
+  const struct capture_var *cap = NULL;
+  for (unsigned i = 0; i < task->nvars; i++)
+    if (task->vars[i].key == key)
+      cap = &task->vars[i];
+  unsigned off;
+  int file = where(w, clang_getCursorLocation(at), &off);
+  if (file < 0) {
+    free(name);
+    return;
+  }
+  const struct source *src = &w->s->files[file].src;
+  off = origin(w, file, off);
+  if (through_pointer)
+    diags_add(w->d, DIAG_WARNING, src, off, "-Wdag-uncovered-write",
+              "task body writes through '%s', but no out, inout or "
+              "commutative item names it",
+              name);
+  else if (cap && cap->how == CAPTURE_VALUE)
+    diags_add(w->d, DIAG_WARNING, src, off, "-Wdag-uncovered-write",
+              "task body assigns '%s', its own copy of the variable: the "
+              "value is lost when the task ends (name it in out, inout or "
+              "shared() to write the submitter's '%s')",
+              name, name);
+  else
+    diags_add(w->d, DIAG_WARNING, src, off, "-Wdag-uncovered-write",
+              "task body writes '%s', but no out, inout or commutative item "
+              "names it",
+              name);
+  free(name);
+}
+
+static enum CXChildVisitResult visit_writes(CXCursor c, CXCursor parent,
+                                            CXClientData data) {
+  struct write_check *wc = data;
+  struct walker *w = wc->w;
+  enum CXCursorKind kind = clang_getCursorKind(c);
+  unsigned at;
+  if (kind == CXCursor_IfStmt &&
+      where(w, clang_getCursorLocation(c), &at) == 0 && anchored(w, 0, at) >= 0)
+    return CXChildVisit_Continue; /* a nested task checks its own body */
+  if (kind != CXCursor_BinaryOperator &&
+      kind != CXCursor_CompoundAssignOperator && kind != CXCursor_UnaryOperator)
+    return CXChildVisit_Recurse;
+  struct kids ks = children(c);
+  if (ks.n == 0) {
+    free(ks.v);
+    return CXChildVisit_Recurse;
+  }
+  CXCursor lhs = ks.v[0];
+  free(ks.v);
+  bool writes = kind == CXCursor_CompoundAssignOperator;
+  char *op =
+      kind == CXCursor_BinaryOperator ? binary_operator(w->tu, c, lhs) : NULL;
+  if (op)
+    writes = strcmp(op, "=") == 0;
+  free(op);
+  if (kind == CXCursor_UnaryOperator) {
+    char *first = first_token(w->tu, c, false);
+    char *last = first_token(w->tu, c, true);
+    writes = !strcmp(first, "++") || !strcmp(first, "--") ||
+             !strcmp(last, "++") || !strcmp(last, "--");
+    free(first);
+    free(last);
+  }
+  if (writes)
+    check_write(wc, c, lhs);
+  return CXChildVisit_Recurse;
+}
+
+struct unused_check {
+  struct walker *w;
+  int task;
+};
+
+static enum CXChildVisitResult visit_in_items(CXCursor c, CXCursor parent,
+                                              CXClientData data) {
+  struct unused_check *uc = data;
+  struct walker *w = uc->w;
+  if (clang_getCursorKind(c) != CXCursor_ParenExpr)
+    return CXChildVisit_Recurse;
+  unsigned at;
+  if (where(w, clang_getCursorLocation(c), &at) != 0)
+    return CXChildVisit_Recurse;
+  const struct probe_point *p = point_at(w, 0, at);
+  const struct unit_file *f = &w->s->files[0];
+  if (!p || (p->role != PROBE_ADDRESS && p->role != PROBE_BASE) ||
+      f->dirs[p->directive].clauses[p->clause].kind != CLAUSE_IN)
+    return CXChildVisit_Recurse;
+  struct key_set refs = {0};
+  clang_visitChildren(c, gather_keys, &refs);
+  const struct task_state *st = &w->states[uc->task];
+  bool read = refs.n == 0;
+  for (unsigned i = 0; i < refs.n && !read; i++)
+    read = key_set_has(&st->seen, refs.v[i]);
+  free(refs.v);
+  if (!read) {
+    const struct item *it =
+        &f->dirs[p->directive].clauses[p->clause].items[p->item];
+    char *text = item_text(f, it);
+    diags_add(w->d, DIAG_WARNING, &f->src, it->at.begin, "-Wdag-unused-in",
+              "'in' item '%s' is never read by the task body", text);
+    free(text);
+  }
+  return CXChildVisit_Continue;
+}
+
+void warn_about_task(struct walker *w, int t, CXCursor body) {
+  for (size_t i = 0; i < w->d->n; i++)
+    if (w->d->v[i].level == DIAG_ERROR)
+      return; /* warnings about code that has errors help nobody */
+  struct write_check wc = {w, t};
+  visit_writes(body, clang_getNullCursor(), &wc);
+  clang_visitChildren(body, visit_writes, &wc);
+  struct unused_check uc = {w, t};
+  clang_visitChildren(w->states[t].probes, visit_in_items, &uc);
+}
