@@ -223,6 +223,10 @@ enum task_flag {
   TASK_NO_INLINE = 0x400,   /* never run by its submitter at once: its body
                                may hold it past its end (dag__task_hold) */
   TASK_SMALL = 0x800,       /* from POOL_TASK_SMALL: DAG_ARGS_SMALL inline */
+  TASK_ON_STACK = 0x1000,   /* the record of a task run inline, on the stack
+                               of its submitter (task.c: run_inline) */
+  TASK_PROMOTED = 0x2000,   /* ... whose body deferred a child: the task now
+                               lives on in `promoted` */
 };
 
 /* Every byte here is paid per waiting task (docs/runtime.md): fields that
@@ -236,7 +240,9 @@ struct task {
   union {
     struct task *link;     /* intrusive list while queued or parked, */
     struct deps *children; /* ... then the history of its children, made
-                              lazily once its body runs */
+                              lazily once its body runs; */
+    struct task *promoted; /* with TASK_PROMOTED, the pooled record that
+                              took over (children went with it) */
   };
   struct lock_set *locks; /* commutative locks, NULL if none */
   uint64_t id;            /* global submission number, from 1 */
@@ -264,6 +270,10 @@ static inline bool dag__task_complete(const struct task *t) {
 }
 
 void dag__task_unref(struct task *t);
+
+/* Whether t is a descendant of `ancestor` (a child, a grandchild...). Both
+ * must be unfinished, which keeps every task between them alive. */
+bool dag__task_descends(const struct task *t, const struct task *ancestor);
 
 /* Keeps the running task from completing when its body returns, until
  * dag__task_release: a transfer in flight. Only for tasks submitted with
@@ -298,6 +308,13 @@ void dag__task_link(struct task *pred, struct task *succ);
  * the completion that the caller should run next, or NULL. */
 struct task *dag__task_run(struct worker *w, struct task *t);
 
+/* Timing of nested frames on worker w (bodies run while another waits,
+ * help loops): enter returns the enclosing frame's nested time; leave takes
+ * it and the frame's own duration ns, and returns the part of ns that was
+ * not nested in it. */
+uint64_t dag__nested_enter(struct worker *w);
+uint64_t dag__nested_leave(struct worker *w, uint64_t outer, uint64_t ns);
+
 /* dag_taskwait: waits for the calling context's children, then forgets
  * their history. */
 int dag__wait_children(void);
@@ -316,6 +333,11 @@ void dag__sched_push(struct worker *w, struct task *t);
 /* Next task for w to run, or NULL when none is found right now. A patient
  * caller (idle only briefly) steals only from queues worth a batch. */
 struct task *dag__sched_pop(struct worker *w, bool patient);
+
+/* Next task for w to run, as dag__sched_pop, among the descendants of
+ * `ancestor` only: for a thread that waits inside ancestor's body. */
+struct task *dag__sched_pop_descendant(struct worker *w,
+                                       const struct task *ancestor);
 
 /* Whether a task with a positive priority is ready. */
 bool dag__sched_urgent(void);
@@ -348,6 +370,9 @@ struct worker {
   struct ring *queue;
   uint32_t rng;
   struct worker_stats stats;
+  /* With timing: the time of the bodies and help loops nested in the body
+   * (or help loop) running now, which its own busy time leaves out. */
+  uint64_t nested_ns;
   struct trace_buffer *trace;
 };
 

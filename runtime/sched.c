@@ -8,6 +8,15 @@
  * full ring spills half of its tasks to the shared injection list; the
  * submitting thread runs tasks itself well before that (task.c).
  *
+ * A thread that waits inside a task body (taskwait, an undeferred task) may
+ * run only descendants of that task, so that the bodies piled on its stack
+ * never outnumber the program's own nesting (OpenMP's task scheduling
+ * constraint). It takes the newest task of its own ring, which descends
+ * from the waiting task whenever anything there does: all that the thread
+ * pushed since that body started on it does, and nothing older can. Failing
+ * that, it looks through the heap and the injection list, and at the
+ * oldest task of each other ring.
+ *
  * Tasks with a non-zero priority go to one shared heap instead, ordered by
  * priority then submission; positive priorities are served before the
  * rings, negative ones only when nothing else is ready. Threads that are
@@ -32,22 +41,39 @@
 
 #define RING_SIZE 256 /* a power of two */
 
+/* The head word: the position of the oldest task in its low 32 bits, then a
+ * lock bit, then a version. Consumers take from the head with a
+ * compare-and-swap of the whole word. A thread that must look at a task
+ * before deciding to take it (the owner at its tail, a waiting thread
+ * peeking at a victim's head, see sched_pop_descendant) sets the lock bit,
+ * which makes every other consumer's exchange fail, and clears it with a
+ * new version: a consumer that read the slots before the lock cannot then
+ * take what changed under it. */
+#define HEAD_POS(h) ((uint32_t)(h))
+#define HEAD_LOCKED ((uint64_t)1 << 32)
+#define HEAD_VERSION ((uint64_t)1 << 33)
+
 struct ring {
   /* Positions count up and wrap at 2^32; the ring size divides that. */
-  _Alignas(DAG_CACHELINE) _Atomic uint32_t head; /* consumers */
+  _Alignas(DAG_CACHELINE) _Atomic uint64_t head; /* consumers */
   _Alignas(DAG_CACHELINE) _Atomic uint32_t tail; /* the owner */
   _Alignas(DAG_CACHELINE) _Atomic(struct task *) slot[RING_SIZE];
 };
 
+/* The head word moved on by n tasks, unlocked. */
+static uint64_t head_advance(uint64_t h, uint32_t n) {
+  return (h & ~(HEAD_LOCKED | UINT32_MAX)) | (uint32_t)(HEAD_POS(h) + n);
+}
+
 static uint32_t ring_size(struct ring *r) {
-  uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  uint32_t h = HEAD_POS(atomic_load_explicit(&r->head, memory_order_acquire));
   uint32_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
   return t - h;
 }
 
 /* Owner only. Returns false when the ring is full. */
 static bool ring_push(struct ring *r, struct task *t) {
-  uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  uint32_t h = HEAD_POS(atomic_load_explicit(&r->head, memory_order_acquire));
   uint32_t tl = atomic_load_explicit(&r->tail, memory_order_relaxed);
   if (tl - h >= RING_SIZE)
     return false;
@@ -56,17 +82,19 @@ static bool ring_push(struct ring *r, struct task *t) {
   return true;
 }
 
-/* Takes the oldest task; the owner or anyone. */
+/* Takes the oldest task; the owner or anyone. A locked ring reads as empty:
+ * its lock is held for a few instructions, and callers look again. */
 static struct task *ring_pop(struct ring *r) {
-  uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
   for (;;) {
     uint32_t tl = atomic_load_explicit(&r->tail, memory_order_acquire);
-    if ((uint32_t)h == tl)
+    if (HEAD_POS(h) == tl || (h & HEAD_LOCKED))
       return NULL;
-    struct task *t =
-        atomic_load_explicit(&r->slot[h % RING_SIZE], memory_order_relaxed);
-    if (atomic_compare_exchange_weak_explicit(
-            &r->head, &h, h + 1, memory_order_acq_rel, memory_order_acquire))
+    struct task *t = atomic_load_explicit(&r->slot[HEAD_POS(h) % RING_SIZE],
+                                          memory_order_relaxed);
+    if (atomic_compare_exchange_weak_explicit(&r->head, &h, head_advance(h, 1),
+                                              memory_order_acq_rel,
+                                              memory_order_acquire))
       return t;
   }
 }
@@ -77,23 +105,75 @@ static struct task *ring_pop(struct ring *r) {
  * the compare-and-swap then fails and we read again. */
 static uint32_t ring_grab(struct ring *r, struct task **out, uint32_t least) {
   for (;;) {
-    uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
     uint32_t tl = atomic_load_explicit(&r->tail, memory_order_acquire);
-    uint32_t n = tl - h;
-    if (n < least || n == 0)
+    uint32_t n = tl - HEAD_POS(h);
+    if (n < least || n == 0 || (h & HEAD_LOCKED))
       return 0;
     n -= n / 2;
     if (n > RING_SIZE / 2)
       continue; /* head and tail read at different moments */
     for (uint32_t i = 0; i < n; i++)
-      out[i] = atomic_load_explicit(&r->slot[(h + i) % RING_SIZE],
+      out[i] = atomic_load_explicit(&r->slot[(HEAD_POS(h) + i) % RING_SIZE],
                                     memory_order_relaxed);
-    uint32_t expected = h;
-    if (atomic_compare_exchange_strong_explicit(&r->head, &expected, h + n,
-                                                memory_order_acq_rel,
-                                                memory_order_acquire))
+    uint64_t expected = h;
+    if (atomic_compare_exchange_strong_explicit(
+            &r->head, &expected, head_advance(h, n), memory_order_acq_rel,
+            memory_order_acquire))
       return n;
   }
+}
+
+/* Locks r's head against other consumers, if it holds a task and no one
+ * else holds the lock. Returns whether it did; *h is then the head word as
+ * it was. */
+static bool ring_lock(struct ring *r, uint64_t *h) {
+  *h = atomic_load_explicit(&r->head, memory_order_acquire);
+  for (;;) {
+    uint32_t tl = atomic_load_explicit(&r->tail, memory_order_acquire);
+    if (HEAD_POS(*h) == tl || (*h & HEAD_LOCKED))
+      return false;
+    if (atomic_compare_exchange_weak_explicit(&r->head, h, *h | HEAD_LOCKED,
+                                              memory_order_acq_rel,
+                                              memory_order_acquire))
+      return true;
+  }
+}
+
+/* Unlocks r's head, locked when it was h, with `taken` tasks gone from it,
+ * under a new version. */
+static void ring_unlock(struct ring *r, uint64_t h, uint32_t taken) {
+  atomic_store_explicit(&r->head, head_advance(h + HEAD_VERSION, taken),
+                        memory_order_release);
+}
+
+/* The owner takes its newest task if it descends from `ancestor`. */
+static struct task *ring_pop_newest(struct ring *r,
+                                    const struct task *ancestor) {
+  uint64_t h;
+  if (!ring_lock(r, &h))
+    return NULL;
+  uint32_t tl = atomic_load_explicit(&r->tail, memory_order_relaxed);
+  struct task *t = atomic_load_explicit(&r->slot[(tl - 1) % RING_SIZE],
+                                        memory_order_relaxed);
+  bool take = dag__task_descends(t, ancestor);
+  if (take)
+    atomic_store_explicit(&r->tail, tl - 1, memory_order_relaxed);
+  ring_unlock(r, h, 0); /* the release publishes the new tail */
+  return take ? t : NULL;
+}
+
+/* Anyone takes r's oldest task if it descends from `ancestor`. */
+static struct task *ring_pop_oldest_descendant(struct ring *r,
+                                               const struct task *ancestor) {
+  uint64_t h;
+  if (!ring_lock(r, &h))
+    return NULL;
+  struct task *t = atomic_load_explicit(&r->slot[HEAD_POS(h) % RING_SIZE],
+                                        memory_order_relaxed);
+  bool take = dag__task_descends(t, ancestor);
+  ring_unlock(r, h, take);
+  return take ? t : NULL;
 }
 
 /* --------------------------------------------------- the priority heap */
@@ -134,18 +214,17 @@ static void heap_push(struct task *t) {
   pthread_mutex_unlock(&heap.lock);
 }
 
-/* Pops the best task if its priority is at least min_priority. */
-static struct task *heap_pop(int min_priority) {
-  if (atomic_load_explicit(&heap.count, memory_order_relaxed) == 0 ||
-      atomic_load_explicit(&heap.top_priority, memory_order_relaxed) <
-          min_priority)
-    return NULL;
-  pthread_mutex_lock(&heap.lock);
-  struct task *best = NULL;
-  if (heap.n > 0 && heap.items[0]->priority >= min_priority) {
-    best = heap.items[0];
-    struct task *last = heap.items[--heap.n];
-    size_t i = 0;
+/* Removes and returns the item at index i, with the lock held. */
+static struct task *heap_take(size_t i) {
+  struct task *taken = heap.items[i];
+  struct task *last = heap.items[--heap.n];
+  if (i < heap.n) {
+    /* last goes into the hole: up if it beats the hole's parent, else
+     * down. */
+    while (i > 0 && heap_before(last, heap.items[(i - 1) / 2])) {
+      heap.items[i] = heap.items[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
     for (;;) {
       size_t c = 2 * i + 1;
       if (c >= heap.n)
@@ -157,15 +236,43 @@ static struct task *heap_pop(int min_priority) {
       heap.items[i] = heap.items[c];
       i = c;
     }
-    if (heap.n > 0)
-      heap.items[i] = last;
-    atomic_store_explicit(&heap.top_priority,
-                          heap.n ? heap.items[0]->priority : INT_MIN,
-                          memory_order_relaxed);
-    atomic_store_explicit(&heap.count, heap.n, memory_order_relaxed);
+    heap.items[i] = last;
   }
+  atomic_store_explicit(&heap.top_priority,
+                        heap.n ? heap.items[0]->priority : INT_MIN,
+                        memory_order_relaxed);
+  atomic_store_explicit(&heap.count, heap.n, memory_order_relaxed);
+  return taken;
+}
+
+/* Pops the best task if its priority is at least min_priority. */
+static struct task *heap_pop(int min_priority) {
+  if (atomic_load_explicit(&heap.count, memory_order_relaxed) == 0 ||
+      atomic_load_explicit(&heap.top_priority, memory_order_relaxed) <
+          min_priority)
+    return NULL;
+  pthread_mutex_lock(&heap.lock);
+  struct task *best = NULL;
+  if (heap.n > 0 && heap.items[0]->priority >= min_priority)
+    best = heap_take(0);
   pthread_mutex_unlock(&heap.lock);
   return best;
+}
+
+/* Pops the best task that descends from `ancestor`, if any: a scan, for the
+ * rare waiting task whose children have priorities. */
+static struct task *heap_pop_descendant(const struct task *ancestor) {
+  if (atomic_load_explicit(&heap.count, memory_order_relaxed) == 0)
+    return NULL;
+  pthread_mutex_lock(&heap.lock);
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < heap.n; i++)
+    if ((best == SIZE_MAX || heap_before(heap.items[i], heap.items[best])) &&
+        dag__task_descends(heap.items[i], ancestor))
+      best = i;
+  struct task *t = best == SIZE_MAX ? NULL : heap_take(best);
+  pthread_mutex_unlock(&heap.lock);
+  return t;
 }
 
 /* ----------------------------------------------------- injection list */
@@ -199,6 +306,26 @@ static struct task *inject_pop(void) {
     inject.head = t->link;
     if (!inject.head)
       inject.tail = NULL;
+    atomic_fetch_sub_explicit(&inject.count, 1, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&inject.lock);
+  return t;
+}
+
+/* Takes the oldest task that descends from `ancestor`, if any: a scan. */
+static struct task *inject_pop_descendant(const struct task *ancestor) {
+  if (atomic_load_explicit(&inject.count, memory_order_relaxed) == 0)
+    return NULL;
+  pthread_mutex_lock(&inject.lock);
+  struct task *prev = NULL, *t = inject.head;
+  while (t && !dag__task_descends(t, ancestor)) {
+    prev = t;
+    t = t->link;
+  }
+  if (t) {
+    *(prev ? &prev->link : &inject.head) = t->link;
+    if (inject.tail == t)
+      inject.tail = prev;
     atomic_fetch_sub_explicit(&inject.count, 1, memory_order_relaxed);
   }
   pthread_mutex_unlock(&inject.lock);
@@ -332,15 +459,19 @@ size_t dag__sched_local_size(struct worker *w) { return ring_size(w->queue); }
  * per task, where a moment later it pays one per batch. */
 #define STEAL_PATIENT_LEAST 4
 
+/* xorshift: thieves start at a random victim so that they spread out. */
+static uint32_t next_random(struct worker *w) {
+  w->rng ^= w->rng << 13;
+  w->rng ^= w->rng >> 17;
+  w->rng ^= w->rng << 5;
+  return w->rng;
+}
+
 /* Takes half of another worker's ready tasks: runs the first, keeps the
  * rest in w's own ring (empty, since w found nothing there). */
 static struct task *steal(struct worker *w, bool patient) {
   uint32_t least = patient ? STEAL_PATIENT_LEAST : 1;
-  /* xorshift: start at a random victim so thieves spread out. */
-  w->rng ^= w->rng << 13;
-  w->rng ^= w->rng >> 17;
-  w->rng ^= w->rng << 5;
-  int start = (int)(w->rng % (uint32_t)nrings);
+  int start = (int)(next_random(w) % (uint32_t)nrings);
   struct task *batch[RING_SIZE / 2];
   for (int k = 0; k < nrings; k++) {
     struct ring *victim = &rings[(start + k) % nrings];
@@ -356,6 +487,35 @@ static struct task *steal(struct worker *w, bool patient) {
         DAG_BUG("a thief's ring was not empty");
     return batch[0];
   }
+  return NULL;
+}
+
+/* The oldest task of another worker's queue that descends from
+ * `ancestor`: one look at each victim's head, from a random one on. */
+static struct task *steal_descendant(struct worker *w,
+                                     const struct task *ancestor) {
+  int start = (int)(next_random(w) % (uint32_t)nrings);
+  for (int k = 0; k < nrings; k++) {
+    struct ring *victim = &rings[(start + k) % nrings];
+    struct task *t;
+    if (victim != w->queue &&
+        (t = ring_pop_oldest_descendant(victim, ancestor))) {
+      w->stats.steals++;
+      w->stats.stolen++;
+      return t;
+    }
+  }
+  return NULL;
+}
+
+struct task *dag__sched_pop_descendant(struct worker *w,
+                                       const struct task *ancestor) {
+  struct task *t;
+  if ((t = ring_pop_newest(w->queue, ancestor)) ||
+      (t = heap_pop_descendant(ancestor)) ||
+      (t = inject_pop_descendant(ancestor)) ||
+      (t = steal_descendant(w, ancestor)))
+    return t;
   return NULL;
 }
 

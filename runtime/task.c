@@ -30,6 +30,13 @@ struct task *dag__current_task(void) {
   return current ? current : &dag__root_task;
 }
 
+bool dag__task_descends(const struct task *t, const struct task *ancestor) {
+  for (const struct task *p = t->parent; p; p = p->parent)
+    if (p == ancestor)
+      return true;
+  return false;
+}
+
 void dag__task_unref(struct task *t) {
   if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
     return;
@@ -145,11 +152,30 @@ static struct task *finish_body(struct worker *w, struct task *t) {
 /* Workers time one task body in this many, to learn task sizes (grain.c). */
 #define GRAIN_SAMPLE_EVERY 16
 
+/* Timing (stats, traces): a body's busy time leaves out the bodies and
+ * help loops nested in it, which count for themselves, so that a waiting
+ * body is not busy twice. Returns the nested time of the caller's frame. */
+uint64_t dag__nested_enter(struct worker *w) {
+  uint64_t outer = w->nested_ns;
+  w->nested_ns = 0;
+  return outer;
+}
+
+uint64_t dag__nested_leave(struct worker *w, uint64_t outer, uint64_t ns) {
+  uint64_t own = ns - w->nested_ns;
+  w->nested_ns = outer + ns;
+  return own;
+}
+
 static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
                                        void *args) {
   bool sampled = w && w->stats.tasks % GRAIN_SAMPLE_EVERY == 0;
   bool timed = sampled || (w && dag__timing);
-  uint64_t t0 = timed ? dag__now_ns() : 0;
+  uint64_t t0 = 0, outer = 0;
+  if (unlikely(timed)) {
+    outer = dag__nested_enter(w);
+    t0 = dag__now_ns();
+  }
   struct task *saved = current;
   current = t;
   t->fn(args);
@@ -158,7 +184,7 @@ static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
     w->stats.tasks++;
   if (unlikely(timed)) {
     uint64_t t1 = dag__now_ns();
-    w->stats.busy_ns += t1 - t0;
+    w->stats.busy_ns += dag__nested_leave(w, outer, t1 - t0);
     if (sampled)
       dag__grain_note(t->fn, t1 - t0);
     if (dag__tracing)
@@ -372,12 +398,97 @@ struct submission {
 /* Argument blocks up to this size are copied on the stack to run inline. */
 #define INLINE_ARGS_MAX 256
 
+/* The record of a task that lasts past its submitter's frame: t itself,
+ * unless t runs inline on the stack (run_inline), which is then promoted to
+ * a pooled record first, and so are the inline tasks it runs inside. */
+static struct task *lasting(struct task *t);
+
+/* s, an inline task on the stack, is about to defer a child, which will
+ * outlive s's frame: a pooled record takes s's place from now on, counted
+ * as a child of s's parent, so that s's submitter need not wait for its
+ * children (run_inline). */
+static void promote(struct task *s) {
+  struct task *parent = lasting(s->parent);
+  struct task *p = dag__pool_get(POOL_TASK_SMALL);
+  if (!p)
+    dag__out_of_memory("task records");
+  p->fn = s->fn;
+  p->parent = parent;
+  p->children = NULL; /* s has none: only defer() makes a history */
+  p->locks = NULL;
+  if (dag__tracing || dag__graphing) {
+    p->label = s->label;
+    p->file = s->file;
+    p->line = s->line;
+    p->id = s->id;
+  } else {
+    p->label = p->file = NULL;
+    p->line = 0;
+    p->id = 0;
+  }
+  p->priority = 0;
+  p->flags = TASK_SMALL;
+  p->args_size = 0; /* s's body runs with the arguments it has */
+  atomic_init(&p->succ, NULL);
+  atomic_init(&p->pending, 1); /* never scheduled: it runs already */
+  atomic_init(&p->unfinished, 1);
+  atomic_init(&p->refs, 1);
+  p->credits = 0;
+  p->inline_left = 0;
+  count_child(parent);
+  s->flags |= TASK_PROMOTED;
+  s->promoted = p;
+  if (current == s)
+    current = p;
+}
+
+static struct task *lasting(struct task *t) {
+  if (likely(!(t->flags & TASK_ON_STACK)))
+    return t;
+  if (!(t->flags & TASK_PROMOTED))
+    promote(t);
+  return t->promoted;
+}
+
+/* The body of p, a promoted inline task, has returned while children of it
+ * run on: later siblings must wait for p as for any task, so p's accesses
+ * join its parent's history now, as if p had been deferred (nothing was
+ * submitted in between, and what p depends on is complete). Commutative
+ * accesses go in as inout, since p holds no commutative lock. */
+static void register_promoted(struct task *p, const struct submission *s) {
+  struct task *parent = p->parent;
+  if (!parent->children)
+    parent->children = dag__deps_new();
+  for (size_t i = 0; i < s->n; i++) {
+    enum dag_mode mode =
+        s->modes[i] == DAG_COMMUTATIVE ? DAG_INOUT : s->modes[i];
+    dag__deps_add(parent->children, p, &s->regs[i], &mode, 1);
+  }
+}
+
+/* Ends the body of t, run inline: a promoted t completes when its last
+ * child does, without its submitter waiting. */
+static void finish_inline(struct worker *w, struct task *t,
+                          const struct submission *s) {
+  struct task *p = t->promoted;
+  /* The body's share still keeps p from completing meanwhile. */
+  bool children_left =
+      atomic_load_explicit(&p->unfinished, memory_order_acquire) >
+      1 + p->credits;
+  if (children_left && s->n > 0)
+    register_promoted(p, s);
+  struct task *next = finish_body(w, p);
+  if (next)
+    dag__sched_push(w, next);
+}
+
 /* Runs s in the calling thread: once the earlier tasks it depends on are
- * complete (running other tasks meanwhile), and before returning. It is
- * complete when later siblings come, so it needs no record, no edge and no
- * pool memory: the path of undeferred tasks, of taskwait on a list, and of a
- * submitter that is far ahead of the workers. Commutative accesses wait for
- * earlier commutative siblings like inout does, which excludes them. */
+ * complete (running other tasks meanwhile), and before returning. Unless
+ * its body defers a child, it is complete when later siblings come, so it
+ * needs no record, no edge and no pool memory: the path of undeferred
+ * tasks, of taskwait on a list, and of a submitter that is far ahead of the
+ * workers. Commutative accesses wait for earlier commutative siblings like
+ * inout does, which excludes them. */
 static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
                                          const struct submission *s) {
   if (s->n > 0 && parent->children)
@@ -388,14 +499,15 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
   _Alignas(16) char small_args[INLINE_ARGS_MAX];
   /* Only what a running body and its children use: this path is hot for
    * tiny tasks, and zeroing the whole record would cost a third of it.
-   * Nothing links to t (it is complete before any sibling comes), so its
-   * successor list, pending count, references and priority stay unset;
-   * its names and id only serve traces and graphs. */
+   * Nothing links to t (it is complete before any sibling comes, or
+   * promoted), so its successor list, pending count, references and
+   * priority stay unset; its names and id only serve traces and graphs. */
   struct task t;
   t.fn = s->fn;
   t.parent = parent;
   t.children = NULL;
   t.locks = NULL;
+  t.flags = TASK_ON_STACK;
   t.credits = 0;
   t.inline_left = 0;
   atomic_init(&t.unfinished, 1);
@@ -419,10 +531,12 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
   run_body(w, &t, args);
   if (w)
     w->stats.inlined++;
-  /* t lives on this stack: its children must be done before we return. */
-  wait_for_children(&t);
-  if (t.children)
-    dag__deps_free(t.children);
+  /* Had the body of t promoted its parent, this frame goes on as the
+   * parent's body: it is the promoted record now. */
+  if (unlikely(parent->flags & TASK_PROMOTED))
+    current = parent->promoted;
+  if (unlikely(t.flags & TASK_PROMOTED))
+    finish_inline(w, &t, s);
   if (args != small_args)
     dag__args_free(args, s->args_size);
 }
@@ -431,6 +545,7 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
  * depends on complete. */
 static void defer(struct worker *w, struct task *parent,
                   const struct submission *s) {
+  parent = lasting(parent);
   struct task *t = new_task(s->info, s->fn, s->args, s->args_size);
   t->parent = parent;
   count_child(parent);

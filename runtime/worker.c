@@ -142,9 +142,14 @@ void dag__workers_release(void) {
   nworkers = 0;
 }
 
-static bool help_once(struct idleness *idle) {
-  struct worker *w = self;
-  struct task *t = w ? dag__sched_pop(w, patient(idle)) : NULL;
+/* Runs a task, and the successors its completion hands back: inside a
+ * task body (ancestor not NULL) only descendants of it, so that the bodies
+ * stacked on this thread stay as few as the program's own nesting (a
+ * successor of a descendant is one: edges join siblings only). */
+static bool help_once(struct worker *w, struct idleness *idle,
+                      const struct task *ancestor) {
+  struct task *t = ancestor ? dag__sched_pop_descendant(w, ancestor)
+                            : dag__sched_pop(w, patient(idle));
   if (!t)
     return false;
   run_chain(w, t);
@@ -152,11 +157,22 @@ static bool help_once(struct idleness *idle) {
 }
 
 void dag__help_while(bool (*cond)(void *arg), void *arg) {
+  struct worker *w = self;
+  struct task *waiting = dag__current_task();
+  const struct task *ancestor = waiting == &dag__root_task ? NULL : waiting;
+  bool timed = w && dag__timing;
+  uint64_t outer = 0, t0 = 0;
+  if (timed) { /* help time is not the waiting body's busy time */
+    outer = dag__nested_enter(w);
+    t0 = dag__now_ns();
+  }
   struct idleness idle = {0, 1};
   while (cond(arg)) {
-    if (help_once(&idle) || dag__comm_poll())
+    if ((w && help_once(w, &idle, ancestor)) || dag__comm_poll())
       idle.since = 0;
     else if (idle_round(&idle) > IDLE_SLEEP_NS)
       sched_yield(); /* maybe more threads than cores: let others run */
   }
+  if (timed)
+    dag__nested_leave(w, outer, dag__now_ns() - t0);
 }

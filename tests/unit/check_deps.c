@@ -261,6 +261,158 @@ START_TEST(completed_history_is_forgotten) {
 }
 END_TEST
 
+/* ------------------------------------------- whether a task may run now */
+
+/* One case of dag__deps_ready: an earlier task's access, whether that task
+ * is complete, and a later access; `ready` is whether the later one may run
+ * now (the check behind running a task inline). Regions are bytes of
+ * ready_data: `count` rows of `len` bytes, `stride` apart, from `lo`. */
+struct ready_access {
+  enum dag_mode mode;
+  size_t lo, len, count, stride;
+};
+
+struct ready_case {
+  const char *name;
+  struct ready_access earlier;
+  bool earlier_complete;
+  struct ready_access later;
+  bool ready;
+};
+
+static const struct ready_case ready_cases[] = {
+    {"read after an unfinished write",
+     {DAG_OUT, 0, 8, 1, 0},
+     false,
+     {DAG_IN, 0, 8, 1, 0},
+     false},
+    {"read after a finished write",
+     {DAG_OUT, 0, 8, 1, 0},
+     true,
+     {DAG_IN, 0, 8, 1, 0},
+     true},
+    {"read after an unfinished read",
+     {DAG_IN, 0, 8, 1, 0},
+     false,
+     {DAG_IN, 0, 8, 1, 0},
+     true},
+    {"write after an unfinished read",
+     {DAG_IN, 0, 8, 1, 0},
+     false,
+     {DAG_OUT, 0, 8, 1, 0},
+     false},
+    {"inout after an unfinished read",
+     {DAG_IN, 0, 8, 1, 0},
+     false,
+     {DAG_INOUT, 0, 8, 1, 0},
+     false},
+    {"write after an unfinished write",
+     {DAG_OUT, 0, 8, 1, 0},
+     false,
+     {DAG_OUT, 0, 8, 1, 0},
+     false},
+    {"write after a finished write",
+     {DAG_INOUT, 0, 8, 1, 0},
+     true,
+     {DAG_OUT, 0, 8, 1, 0},
+     true},
+    {"disjoint bytes",
+     {DAG_OUT, 0, 8, 1, 0},
+     false,
+     {DAG_INOUT, 8, 8, 1, 0},
+     true},
+    {"one shared byte",
+     {DAG_OUT, 0, 8, 1, 0},
+     false,
+     {DAG_IN, 7, 8, 1, 0},
+     false},
+    {"a section inside",
+     {DAG_OUT, 0, 64, 1, 0},
+     false,
+     {DAG_IN, 16, 4, 1, 0},
+     false},
+    {"commutative after unfinished commutative",
+     {DAG_COMMUTATIVE, 0, 8, 1, 0},
+     false,
+     {DAG_COMMUTATIVE, 0, 8, 1, 0},
+     false},
+    {"commutative after finished commutative",
+     {DAG_COMMUTATIVE, 0, 8, 1, 0},
+     true,
+     {DAG_COMMUTATIVE, 0, 8, 1, 0},
+     true},
+    {"commutative after an unfinished read",
+     {DAG_IN, 0, 8, 1, 0},
+     false,
+     {DAG_COMMUTATIVE, 0, 8, 1, 0},
+     false},
+    {"read after unfinished commutative",
+     {DAG_COMMUTATIVE, 0, 8, 1, 0},
+     false,
+     {DAG_IN, 0, 8, 1, 0},
+     false},
+    {"tiles side by side",
+     {DAG_OUT, 0, 16, 4, 64},
+     false,
+     {DAG_IN, 16, 16, 4, 64},
+     true},
+    {"tiles sharing a column",
+     {DAG_OUT, 0, 16, 4, 64},
+     false,
+     {DAG_IN, 8, 16, 4, 64},
+     false},
+    {"a tile and a row between its rows",
+     {DAG_OUT, 0, 16, 4, 64},
+     false,
+     {DAG_INOUT, 16, 48, 1, 0},
+     true},
+    {"a tile and a run across its rows",
+     {DAG_OUT, 0, 16, 4, 64},
+     false,
+     {DAG_IN, 32, 64, 1, 0},
+     false},
+};
+
+static char ready_data[512];
+
+static struct region ready_region(const struct ready_access *a) {
+  struct dag_region r =
+      a->count > 1
+          ? dag_region_2d(ready_data + a->lo, a->count, a->len, a->stride)
+          : dag_region_1d(ready_data + a->lo, a->len);
+  struct region g;
+  const char *why;
+  ck_assert_int_eq(dag__region_make(&r, &g, &why), 0);
+  return g;
+}
+
+START_TEST(ready_table) {
+  const struct ready_case *c = &ready_cases[_i];
+  dag__edge_hook = ignore_edge;
+  struct deps *d = dag__deps_new();
+  struct task *t = fake_task();
+  struct region g = ready_region(&c->earlier);
+  dag__deps_add(d, t, &g, &c->earlier.mode, 1);
+  if (c->earlier_complete)
+    atomic_store(&t->succ, DAG_SUCC_CLOSED);
+  struct region later = ready_region(&c->later);
+  ck_assert_msg(dag__deps_ready(d, &later, &c->later.mode, 1) == c->ready,
+                "%s: ready should be %d", c->name, c->ready);
+  /* Among other accesses, the answer is the same. */
+  struct region far = {0};
+  struct dag_region fr = dag_region_1d(ready_data + 400, 8);
+  const char *why;
+  ck_assert_int_eq(dag__region_make(&fr, &far, &why), 0);
+  struct region both[2] = {far, later};
+  enum dag_mode modes[2] = {DAG_INOUT, c->later.mode};
+  ck_assert_msg(dag__deps_ready(d, both, modes, 2) == c->ready,
+                "%s, second of two accesses: ready should be %d", c->name,
+                c->ready);
+  dag__deps_free(d);
+  dag__task_unref(t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("deps");
   TCase *tc = tcase_create("oracle");
@@ -271,6 +423,11 @@ int main(void) {
   tcase_add_test(tc, chain_keeps_one_record);
   tcase_add_test(tc, completed_history_is_forgotten);
   tcase_set_timeout(tc, 300);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("ready");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_loop_test(tc, ready_table, 0,
+                      (int)(sizeof ready_cases / sizeof ready_cases[0]));
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
