@@ -3,13 +3,16 @@
  * For a task on a statement, N being the task's number in the file:
  *
  *   struct __dag_args_N { captured variables };          before the function
- *   static void __dag_body_N(void *__dag_v) { copies; the statement }
+ *   static void __dag_body_N(void *__dag_v);
  *   ...
  *   { struct __dag_args_N __dag_args = {...};              in place of the
  *     struct dag_access __dag_acc[] = {...};             directive and the
  *     static const struct dag_task_info __dag_info = {...};   statement
  *     dag_check(dag_submit(&__dag_info, &__dag_args, sizeof __dag_args, ...));
- * }
+ *   }
+ *   ...
+ *   static void __dag_body_N(void *__dag_v) {              after the function
+ *     copies; the statement }
  *
  * A shared variable travels as a pointer, `__dag_sh_<name>` in the body,
  * and the body's references to it are rewritten to `(*__dag_sh_<name>)`. */
@@ -284,18 +287,30 @@ static void body_declarations(struct edit *ed, const struct task *t) {
   }
 }
 
-/* The outlined body, inserted before the function that holds the task. */
-static void outline(struct emitter *em, unsigned n) {
+/* Before the function that holds the task: the argument struct and the
+ * body's prototype, for the submission. */
+static void declare_body(struct emitter *em, unsigned n) {
   const struct task *t = &em->s->tasks[n];
-  const struct unit_file *f = t->file;
-  struct edit *ed =
-      edits_add(em->e, (struct span){t->toplevel, t->toplevel}, false);
-  edit_piece(ed, PIECE_LINE, &f->src, NULL, directive_of(t)->at);
+  struct edit *ed = edits_add(
+      em->e, (struct span){t->toplevel.begin, t->toplevel.begin}, false);
+  edit_piece(ed, PIECE_LINE, &t->file->src, NULL, directive_of(t)->at);
   if (t->nvars) {
     edit_text(ed, "struct __dag_args_%u {\n", n);
     member_declarations(ed, t);
     edit_text(ed, "};\n");
   }
+  edit_text(ed, "static void __dag_body_%u(void *__dag_v);\n", n);
+}
+
+/* The outlined body, after the function that holds the task, where every
+ * declaration the function sees at file scope is visible, the function
+ * itself included (a body may call it). */
+static void outline(struct emitter *em, unsigned n) {
+  const struct task *t = &em->s->tasks[n];
+  const struct unit_file *f = t->file;
+  struct edit *ed =
+      edits_add(em->e, (struct span){t->toplevel.end, t->toplevel.end}, false);
+  edit_piece(ed, PIECE_LINE, &f->src, NULL, directive_of(t)->at);
   edit_text(ed, "static void __dag_body_%u(void *__dag_v) {\n", n);
   if (t->nvars) {
     edit_text(ed, "struct __dag_args_%u *__dag_a = __dag_v;\n", n);
@@ -532,11 +547,11 @@ void emit_edits(const struct sema *s, struct edits *e) {
    * are left alone: the compiler ignores them as cc would. */
   for (unsigned f = 0; f < s->nfunctions; f++)
     task_function(&em, f);
-  /* Outlined bodies in reverse: a nested task's body function comes before
-   * the body of the task that submits it. */
-  for (unsigned n = s->ntasks; n-- > 0;)
-    if (s->tasks[n].kind == TASK_STATEMENT)
+  for (unsigned n = 0; n < s->ntasks; n++)
+    if (s->tasks[n].kind == TASK_STATEMENT) {
+      declare_body(&em, n);
       outline(&em, n);
+    }
   for (unsigned n = 0; n < s->ntasks; n++) {
     const struct task *t = &s->tasks[n];
     switch (t->kind) {

@@ -82,7 +82,7 @@ static void walk_main_functions(struct walker *w, const struct kids *top) {
     unsigned begin = origin(w, 0, at.begin), end = origin_end(w, 0, at.end);
     if (!needs_walk(w, begin, end, macros, nmacros))
       continue;
-    w->toplevel = begin;
+    w->toplevel = (struct span){begin, end};
     walk_children_from(w, c, 0);
   }
   free(macros);

@@ -56,7 +56,7 @@ struct task {
    * CALL: the callee's name. In the main file. */
   struct span replace;
   struct span body;  /* STATEMENT: the statement, outlined */
-  unsigned toplevel; /* start of the file-scope declaration around it */
+  struct span toplevel; /* the function definition around it */
   int parent;        /* the task whose body holds this one, or -1 */
   char *label;       /* default label: the callee's name, or NULL */
   struct capture_var *vars;

@@ -47,7 +47,7 @@ struct walker {
   struct diags *d;
   CXTranslationUnit tu;
   CXFile *cxfiles; /* per unit file */
-  unsigned toplevel;
+  struct span toplevel; /* the function being walked */
   int stack[MAX_NESTING]; /* enclosing statement tasks, innermost last */
   int depth;
   int loops, switches; /* inside the innermost task's body */

@@ -252,7 +252,7 @@ static void walk_call(struct walker *w, CXCursor call, CXCursor parent,
   task->replace = at;
   task->label = xstrdup(f->name);
   if (!f->used)
-    f->first_use = w->toplevel;
+    f->first_use = w->toplevel.begin;
   f->used = true;
   walk_children_from(w, call, 1);
 }
