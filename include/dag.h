@@ -157,6 +157,9 @@ struct dag_task_info {
   const struct dag_variant *variants;
   int nvariants;
   int rank; /* with DAG_TASK_ON_RANK: the rank that runs it */
+  /* The items of the pragma as written, one per access (NULL: none), for
+   * messages about an access. */
+  const char *const *items;
 };
 
 /* Submits a task. `args_size` bytes at `args` are copied into the task (may

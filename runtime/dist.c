@@ -162,9 +162,8 @@ const void *dag__dist_version(void) {
   return atomic_load_explicit(&current, memory_order_acquire);
 }
 
-const struct dag_allocation *dag__dist_find(const void *p) {
-  struct table *t = atomic_load_explicit(&current, memory_order_acquire);
-  uintptr_t x = (uintptr_t)p;
+/* The allocation of table t holding the byte at x, or NULL. */
+static const struct dag_allocation *find(const struct table *t, uintptr_t x) {
   if (likely(!t || x < t->lo || x >= t->hi))
     return NULL;
   size_t lo = 0, hi = t->n; /* the entry is in [lo, hi) if anywhere */
@@ -178,6 +177,22 @@ const struct dag_allocation *dag__dist_find(const void *p) {
       return t->e[mid].a;
   }
   return NULL;
+}
+
+const struct dag_allocation *dag__dist_find(const void *p) {
+  return find(atomic_load_explicit(&current, memory_order_acquire),
+              (uintptr_t)p);
+}
+
+bool dag__dist_crossed(const struct region *r,
+                       const struct dag_allocation **first,
+                       const struct dag_allocation **last) {
+  struct table *t = atomic_load_explicit(&current, memory_order_acquire);
+  if (likely(!t || r->hi <= t->lo || r->lo >= t->hi))
+    return false; /* nowhere near dag_alloc memory */
+  *first = find(t, r->lo);
+  *last = find(t, r->hi - 1);
+  return *first != *last;
 }
 
 /* Publishes a copy of the current table with entry `add` inserted (when

@@ -449,6 +449,14 @@ struct dag_allocation {
  * safe from any thread, concurrently with dag_alloc and dag_free. */
 const struct dag_allocation *dag__dist_find(const void *p);
 
+/* Whether region r crosses the edge of dag_alloc memory: its first and
+ * last bytes lie in different allocations, or one in an allocation and the
+ * other outside any (then *first and *last say which, NULL for outside).
+ * As cheap as dag__dist_find when r is nowhere near dag_alloc memory. */
+bool dag__dist_crossed(const struct region *r,
+                       const struct dag_allocation **first,
+                       const struct dag_allocation **last);
+
 /* Changes whenever an allocation comes or goes (never repeats before
  * dag__dist_release): what dag__dist_find answered stays true while it is
  * the same. */

@@ -13,6 +13,7 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +274,52 @@ static int check_info(const struct dag_task_info *info, const void *args,
   return choose_body(info, body);
 }
 
+static const char *mode_name(enum dag_mode m) {
+  return m == DAG_IN      ? "in"
+         : m == DAG_OUT   ? "out"
+         : m == DAG_INOUT ? "inout"
+                          : "commutative";
+}
+
+/* Access i of the task, for messages: "access 2 'A[k:n]'" when the
+ * rewriter gave the items' text. */
+static const char *access_name(const struct dag_task_info *info, size_t i,
+                               char *buf, size_t size) {
+  if (info->items && info->items[i])
+    snprintf(buf, size, "access %zu '%s'", i, info->items[i]);
+  else
+    snprintf(buf, size, "access %zu", i);
+  return buf;
+}
+
+/* r, access i, crosses the edge of dag_alloc memory: an extent written
+ * wrong (OpenMP matches depend items by start address only, so code ported
+ * from it may name far too many bytes). Under MPI a transfer would then
+ * reach beyond the allocation. */
+static int crossing_error(const struct dag_task_info *info, size_t i,
+                          const struct dag_access *acc, const struct region *r,
+                          const struct dag_allocation *first,
+                          const struct dag_allocation *last) {
+  char name[256];
+  access_name(info, i, name, sizeof name);
+  size_t bytes = (size_t)(r->hi - r->lo);
+  if (first)
+    return dag__user_error(
+        info, DAG_EINVAL,
+        "%s (%s, %zu bytes from %p) reaches %zu bytes past the end of its "
+        "dag_alloc allocation (%zu bytes at %p); is its extent in elements "
+        "of the right type?",
+        name, mode_name(acc->mode), bytes, (void *)r->lo,
+        (size_t)(r->hi - ((uintptr_t)first->base + first->bytes)), first->bytes,
+        (void *)first->base);
+  return dag__user_error(
+      info, DAG_EINVAL,
+      "%s (%s, %zu bytes from %p) starts outside dag_alloc memory and ends "
+      "inside the allocation of %zu bytes at %p",
+      name, mode_name(acc->mode), bytes, (void *)r->lo, last->bytes,
+      (void *)last->base);
+}
+
 /* Validates acc into regs/modes, leaving out empty regions. Returns the
  * number kept, or a negative DAG_E* code. */
 long dag__make_regions(const struct dag_task_info *info,
@@ -281,15 +328,24 @@ long dag__make_regions(const struct dag_task_info *info,
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
     enum dag_mode m = acc[i].mode;
-    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE)
-      return dag__user_error(info, DAG_EINVAL, "access %zu: unknown mode %d", i,
-                             (int)m);
+    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE) {
+      char name[256];
+      return dag__user_error(info, DAG_EINVAL, "%s: unknown mode %d",
+                             access_name(info, i, name, sizeof name), (int)m);
+    }
     const char *why = NULL;
     int err = dag__region_make(&acc[i].region, &regs[kept], &why);
-    if (err)
-      return dag__user_error(info, err, "access %zu: %s", i, why);
-    if (!dag__region_empty(&regs[kept]))
-      modes[kept++] = m;
+    if (err) {
+      char name[256];
+      return dag__user_error(info, err, "%s: %s",
+                             access_name(info, i, name, sizeof name), why);
+    }
+    if (dag__region_empty(&regs[kept]))
+      continue;
+    const struct dag_allocation *first, *last;
+    if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
+      return crossing_error(info, i, &acc[i], &regs[kept], first, last);
+    modes[kept++] = m;
   }
   return (long)kept;
 }

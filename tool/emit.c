@@ -5,10 +5,12 @@
  *   struct __dag_args_N { captured variables };          before the function
  *   static void __dag_body_N(void *__dag_v);
  *   ...
- *   { struct __dag_args_N __dag_args = {...};              in place of the
- *     struct dag_access __dag_acc[] = {...};             directive and the
- *     static const struct dag_task_info __dag_info = {...};   statement
- *     dag_check(dag_submit(&__dag_info, &__dag_args, sizeof __dag_args, ...));
+ *   { struct __dag_args_N __dag_args = {...};          in place of the
+ *     struct dag_access __dag_acc[] = {...};              directive and the
+ *     static const char *const __dag_items[] = {...};     statement (the
+ *     static const struct dag_task_info __dag_info = {...};  items as written,
+ *     dag_check(dag_submit(&__dag_info, &__dag_args,        for messages)
+ *                          sizeof __dag_args, ...));
  *   }
  *   ...
  *   static void __dag_body_N(void *__dag_v) {              after the function
@@ -148,6 +150,49 @@ static unsigned accesses(struct edit *ed, const struct unit_file *f,
   return n;
 }
 
+/* An item as written, on one line: backslash-newlines and runs of white
+ * space become one space. */
+static void item_as_written(struct buf *out, const struct unit_file *f,
+                            const struct item *it) {
+  struct buf text = {0};
+  bool space = false;
+  for (unsigned k = it->at.begin; k < it->at.end; k++) {
+    char c = f->src.text[k];
+    if (c == '\\' && k + 1 < it->at.end &&
+        (f->src.text[k + 1] == '\n' || f->src.text[k + 1] == '\r'))
+      continue;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = text.len > 0;
+      continue;
+    }
+    if (space)
+      buf_add(&text, " ", 1);
+    space = false;
+    buf_add(&text, &c, 1);
+  }
+  buf_c_string(out, text.s ? text.s : "");
+  buf_release(&text);
+}
+
+/* The items of the accesses that accesses() wrote, as written, for the
+ * runtime's messages about one of them. */
+static void access_items(struct edit *ed, const struct unit_file *f,
+                         const struct directive *d) {
+  edit_text(ed, "static const char *const __dag_items[] = {");
+  unsigned n = 0;
+  for (unsigned c = 0; c < d->nclauses; c++) {
+    const struct clause *cl = &d->clauses[c];
+    for (unsigned i = 0; clause_is_dependency(cl->kind) && i < cl->nitems;
+         i++) {
+      struct buf text = {0};
+      item_as_written(&text, f, &cl->items[i]);
+      edit_text(ed, "%s%s", n++ ? ", " : "", text.s);
+      buf_release(&text);
+    }
+  }
+  edit_text(ed, "};\n");
+}
+
 static const struct clause *find_clause(const struct directive *d,
                                         enum clause_kind kind) {
   for (unsigned c = 0; c < d->nclauses; c++)
@@ -168,7 +213,7 @@ static const char *device_constant(const struct directive *d) {
 static void task_info(struct edit *ed, const struct unit_file *f,
                       const struct directive *d, const char *body,
                       const char *default_label, const char *variants,
-                      unsigned nvariants) {
+                      unsigned nvariants, unsigned naccesses) {
   const struct clause *priority = find_clause(d, CLAUSE_PRIORITY);
   const struct clause *cond = find_clause(d, CLAUSE_IF);
   const struct clause *label = find_clause(d, CLAUSE_LABEL);
@@ -206,10 +251,11 @@ static void task_info(struct edit *ed, const struct unit_file *f,
   if (on) {
     edit_text(ed, "(int)(");
     expr(ed, f, &on->arg);
-    edit_text(ed, ")};\n");
+    edit_text(ed, ")");
   } else {
-    edit_text(ed, "0};\n");
+    edit_text(ed, "0");
   }
+  edit_text(ed, ", %s};\n", naccesses ? "__dag_items" : "0");
 }
 
 /* ------------------------------------------------ tasks on statements */
@@ -294,17 +340,22 @@ static void declare_body(struct emitter *em, unsigned n) {
   struct edit *ed = edits_add(
       em->e, (struct span){t->toplevel.begin, t->toplevel.begin}, false);
   edit_piece(ed, PIECE_LINE, &t->file->src, NULL, directive_of(t)->at);
-  if (t->nvars) {
-    edit_text(ed, "struct __dag_args_%u {\n", n);
-    member_declarations(ed, t);
-    edit_text(ed, "};\n");
-  }
   edit_text(ed, "static void __dag_body_%u(void *__dag_v);\n", n);
+}
+
+/* `struct __dag_args_N { captured variables }`, declared where the task is
+ * submitted and again in its body, each time in the scope of the types it
+ * names: two declarations of one layout. */
+static void argument_struct(struct edit *ed, const struct task *t, unsigned n) {
+  edit_text(ed, "struct __dag_args_%u {\n", n);
+  member_declarations(ed, t);
+  edit_text(ed, "}");
 }
 
 /* The outlined body, after the function that holds the task, where every
  * declaration the function sees at file scope is visible, the function
- * itself included (a body may call it). */
+ * itself included (a body may call it); the function's own declarations
+ * that the body needs come first, as the user wrote them. */
 static void outline(struct emitter *em, unsigned n) {
   const struct task *t = &em->s->tasks[n];
   const struct unit_file *f = t->file;
@@ -312,8 +363,15 @@ static void outline(struct emitter *em, unsigned n) {
       edits_add(em->e, (struct span){t->toplevel.end, t->toplevel.end}, false);
   edit_piece(ed, PIECE_LINE, &f->src, NULL, directive_of(t)->at);
   edit_text(ed, "static void __dag_body_%u(void *__dag_v) {\n", n);
+  for (unsigned i = 0; i < t->nlocals; i++) {
+    edit_piece(ed, PIECE_SOURCE, &f->src, NULL, t->locals[i]);
+    edit_text(ed, ";");
+  }
+  if (t->nlocals)
+    edit_piece(ed, PIECE_LINE, &f->src, NULL, directive_of(t)->at);
   if (t->nvars) {
-    edit_text(ed, "struct __dag_args_%u *__dag_a = __dag_v;\n", n);
+    argument_struct(ed, t, n);
+    edit_text(ed, ";\nstruct __dag_args_%u *__dag_a = __dag_v;\n", n);
     body_declarations(ed, t);
   } else {
     edit_text(ed, "(void)__dag_v;\n");
@@ -326,8 +384,8 @@ static void outline(struct emitter *em, unsigned n) {
  * the task is submitted. */
 static void argument_values(struct emitter *em, struct edit *ed,
                             const struct task *t) {
-  edit_text(ed, "struct __dag_args_%u __dag_args = {",
-            (unsigned)(t - em->s->tasks));
+  argument_struct(ed, t, (unsigned)(t - em->s->tasks));
+  edit_text(ed, " __dag_args = {");
   for (unsigned i = 0; i < t->nvars; i++) {
     const struct capture_var *v = &t->vars[i];
     if (v->how == CAPTURE_VALUE && v->is_array)
@@ -390,9 +448,11 @@ static void submit_statement(struct emitter *em, unsigned n) {
   if (t->nvars)
     argument_values(em, ed, t);
   unsigned na = accesses(ed, f, d);
+  if (na)
+    access_items(ed, f, d);
   char body[32];
   snprintf(body, sizeof body, "__dag_body_%u", n);
-  task_info(ed, f, d, body, t->label, NULL, 0);
+  task_info(ed, f, d, body, t->label, NULL, 0, na);
   submit_call(ed, t->nvars > 0, na);
   edit_text(ed, "}");
 }
@@ -501,7 +561,9 @@ static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
     edit_text(ed, "};\n");
   }
   unsigned na = accesses(ed, f, d);
-  task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants);
+  if (na)
+    access_items(ed, f, d);
+  task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants, na);
   submit_call(ed, fn->nparams > 0, na);
   edit_text(ed, "}\n");
 }
