@@ -445,6 +445,9 @@ static void submit_statement(struct emitter *em, unsigned n) {
   struct edit *ed = edits_add(em->e, d->at, false);
   edit_piece(ed, PIECE_LINE, &f->src, NULL, d->at);
   edit_text(ed, "{\n");
+  for (unsigned i = 0; i < t->nlocal_names; i++)
+    edit_text(ed, t->local_names[i].type ? "(void)(%s *)0;\n" : "(void)&%s;\n",
+              t->local_names[i].name);
   if (t->nvars)
     argument_values(em, ed, t);
   unsigned na = accesses(ed, f, d);

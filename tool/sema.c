@@ -148,7 +148,8 @@ static void check_bound(struct walker *w) {
 static void release_walker(struct walker *w) {
   for (unsigned t = 0; t < w->s->ntasks; t++) {
     struct task_state *st = &w->states[t];
-    free(st->uses);
+    free(st->uses.v);
+    free(st->locals.v);
     free(st->shared.v);
     free(st->private.v);
     free(st->written.v);
@@ -215,6 +216,10 @@ void sema_release(struct sema *s) {
       free(s->tasks[t].vars[v].elem);
     }
     free(s->tasks[t].vars);
+    free(s->tasks[t].locals);
+    for (unsigned i = 0; i < s->tasks[t].nlocal_names; i++)
+      free(s->tasks[t].local_names[i].name);
+    free(s->tasks[t].local_names);
     free(s->tasks[t].label);
   }
   free(s->tasks);

@@ -55,12 +55,25 @@ struct task {
   /* STATEMENT and TASKWAIT: the range replaced (directive and statement);
    * CALL: the callee's name. In the main file. */
   struct span replace;
-  struct span body;  /* STATEMENT: the statement, outlined */
+  struct span body;     /* STATEMENT: the statement, outlined */
   struct span toplevel; /* the function definition around it */
-  int parent;        /* the task whose body holds this one, or -1 */
-  char *label;       /* default label: the callee's name, or NULL */
+  int parent;           /* the task whose body holds this one, or -1 */
+  char *label;          /* default label: the callee's name, or NULL */
   struct capture_var *vars;
   unsigned nvars;
+  /* STATEMENT: declarations of the enclosing function that the body needs
+   * (types, tags, enum constants, extern declarations), declared again in
+   * the outlined body: their text in the main file, in source order. */
+  struct span *locals;
+  unsigned nlocals;
+  /* The typedefs and extern variables among them: the submission names
+   * each, so that the function's own stay used (-Wunused-local-typedefs,
+   * -Wunused-variable). */
+  struct local_name {
+    char *name;
+    bool type; /* a typedef, else a variable */
+  } * local_names;
+  unsigned nlocal_names;
 };
 
 /* A function declared with `#pragma dag task`. */

@@ -29,12 +29,13 @@ enum CXChildVisitResult gather_keys(CXCursor c, CXCursor parent,
   return CXChildVisit_Recurse;
 }
 
-static void add_use(struct task_state *st, unsigned key, CXCursor decl) {
-  for (unsigned i = 0; i < st->nuses; i++)
-    if (st->uses[i].key == key)
-      return;
-  GROW(st->uses, st->nuses, st->cap);
-  st->uses[st->nuses++] = (struct use){key, decl};
+bool decl_set_add(struct decl_set *set, unsigned key, CXCursor decl) {
+  for (unsigned i = 0; i < set->n; i++)
+    if (set->v[i].key == key)
+      return false;
+  GROW(set->v, set->n, set->cap);
+  set->v[set->n++] = (struct decl_entry){key, decl};
+  return true;
 }
 
 void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
@@ -49,7 +50,7 @@ void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
     struct task_state *st = &w->states[w->stack[i]];
     if (in_span(st->body_probe, key))
       break;
-    add_use(st, key, decl);
+    decl_set_add(&st->uses, key, decl);
     if (clang_Cursor_getStorageClass(decl) == CX_SC_Static)
       key_set_add(&st->shared, key);
   }
@@ -97,10 +98,10 @@ static void capture_error(struct walker *w, int t, const char *fmt,
 void decide_captures(struct walker *w, int t) {
   struct task_state *st = &w->states[t];
   struct task *task = &w->s->tasks[t];
-  task->vars = xcalloc(st->nuses, sizeof *task->vars);
-  for (unsigned i = 0; i < st->nuses; i++) {
-    CXCursor decl = st->uses[i].decl;
-    unsigned key = st->uses[i].key;
+  task->vars = xcalloc(st->uses.n, sizeof *task->vars);
+  for (unsigned i = 0; i < st->uses.n; i++) {
+    CXCursor decl = st->uses.v[i].decl;
+    unsigned key = st->uses.v[i].key;
     struct capture_var *v = &task->vars[task->nvars];
     CXType type = clang_getCursorType(decl);
     bool shared =
@@ -133,16 +134,13 @@ void decide_captures(struct walker *w, int t) {
                       v->name);
       continue;
     }
-    CXCursor type_decl = clang_getTypeDeclaration(canonical(type));
-    if (!clang_Cursor_isNull(type_decl) && declared_in_function(type_decl)) {
-      capture_error(w, t,
-                    "the type of '%s', which a task body uses, is declared "
-                    "inside the function: declare it at file scope%s",
-                    v->name);
-    } else if (spelling_is_unnamed(v->type)) {
+    /* Its type is spelled in the body too; a variably modified one by its
+     * innermost element. */
+    need_type(w, t, vm ? canonical(type) : type);
+    if (spelling_is_unnamed(v->type)) {
       capture_error(w, t,
                     "the type of '%s', which a task body uses, has no name: "
-                    "give it a tag or a typedef at file scope%s",
+                    "give it a tag or a typedef%s",
                     v->name);
     } else if (vm && array && !shared) {
       capture_error(w, t,

@@ -159,16 +159,6 @@ bool is_local(CXCursor decl) {
   return clang_Cursor_getStorageClass(decl) != CX_SC_Extern;
 }
 
-bool declared_in_function(CXCursor decl) {
-  for (CXCursor c = clang_getCursorSemanticParent(decl);
-       !clang_Cursor_isNull(c) &&
-       !clang_isTranslationUnit(clang_getCursorKind(c));
-       c = clang_getCursorSemanticParent(c))
-    if (clang_getCursorKind(c) == CXCursor_FunctionDecl)
-      return true;
-  return false;
-}
-
 unsigned statement_end(const struct unit_file *f, unsigned end) {
   const char *s = f->src.text;
   if (end > 0 && s[end - 1] == '}')

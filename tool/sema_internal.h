@@ -11,10 +11,13 @@
 
 #define MAX_NESTING 64
 
-/* A variable some task body uses, while the body is walked. */
-struct use {
-  unsigned key; /* declaration offset */
-  CXCursor decl;
+/* Declarations by key (decl_key), in the order they were added. */
+struct decl_set {
+  struct decl_entry {
+    unsigned key;
+    CXCursor decl;
+  } * v;
+  unsigned n, cap;
 };
 
 /* A set of variables, by key (decl_key). */
@@ -26,8 +29,8 @@ struct key_set {
 /* Per task, what the walk gathers before captures are decided. */
 struct task_state {
   struct span body_probe; /* the body, in probe offsets */
-  struct use *uses;
-  unsigned nuses, cap;
+  struct decl_set uses;   /* variables from outside the body */
+  struct decl_set locals; /* local declarations to declare again */
   struct key_set shared;  /* roots of items, shared(), static locals */
   struct key_set private; /* firstprivate() */
   struct key_set written; /* referenced by out/inout/commutative items */
@@ -46,8 +49,8 @@ struct walker {
   struct sema *s;
   struct diags *d;
   CXTranslationUnit tu;
-  CXFile *cxfiles; /* per unit file */
-  struct span toplevel; /* the function being walked */
+  CXFile *cxfiles;        /* per unit file */
+  struct span toplevel;   /* the function being walked */
   int stack[MAX_NESTING]; /* enclosing statement tasks, innermost last */
   int depth;
   int loops, switches; /* inside the innermost task's body */
@@ -119,8 +122,6 @@ bool spelled_as(const struct walker *w, struct span at, const char *name);
 unsigned decl_key(CXCursor decl);
 /* A variable declared in a function (not at file scope, not extern). */
 bool is_local(CXCursor decl);
-/* Is `decl` declared inside a function (a local type or enumerator)? */
-bool declared_in_function(CXCursor decl);
 /* End of a statement: its extent, and the ';' after it when the extent
  * stops before one (libclang's expression statements do). */
 unsigned statement_end(const struct unit_file *f, unsigned end);
@@ -175,6 +176,8 @@ void walk_children_from(struct walker *w, CXCursor c, unsigned first);
 /* ---- sema_captures.c: what task bodies capture */
 
 bool key_set_has(const struct key_set *set, unsigned key);
+/* Adds `decl` under `key` unless the key is there; true when added. */
+bool decl_set_add(struct decl_set *set, unsigned key, CXCursor decl);
 void key_set_add(struct key_set *set, unsigned key);
 /* A clang_visitChildren visitor: adds every variable referenced under the
  * cursor to the struct key_set `set`. */
@@ -188,6 +191,17 @@ void decide_captures(struct walker *w, int t);
 /* References that must go through the task's pointer to a shared
  * variable. */
 void resolve_refs(struct walker *w);
+
+/* ---- sema_locals.c: the function's declarations a body needs */
+
+/* Task `t` (and each enclosing task whose body does not hold it) needs
+ * `decl`, if it is a declaration of the function to declare again: a
+ * typedef, a tag, an enum constant, an extern declaration. */
+void need_declaration(struct walker *w, int t, CXCursor decl);
+/* The same for what the type `type` names. */
+void need_type(struct walker *w, int t, CXType type);
+/* Sets the task's `locals` from what it needs; once its body is walked. */
+void settle_locals(struct walker *w, int t);
 
 /* ---- sema_functions.c: task functions */
 

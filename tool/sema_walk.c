@@ -129,6 +129,7 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
   w->switches = switches;
   w->depth--;
   decide_captures(w, t);
+  settle_locals(w, t);
   warn_about_task(w, t, body);
 }
 
@@ -153,35 +154,6 @@ void walk_children_from(struct walker *w, CXCursor c, unsigned first) {
   for (unsigned i = first; i < ks.n; i++)
     walk(w, ks.v[i], c, i, ks.n);
   free(ks.v);
-}
-
-/* A task body moves to file scope: what it names must be visible there. */
-static void check_local_declaration(struct walker *w, CXCursor ref,
-                                    CXCursor decl) {
-  enum CXCursorKind k = clang_getCursorKind(decl);
-  bool local_type = (k == CXCursor_EnumConstantDecl ||
-                     k == CXCursor_TypedefDecl || k == CXCursor_StructDecl ||
-                     k == CXCursor_UnionDecl || k == CXCursor_EnumDecl) &&
-                    declared_in_function(decl);
-  /* `extern int g;` or `void f(int);` inside a function. */
-  bool local_extern = (k == CXCursor_FunctionDecl ||
-                       (k == CXCursor_VarDecl &&
-                        clang_Cursor_getStorageClass(decl) == CX_SC_Extern)) &&
-                      clang_getCursorKind(clang_getCursorLexicalParent(decl)) ==
-                          CXCursor_FunctionDecl;
-  if (w->depth == 0 || (!local_type && !local_extern))
-    return;
-  unsigned at;
-  if (where(w, clang_getCursorLocation(decl), &at) == 0 &&
-      in_span(w->states[w->stack[w->depth - 1]].body_probe, at))
-    return; /* declared in the task body itself */
-  char *name = take(clang_getCursorSpelling(decl));
-  error_cursor(w, ref,
-               "task body uses '%s', which is declared inside the function: "
-               "task bodies are moved out of it, so declare '%s' at file "
-               "scope",
-               name, name);
-  free(name);
 }
 
 /* Is child `index` of `parent` a statement of its own, so that a call
@@ -298,7 +270,8 @@ static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
       break;
     if (kind == CXCursor_DeclRefExpr)
       note_reference(w, c, decl);
-    check_local_declaration(w, c, decl);
+    if (w->depth > 0)
+      need_declaration(w, w->stack[w->depth - 1], decl);
     break;
   }
   case CXCursor_CallExpr:
