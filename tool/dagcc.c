@@ -17,13 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The arguments libclang gets: dag's headers, the wrapper's, the user's,
- * the compiler's, and silence about pragmas and warning options it does not
- * know. */
+/* The arguments libclang gets: dag's headers, the wrapper's, those of
+ * DAG_CC's flags and of the user's that change how C parses, the
+ * compiler's headers, and silence about pragmas and warning options it
+ * does not know. */
 static void clang_args(const struct invocation *inv, const struct home *h,
                        const struct strv *cc, struct strv *args) {
   strv_take(args, xasprintf("-I%s", h->include));
   wrapper_flags(cc, args);
+  push_clang_flags(args, cc->v + 1, cc->n - 1);
   strv_append(args, &inv->clang);
   compiler_headers(cc, args);
   strv_push(args, "-Wno-unknown-pragmas");
@@ -152,8 +154,7 @@ static int rewrite_deps(const struct invocation *inv, const struct home *h,
   char *depfile =
       inv->dep_mf ? xstrdup(inv->dep_mf) : with_extension(out, ".d");
   struct strv argv = {0};
-  strv_append(&argv, cc);
-  strv_take(&argv, xasprintf("-I%s", h->include));
+  push_compile_start(&argv, cc, h, inv);
   strv_append(&argv, &inv->clang);
   strv_push(&argv, inv->dep_system ? "-M" : "-MM");
   strv_push(&argv, "-MF");
@@ -180,6 +181,9 @@ static int rewrite_only(struct invocation *inv, const struct home *h,
   FILE *f = out ? fopen(out, "w") : stdout;
   if (!f)
     fatal("cannot write '%s': %s", out, strerror(errno));
+  /* The compiler that reads the output sees the _DAG of the parse. */
+  if (!inv->dag_macro_set)
+    fputs("#define " DAG_MACRO " " DAG_MACRO_VALUE "\n", f);
   struct strv args = {0};
   clang_args(inv, h, cc, &args);
   struct translate_options opt = translate_options(inv, &args);
@@ -256,6 +260,10 @@ int main(int argc, char **argv) {
   home_find(&home);
   struct strv cc = {0};
   compiler_find(&cc, inv.verbose);
+  inv.dag_macro_set =
+      translate_args_set_dag_macro((const char *const *)inv.args.v,
+                                   (int)inv.args.n) ||
+      translate_args_set_dag_macro((const char *const *)cc.v, (int)cc.n);
   install_handlers();
   int status;
   if (inv.show == SHOW_COMPILE || inv.show == SHOW_LINK)

@@ -130,12 +130,17 @@ struct invocation {
   bool dep_system; /* -M or -MD rather than -MM or -MMD */
   bool dep_target; /* -MT or -MQ given */
   const char *dep_mf;
+  bool dag_macro_set; /* the flags, the user's or DAG_CC's, define or
+                         undefine _DAG (translate.h): dagcc does not */
 };
 
 /* Reads `argv` (NULL-terminated, argv[0] the driver) into `inv`, which
  * points into it; exits with a message on a missing option value. */
 void parse_args(struct invocation *inv, char **argv);
 void invocation_release(struct invocation *inv);
+/* Appends those of the `n` compiler flags in `words` that libclang needs,
+ * as parse_args() picks them from the command line. */
+void push_clang_flags(struct strv *clang, char *const *words, size_t n);
 
 /* ---- dagcc_plan.c: the compiler's commands */
 
@@ -152,6 +157,10 @@ struct plan {
   bool show; /* print, do not create or run anything */
 };
 
+/* The start of a compile command: the compiler, -I for dag.h and, unless
+ * the flags set it, -D_DAG=<version>. */
+void push_compile_start(struct strv *argv, const struct strv *cc,
+                        const struct home *h, const struct invocation *inv);
 /* The commands that compile `inv` with the compiler `cc`. */
 void plan_make(struct plan *p, const struct invocation *inv,
                const struct home *h, const struct strv *cc);

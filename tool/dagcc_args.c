@@ -38,7 +38,7 @@ static const struct value_option value_options[] = {
     {"-MQ", true, false},
     {"-Xlinker", false, false},
     {"-Xassembler", false, false},
-    {"-Xpreprocessor", false, false},
+    {"-Xpreprocessor", false, true},
     {"-imultilib", false, false},
     {"-aux-info", false, false},
     {"--param", false, false},
@@ -112,8 +112,7 @@ static bool is_clang_flag(const char *arg) {
                                       "-nostdinc", "-trigraphs", "-undef"};
   if (starts_with(arg, "-f"))
     return is_parse_f_flag(arg);
-  if (starts_with(arg, "-Wl,") || starts_with(arg, "-Wa,") ||
-      starts_with(arg, "-Wp,"))
+  if (starts_with(arg, "-Wl,") || starts_with(arg, "-Wa,"))
     return false;
   for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
     if (starts_with(arg, prefixes[i]))
@@ -224,6 +223,19 @@ static int value_option(struct invocation *inv, const struct value_option *o,
       strv_push(&inv->clang, argv[i + k]);
   }
   return separate ? 2 : 1;
+}
+
+void push_clang_flags(struct strv *clang, char *const *words, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const struct value_option *o = find_value_option(words[i]);
+    bool separate = o && strcmp(words[i], o->name) == 0 && i + 1 < n;
+    if (o ? o->clang : words[i][0] == '-' && is_clang_flag(words[i])) {
+      strv_push(clang, words[i]);
+      if (separate)
+        strv_push(clang, words[i + 1]);
+    }
+    i += separate;
+  }
 }
 
 void parse_args(struct invocation *inv, char **argv) {

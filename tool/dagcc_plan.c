@@ -76,11 +76,18 @@ void plan_release(struct plan *p) {
 
 /* The compiler, dag's headers, and the directory of each rewritten input
  * for its `#include "..."`: the temporary lives elsewhere. */
+void push_compile_start(struct strv *argv, const struct strv *cc,
+                        const struct home *h, const struct invocation *inv) {
+  strv_append(argv, cc);
+  strv_take(argv, xasprintf("-I%s", h->include));
+  if (!inv->dag_macro_set)
+    strv_push(argv, "-D" DAG_MACRO "=" DAG_MACRO_VALUE);
+}
+
 static void command_start(struct strv *argv, const struct strv *cc,
                           const struct home *h, const struct invocation *inv,
                           const struct input *only) {
-  strv_append(argv, cc);
-  strv_take(argv, xasprintf("-I%s", h->include));
+  push_compile_start(argv, cc, h, inv);
   for (size_t i = 0; i < inv->nin; i++) {
     const struct input *in = &inv->in[i];
     if (in->tmp && (!only || only == in)) {

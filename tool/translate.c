@@ -240,6 +240,38 @@ static void release_unit(struct unit *u) {
   diags_release(&u->pending);
 }
 
+bool translate_args_set_dag_macro(const char *const *args, int nargs) {
+  size_t len = strlen(DAG_MACRO);
+  for (int i = 0; i < nargs; i++) {
+    const char *a = args[i];
+    if (strcmp(a, "-D") == 0 || strcmp(a, "-U") == 0)
+      a = i + 1 < nargs ? args[++i] : "";
+    else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-U", 2) == 0)
+      a += 2;
+    else
+      continue;
+    if (strncmp(a, DAG_MACRO, len) == 0 && (a[len] == '\0' || a[len] == '='))
+      return true;
+  }
+  return false;
+}
+
+/* The flags of the parse: the user's, with _DAG defined first and <dag.h>
+ * included last, as in the compile of the rewritten file. */
+static const char **parse_args(const struct translate_options *opt,
+                               int *nargs) {
+  const char **args = xcalloc((size_t)opt->nclang_args + 3, sizeof *args);
+  int n = 0;
+  if (!translate_args_set_dag_macro(opt->clang_args, opt->nclang_args))
+    args[n++] = "-D" DAG_MACRO "=" DAG_MACRO_VALUE;
+  for (int i = 0; i < opt->nclang_args; i++)
+    args[n++] = opt->clang_args[i];
+  args[n++] = "-include";
+  args[n++] = "dag.h";
+  *nargs = n;
+  return args;
+}
+
 static void write_output(const struct sema *s, FILE *out) {
   struct edits e = {.src = &s->files[0].src};
   emit_edits(s, &e);
@@ -273,7 +305,10 @@ enum translate_result translate_file(const char *path,
   diags_options(&d, opt->clang_args, opt->nclang_args);
   struct source *extra = NULL;
   unsigned nextra = 0;
-  sema_analyse(&u.sema, opt->clang_args, opt->nclang_args, &d, &extra, &nextra);
+  int nargs;
+  const char **args = parse_args(opt, &nargs);
+  sema_analyse(&u.sema, args, nargs, &d, &extra, &nextra);
+  free(args);
   keep_active_errors(&u, &d);
   diags_print(&d, stderr);
   enum translate_result result = TRANSLATE_FAILED;

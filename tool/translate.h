@@ -7,6 +7,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* _DAG tells code that dagcc builds it, pragmas at work, as _OPENMP does
+ * for OpenMP; its value is the year and month of the pragma language
+ * (yyyymm). The rewriter's parse defines it, and so does the compile that
+ * dagcc runs, so that both see the same branches; flags that define or
+ * undefine _DAG themselves win, in both. */
+#define DAG_MACRO "_DAG"
+#define DAG_MACRO_VALUE "202612"
+
+/* True when `args` define or undefine _DAG: -D_DAG, -D_DAG=v, -U_DAG, joined
+ * or separate. */
+bool translate_args_set_dag_macro(const char *const *args, int nargs);
+
 struct translate_options {
   /* Flags for libclang, as the compiler gets them: -I, -D, -U, -std, -W...,
    * -f... (not the input file, -c, -o). */
@@ -24,7 +36,10 @@ enum translate_result {
 /* Rewrites the C file at `path` into `out`. A file with no `#pragma dag`
  * (in itself or in the headers it includes with quotes) and no call of a
  * task function is UNCHANGED and `out` is left alone. Diagnostics go to
- * stderr in the compiler's format. */
+ * stderr in the compiler's format. libclang parses the file as the
+ * compiler will see its rewrite: with _DAG defined (see DAG_MACRO) and
+ * <dag.h> included after the flags' -include files, as the rewrite's first
+ * line does; so dag.h must be on the flags' include path. */
 enum translate_result translate_file(const char *path,
                                      const struct translate_options *opt,
                                      FILE *out);

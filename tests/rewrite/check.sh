@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden test of one rewrite case: tests/rewrite/<case>.c with
 #   <case>.out  the expected rewritten source (the rewrite must succeed, and
-#               the result must compile with the runtime's header), and/or
+#               the result must compile with the runtime's header and _DAG
+#               defined, as dagcc compiles it), and/or
 #   <case>.err  the expected diagnostics (without .out: the rewrite must fail).
 # Usage: check.sh REWRITE_FILE INCLUDE_DIR CASE_DIR CASE [--update]
 set -u
@@ -9,7 +10,8 @@ tool=$1 include=$2 dir=$3 case=$4 update=${5:-}
 cd "$dir" || exit 1
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-"$tool" "$case.c" -I. >"$out" 2>"$err"
+# dag.h on the include path, as dagcc gives it: the parse includes it.
+"$tool" "$case.c" -I. -I"$include" >"$out" 2>"$err"
 status=$?
 if [[ $update == --update ]]; then
   if ((status == 0)); then cp "$out" "$case.out"; else rm -f "$case.out"; fi
@@ -22,7 +24,7 @@ if [[ -f $case.out ]]; then
   diff -u "$case.out" "$out" || fail=1
   [[ $(cat "$out") == "(unchanged)" ]] ||
   cc -std=c17 -fsyntax-only -Wall -Werror -Wno-unknown-pragmas -Wno-unused-function \
-    -I"$include" -I. -x c "$out" || { echo "$case: the rewritten file does not compile"; fail=1; }
+    -D_DAG=202612 -I"$include" -I. -x c "$out" || { echo "$case: the rewritten file does not compile"; fail=1; }
 else
   ((status == 1)) || { echo "$case: expected the rewrite to fail, status $status"; fail=1; }
 fi
