@@ -75,37 +75,51 @@ static enum pool_id record_pool(int ndims) {
                       : POOL_RECORD;
 }
 
+/* Scratch for the records a query returns, inside the tracker while the
+ * history is short: most trackers are a task's few children, and a
+ * recursive program makes one per task, so they come from a pool and take
+ * no malloc. */
+#define FOUND_INLINE 32
+
 struct deps {
   struct history index;
   size_t count;
   size_t sweep_at;
   struct record **found; /* scratch: records a query returned */
   size_t found_cap;
+  struct record *found_inline[FOUND_INLINE];
 };
 
 #define SWEEP_MIN 1024
 
 void (*dag__edge_hook)(const struct task *pred, const struct task *succ);
 
+const size_t dag__deps_size = sizeof(struct deps);
+
 struct deps *dag__deps_new(void) {
-  struct deps *d = calloc(1, sizeof *d);
+  struct deps *d = dag__pool_get(POOL_DEPS);
   if (!d)
     dag__out_of_memory("the dependency tracker");
+  memset(d, 0, offsetof(struct deps, found_inline));
   d->sweep_at = SWEEP_MIN;
+  d->found = d->found_inline;
+  d->found_cap = FOUND_INLINE;
   return d;
 }
 
-/* Makes d->found large enough for any query: every record at once. */
+/* Makes d->found large enough for any query: every record at once. Its
+ * content is scratch, not kept. */
 static void reserve_found(struct deps *d) {
   if (d->found_cap > d->count)
     return;
-  size_t cap = d->found_cap ? d->found_cap : 64;
+  size_t cap = d->found_cap;
   while (cap <= d->count)
     cap *= 2;
-  struct record **f = realloc(d->found, cap * sizeof *f);
-  if (!f)
+  if (d->found != d->found_inline)
+    free(d->found);
+  d->found = malloc(cap * sizeof *d->found);
+  if (!d->found)
     dag__out_of_memory("the dependency tracker");
-  d->found = f;
   d->found_cap = cap;
 }
 
@@ -473,6 +487,7 @@ void dag__deps_free(struct deps *d) {
   if (!d)
     return;
   dag__deps_clear(d);
-  free(d->found);
-  free(d);
+  if (d->found != d->found_inline)
+    free(d->found);
+  dag__pool_put(POOL_DEPS, d);
 }

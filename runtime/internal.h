@@ -113,6 +113,7 @@ enum pool_id {
   POOL_RECORD_ROWS, /* ... of one strided dimension */
   POOL_RECORD,      /* ... of more */
   POOL_LOCK,
+  POOL_DEPS, /* the history of a task's children */
   POOL_ARGS_128,
   POOL_ARGS_512,
   POOL_ARGS_2K,
@@ -130,6 +131,7 @@ size_t dag__pool_bytes(enum pool_id id);
 /* Object sizes of the pools whose types are private to their file. */
 size_t dag__record_bytes(int ndims);
 extern const size_t dag__lock_size;
+extern const size_t dag__deps_size;
 
 /* Argument blocks of any size: pooled up to 8 KiB, malloc beyond. */
 void *dag__args_alloc(size_t size);

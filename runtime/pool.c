@@ -81,6 +81,8 @@ static size_t object_size(enum pool_id id) {
     return dag__record_bytes(DAG_MAX_DIMS);
   case POOL_LOCK:
     return dag__lock_size;
+  case POOL_DEPS:
+    return dag__deps_size;
   case POOL_ARGS_128:
     return 128;
   case POOL_ARGS_512:
