@@ -157,6 +157,7 @@ static void release_walker(struct walker *w) {
   }
   free(w->states);
   free(w->refs);
+  free(w->path.v);
   free(w->canonical);
   free(w->cxfiles);
 }

@@ -56,6 +56,10 @@ struct walker {
   int loops, switches; /* inside the innermost task's body */
   struct task_state *states;
   unsigned cap_tasks;
+  struct {
+    CXCursor *v; /* the function's child being walked first */
+    unsigned n, cap;
+  } path; /* the cursors from the function down to the one walked */
   struct pending_ref *refs;
   unsigned nrefs, cap_refs;
   struct source *extra; /* files libclang reported on that have no directive */
@@ -202,6 +206,13 @@ void need_declaration(struct walker *w, int t, CXCursor decl);
 void need_type(struct walker *w, int t, CXType type);
 /* Sets the task's `locals` from what it needs; once its body is walked. */
 void settle_locals(struct walker *w, int t);
+
+/* ---- sema_liveness.c: what the code after a task reads */
+
+/* May the code after the task statement at the end of w->path (the
+ * enclosing function's, and the tasks' it submits) read the variable `key`
+ * before it writes it again? */
+bool read_after_task(struct walker *w, unsigned key);
 
 /* ---- sema_functions.c: task functions */
 

@@ -241,8 +241,8 @@ static bool goto_stays_inside(const struct walker *w, CXCursor stmt) {
          in_span(w->states[w->stack[w->depth - 1]].body_probe, at);
 }
 
-static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
-                 unsigned nsiblings) {
+static void walk_cursor(struct walker *w, CXCursor c, CXCursor parent,
+                        unsigned index, unsigned nsiblings) {
   enum CXCursorKind kind = clang_getCursorKind(c);
   unsigned at;
   int file = where(w, clang_getCursorLocation(c), &at);
@@ -313,4 +313,14 @@ static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
     break;
   }
   walk_children_from(w, c, 0);
+}
+
+/* Walks `c`, child `index` of `nsiblings` of `parent`, with `c` on the
+ * walker's path. */
+static void walk(struct walker *w, CXCursor c, CXCursor parent, unsigned index,
+                 unsigned nsiblings) {
+  GROW(w->path.v, w->path.n, w->path.cap);
+  w->path.v[w->path.n++] = c;
+  walk_cursor(w, c, parent, index, nsiblings);
+  w->path.n--;
 }

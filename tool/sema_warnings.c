@@ -19,7 +19,11 @@ static CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
     free(ks.v);
     if (clang_Cursor_isNull(inner))
       return inner;
-    if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr) {
+    if (k == CXCursor_ArraySubscriptExpr) {
+      /* A parameter declared as an array is a pointer too. */
+      if (acts_as_pointer(strip(inner)))
+        *through_pointer = true;
+    } else if (k == CXCursor_MemberRefExpr) {
       if (canonical(clang_getCursorType(strip(inner))).kind == CXType_Pointer)
         *through_pointer = true;
     } else if (k == CXCursor_UnaryOperator) {
@@ -76,13 +80,14 @@ static void check_write(struct write_check *wc, CXCursor at, CXCursor lhs) {
               "task body writes through '%s', but no out, inout or "
               "commutative item names it",
               name);
-  else if (cap && cap->how == CAPTURE_VALUE)
-    diags_add(w->d, DIAG_WARNING, src, off, "-Wdag-uncovered-write",
-              "task body assigns '%s', its own copy of the variable: the "
-              "value is lost when the task ends (name it in out, inout or "
-              "shared() to write the submitter's '%s')",
-              name, name);
-  else
+  else if (cap && cap->how == CAPTURE_VALUE) {
+    if (read_after_task(w, key))
+      diags_add(w->d, DIAG_WARNING, src, off, "-Wdag-uncovered-write",
+                "task body assigns '%s', its own copy of the variable: the "
+                "value is lost when the task ends (name it in out, inout or "
+                "shared() to write the submitter's '%s')",
+                name, name);
+  } else
     diags_add(w->d, DIAG_WARNING, src, off, "-Wdag-uncovered-write",
               "task body writes '%s', but no out, inout or commutative item "
               "names it",
