@@ -468,7 +468,9 @@ static uint32_t next_random(struct worker *w) {
 }
 
 /* Takes half of another worker's ready tasks: runs the first, keeps the
- * rest in w's own ring (empty, since w found nothing there). */
+ * rest in w's own ring. That ring is empty, since w found nothing there,
+ * unless a waiting thread held its head locked for a moment (a locked ring
+ * reads as empty): what does not fit then goes to the injection list. */
 static struct task *steal(struct worker *w, bool patient) {
   uint32_t least = patient ? STEAL_PATIENT_LEAST : 1;
   int start = (int)(next_random(w) % (uint32_t)nrings);
@@ -483,8 +485,10 @@ static struct task *steal(struct worker *w, bool patient) {
     w->stats.steals++;
     w->stats.stolen += n;
     for (uint32_t i = 1; i < n; i++)
-      if (!ring_push(w->queue, batch[i]))
-        DAG_BUG("a thief's ring was not empty");
+      if (!ring_push(w->queue, batch[i])) {
+        inject_push(&batch[i], n - i);
+        break;
+      }
     return batch[0];
   }
   return NULL;
