@@ -1,0 +1,249 @@
+#!/bin/sh
+# run.sh — the nested-task benchmark's driver, copied by CMake to
+# <build>/bench/nested/run-nested. For each repetition, each kernel row and
+# each thread count it runs every version's binary once, in a process of its
+# own (DAG_NUM_THREADS = OMP_NUM_THREADS = the thread count; the serial
+# versions once, with 1), the versions in an order that turns from one
+# repetition to the next, so that a noisy spell of this shared machine hits
+# them all alike. Every program checks its own result. Then it prints three
+# tables from the JSON records: seconds (best of the repetitions); dag
+# against the best OpenMP, against the OpenMP built by the same compiler,
+# and the speedup of the last thread count over the first; peak RSS. With
+# --json FILE it appends the records (JSON Lines) to FILE, failed runs as
+# records with an "error". Exits non-zero if any run failed or was wrong.
+set -eu
+
+usage() {
+  cat <<EOF
+usage: run-nested [--json FILE] [--threads "1 2"] [--reps N]
+                  [--kernels "fib nqueens ..."] [--row "KERNEL N C"]...
+                  [--versions "serial serial-clang dag dag-clang gomp libomp"]
+                  [--timeout S] [--smoke]
+  --json FILE   append one JSON object per run to FILE
+  --threads L   thread counts for the parallel versions (default "1 2")
+  --reps N      runs of each kernel x version x threads (default 3)
+  --kernels L   only the rows of these kernels (default: all)
+  --row R       run the row "KERNEL N C" (kernel, -n, -c) instead of the
+                default rows; may be given several times
+  --versions L  the versions to run, in this order (default: all six)
+  --timeout S   a run taking longer is killed and reported (default 120)
+  --smoke       the dag version of every kernel at a tiny size, 1 and 2
+                workers, once each: a check, not a measurement
+Default rows (kernel, N, cutoff):
+$(printf '%s\n' "$default_rows" | sed 's/^/  /')
+EOF
+}
+
+default_rows='fib 42 20
+fib 30 0
+nqueens 15 3
+sort 8388608 16384
+strassen 1024 64
+sparselu 40 64
+tsp 18 3
+uts 13 6'
+smoke_rows='fib 27 12
+fib 22 0
+nqueens 11 3
+sort 200000 4096
+strassen 256 32
+sparselu 12 16
+tsp 12 3
+uts 10 4'
+
+here=$(cd "$(dirname "$0")" && pwd)
+jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+json='' threads="1 2" reps=3 kernels='' rows='' limit=120
+versions="serial serial-clang dag dag-clang gomp libomp"
+while [ $# -gt 0 ]; do
+  case $1 in
+  --json) json=${2:?--json needs a file}; shift ;;
+  --threads) threads=${2:?--threads needs a list}; shift ;;
+  --reps) reps=${2:?--reps needs a number}; shift ;;
+  --kernels) kernels=${2:?--kernels needs a list}; shift ;;
+  --row) rows="$rows${rows:+
+}${2:?--row needs \"KERNEL N C\"}"; shift ;;
+  --versions) versions=${2:?--versions needs a list}; shift ;;
+  --timeout) limit=${2:?--timeout needs seconds}; shift ;;
+  --smoke) rows=$smoke_rows versions=dag reps=1 threads="1 2" limit=30 ;;
+  -h | --help) usage; exit 0 ;;
+  *) echo "run-nested: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+rows=${rows:-$default_rows}
+if [ -n "$kernels" ]; then
+  rows=$(printf '%s\n' "$rows" | while read -r k n c; do
+    case " $kernels " in *" $k "*) echo "$k $n $c" ;; esac
+  done)
+fi
+
+records=$(mktemp)
+trap 'rm -f "$records"' EXIT
+failed=0
+
+# The runs of one row: version:threads, the serial versions with 1 thread.
+plan=''
+for v in $versions; do
+  case $v in
+  serial*) plan="$plan $v:1" ;;
+  *) for t in $threads; do plan="$plan $v:$t"; done ;;
+  esac
+done
+nplan=$(echo $plan | wc -w)
+for v in $versions; do
+  for k in $(printf '%s\n' "$rows" | awk '{ print $1 }' | sort -u); do
+    [ -x "$here/nested_${k}_$v" ] ||
+      echo "run-nested: $here/nested_${k}_$v not built, skipped" >&2
+  done
+done
+
+# run VERSION THREADS KERNEL N C: one process, its record appended.
+run() {
+  bin=$here/nested_$3_$1
+  [ -x "$bin" ] || return 0
+  rc=0
+  out=$(DAG_NUM_THREADS=$2 OMP_NUM_THREADS=$2 timeout -k 5 "$limit" \
+        "$bin" -n "$4" -c "$5" --json "$records" 2>&1 </dev/null) || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    printf '%s\n' "$out"
+    return 0
+  fi
+  case $rc in
+  124 | 137) why="timeout" ;;
+  1) why="wrong" ;;
+  2) why="usage" ;;
+  *) if [ "$rc" -gt 128 ]; then why="signal $((rc - 128))"; else why="exit $rc"; fi ;;
+  esac
+  echo "run-nested: $3 -n $4 -c $5, $1 with $2 threads: FAILED ($why)" >&2
+  printf '%s\n' "$out" | tail -n 5 | sed 's/^/  /' >&2
+  printf '{"bench":"nested","version":"%s","kernel":"%s","size":%s,"cutoff":%s,"threads":%s,"error":"%s"}\n' \
+    "$1" "$3" "$4" "$5" "$2" "$why" >>"$records"
+  failed=$((failed + 1))
+}
+
+rep=0
+while [ "$rep" -lt "$reps" ]; do
+  rep=$((rep + 1))
+  while read -r k n c; do
+    [ -n "$k" ] || continue
+    # This repetition's order: the plan turned by rep - 1 places.
+    set -- $plan
+    i=1
+    while [ "$i" -lt "$rep" ] && [ "$nplan" -gt 1 ]; do
+      first=$1; shift; set -- "$@" "$first"; i=$((i + 1))
+    done
+    for vt in "$@"; do
+      run "${vt%%:*}" "${vt##*:}" "$k" "$n" "$c"
+    done
+  done <<EOF
+$rows
+EOF
+done
+echo
+
+awk -v versions="$versions" -v threads="$threads" -v reps="$reps" "$jsonl"'
+function cell(s) { return sprintf(" %12s", s) }
+# The best seconds of version v with t threads on row r, as text.
+function secs(r, v, t,   key) {
+  key = r SUBSEP v SUBSEP t
+  if (key in best) return sprintf("%.3f%s", best[key], (key in err) ? "!" : "")
+  if (key in err) return err[key]
+  return "-"
+}
+function has(r, v, t) { return (r SUBSEP v SUBSEP t) in best }
+function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
+# best time of (v, t) over best time of (w, u) on row r, as text.
+function pair(r, v, t, w, u) {
+  if (!has(r, v, t) || !has(r, w, u)) return "-"
+  return ratio(best[r, v, t], best[r, w, u])
+}
+function head(title,   i) {
+  printf "%s\n%-9s %9s %6s", title, "kernel", "n", "cutoff"
+}
+function rowlabel(r,   p) {
+  split(r, p, SUBSEP)
+  printf "%-9s %9s %6s", p[1], p[2], p[3]
+}
+{
+  r = str("kernel") SUBSEP num("size") SUBSEP num("cutoff")
+  if (!(r in seen)) { seen[r] = 1; order[++nr] = r }
+  key = r SUBSEP str("version") SUBSEP num("threads")
+  if (str("error") != "") {
+    err[key] = str("error"); nerr++
+    next
+  }
+  s = num("seconds")
+  if (!(key in best) || s < best[key]) best[key] = s
+  if (num("peak_rss_kib") > rss[key]) rss[key] = num("peak_rss_kib")
+}
+END {
+  if (!NR) { print "run-nested: no results"; exit 1 }
+  nv = split(versions, vs, " "); nt = split(threads, ts, " ")
+  t1 = ts[1]; tn = ts[nt]
+  nc = 0
+  for (i = 1; i <= nv; i++) {
+    if (vs[i] ~ /^serial/) { col[++nc] = vs[i]; colt[nc] = 1; continue }
+    for (j = 1; j <= nt; j++) { col[++nc] = vs[i]; colt[nc] = ts[j] }
+  }
+
+  head(sprintf("nested: seconds, best of %d; name:T = T threads; " \
+               "! = failed in some repetition", reps))
+  for (j = 1; j <= nc; j++)
+    printf "%s", cell(col[j] ~ /^serial/ ? col[j] : col[j] ":" colt[j])
+  printf "\n"
+  for (i = 1; i <= nr; i++) {
+    rowlabel(order[i])
+    for (j = 1; j <= nc; j++) printf "%s", cell(secs(order[i], col[j], colt[j]))
+    printf "\n"
+  }
+
+  printf "\n"
+  head(sprintf("ratios of best times: dag/best = dag / min(gomp, libomp); " \
+               "same compiler at %s threads; speedup = %s threads / %s", tn,
+               t1, tn))
+  for (j = 1; j <= nt; j++) printf "%s", cell("dag/best:" ts[j])
+  printf "%s%s", cell("dag/gomp"), cell("dagclang/lomp")
+  for (j = 1; j <= nv; j++)
+    if (vs[j] !~ /^serial/) printf "%s", cell("speedup " vs[j])
+  printf "\n"
+  for (i = 1; i <= nr; i++) {
+    r = order[i]
+    rowlabel(r)
+    for (j = 1; j <= nt; j++) {
+      t = ts[j]; b = -1
+      if (has(r, "gomp", t)) b = best[r, "gomp", t]
+      if (has(r, "libomp", t) && (b < 0 || best[r, "libomp", t] < b))
+        b = best[r, "libomp", t]
+      printf "%s", cell(has(r, "dag", t) && b > 0 ? ratio(best[r, "dag", t], b) : "-")
+    }
+    printf "%s", cell(pair(r, "dag", tn, "gomp", tn))
+    printf "%s", cell(pair(r, "dag-clang", tn, "libomp", tn))
+    for (j = 1; j <= nv; j++)
+      if (vs[j] !~ /^serial/) printf "%s", cell(pair(r, vs[j], t1, vs[j], tn))
+    printf "\n"
+  }
+
+  printf "\n"
+  head(sprintf("peak RSS in MiB (ru_maxrss, the most of any repetition), " \
+               "serial versions at 1 thread, the others at %s", tn))
+  for (j = 1; j <= nv; j++) printf "%s", cell(vs[j])
+  printf "\n"
+  for (i = 1; i <= nr; i++) {
+    r = order[i]
+    rowlabel(r)
+    for (j = 1; j <= nv; j++) {
+      key = r SUBSEP vs[j] SUBSEP (vs[j] ~ /^serial/ ? 1 : tn)
+      printf "%s", cell((key in rss) ? sprintf("%.1f", rss[key] / 1024) : "-")
+    }
+    printf "\n"
+  }
+}' "$records" || failed=$((failed + 1))
+
+if [ -n "$json" ]; then
+  cat "$records" >>"$json"
+fi
+if [ "$failed" -gt 0 ]; then
+  echo "run-nested: $failed run(s) FAILED (see above)" >&2
+  exit 1
+fi
