@@ -171,6 +171,8 @@ enum CXChildVisitResult visit_probes(CXCursor c, CXCursor parent,
 
 /* The directive whose probe anchor is at probe offset `at`, or -1. */
 int anchored(const struct walker *w, int file, unsigned at);
+/* Is `c` the probe of a task directive on a statement of the main file? */
+bool is_task_statement(const struct walker *w, CXCursor c);
 /* Clauses that mean nothing where their directive is. */
 void check_placement(struct walker *w, const struct unit_file *f, unsigned k,
                      bool function);
@@ -228,5 +230,17 @@ void bind_functions(struct walker *w, const struct kids *top);
 
 /* The warnings about task `t`, whose statement is `body`. */
 void warn_about_task(struct walker *w, int t, CXCursor body);
+/* Whether `c` writes (`=`, a compound assignment, `++`, `--`), and its
+ * left operand in *lhs. */
+bool is_write(const struct walker *w, CXCursor c, CXCursor *lhs);
+/* The variable that the left operand `lhs` of a write names, and whether
+ * the write goes through a pointer; a null cursor when no variable. */
+CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
+                      bool *through_pointer);
+
+/* ---- sema_item_warnings.c: warnings about a task's items */
+
+/* The warnings about the items of task `t`, whose statement is `body`. */
+void warn_about_items(struct walker *w, int t, CXCursor body);
 
 #endif

@@ -30,6 +30,13 @@ static int new_task(struct walker *w, enum task_kind kind, int file,
   return t;
 }
 
+bool is_task_statement(const struct walker *w, CXCursor c) {
+  unsigned at;
+  return clang_getCursorKind(c) == CXCursor_IfStmt &&
+         where(w, clang_getCursorLocation(c), &at) == 0 &&
+         anchored(w, 0, at) >= 0;
+}
+
 int anchored(const struct walker *w, int file, unsigned at) {
   const struct unit_file *f = &w->s->files[file];
   for (unsigned k = 0; k < f->scan.ndirectives; k++)

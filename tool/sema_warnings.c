@@ -1,14 +1,13 @@
 /* sema_warnings.c: the warnings about a task body: writes no out, inout or
- * commutative item covers (-Wdag-uncovered-write), and in items the body
- * never reads (-Wdag-unused-in). */
+ * commutative item covers (-Wdag-uncovered-write); and the entry to all
+ * the warnings about a task (its items' in sema_item_warnings.c). */
 #include "sema_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The variable an assignment writes, and whether through a pointer. */
-static CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
-                             bool *through_pointer) {
+CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
+                      bool *through_pointer) {
   for (;;) {
     lhs = strip(lhs);
     enum CXCursorKind k = clang_getCursorKind(lhs);
@@ -95,32 +94,24 @@ static void check_write(struct write_check *wc, CXCursor at, CXCursor lhs) {
   free(name);
 }
 
-static enum CXChildVisitResult visit_writes(CXCursor c, CXCursor parent,
-                                            CXClientData data) {
-  struct write_check *wc = data;
-  struct walker *w = wc->w;
+bool is_write(const struct walker *w, CXCursor c, CXCursor *lhs) {
   enum CXCursorKind kind = clang_getCursorKind(c);
-  unsigned at;
-  if (kind == CXCursor_IfStmt &&
-      where(w, clang_getCursorLocation(c), &at) == 0 && anchored(w, 0, at) >= 0)
-    return CXChildVisit_Continue; /* a nested task checks its own body */
   if (kind != CXCursor_BinaryOperator &&
       kind != CXCursor_CompoundAssignOperator && kind != CXCursor_UnaryOperator)
-    return CXChildVisit_Recurse;
+    return false;
   struct kids ks = children(c);
   if (ks.n == 0) {
     free(ks.v);
-    return CXChildVisit_Recurse;
+    return false;
   }
-  CXCursor lhs = ks.v[0];
+  *lhs = ks.v[0];
   free(ks.v);
   bool writes = kind == CXCursor_CompoundAssignOperator;
-  char *op =
-      kind == CXCursor_BinaryOperator ? binary_operator(w->tu, c, lhs) : NULL;
-  if (op)
+  if (kind == CXCursor_BinaryOperator) {
+    char *op = binary_operator(w->tu, c, *lhs);
     writes = strcmp(op, "=") == 0;
-  free(op);
-  if (kind == CXCursor_UnaryOperator) {
+    free(op);
+  } else if (kind == CXCursor_UnaryOperator) {
     char *first = first_token(w->tu, c, false);
     char *last = first_token(w->tu, c, true);
     writes = !strcmp(first, "++") || !strcmp(first, "--") ||
@@ -128,46 +119,18 @@ static enum CXChildVisitResult visit_writes(CXCursor c, CXCursor parent,
     free(first);
     free(last);
   }
-  if (writes)
-    check_write(wc, c, lhs);
-  return CXChildVisit_Recurse;
+  return writes;
 }
 
-struct unused_check {
-  struct walker *w;
-  int task;
-};
-
-static enum CXChildVisitResult visit_in_items(CXCursor c, CXCursor parent,
-                                              CXClientData data) {
-  struct unused_check *uc = data;
-  struct walker *w = uc->w;
-  if (clang_getCursorKind(c) != CXCursor_ParenExpr)
-    return CXChildVisit_Recurse;
-  unsigned at;
-  if (where(w, clang_getCursorLocation(c), &at) != 0)
-    return CXChildVisit_Recurse;
-  const struct probe_point *p = point_at(w, 0, at);
-  const struct unit_file *f = &w->s->files[0];
-  if (!p || (p->role != PROBE_ADDRESS && p->role != PROBE_BASE) ||
-      f->dirs[p->directive].clauses[p->clause].kind != CLAUSE_IN)
-    return CXChildVisit_Recurse;
-  struct key_set refs = {0};
-  clang_visitChildren(c, gather_keys, &refs);
-  const struct task_state *st = &w->states[uc->task];
-  bool read = refs.n == 0;
-  for (unsigned i = 0; i < refs.n && !read; i++)
-    read = key_set_has(&st->seen, refs.v[i]);
-  free(refs.v);
-  if (!read) {
-    const struct item *it =
-        &f->dirs[p->directive].clauses[p->clause].items[p->item];
-    char *text = item_text(f, it);
-    diags_add(w->d, DIAG_WARNING, &f->src, it->at.begin, "-Wdag-unused-in",
-              "'in' item '%s' is never read by the task body", text);
-    free(text);
-  }
-  return CXChildVisit_Continue;
+static enum CXChildVisitResult visit_writes(CXCursor c, CXCursor parent,
+                                            CXClientData data) {
+  struct write_check *wc = data;
+  if (is_task_statement(wc->w, c))
+    return CXChildVisit_Continue; /* a nested task checks its own body */
+  CXCursor lhs;
+  if (is_write(wc->w, c, &lhs))
+    check_write(wc, c, lhs);
+  return CXChildVisit_Recurse;
 }
 
 void warn_about_task(struct walker *w, int t, CXCursor body) {
@@ -177,6 +140,5 @@ void warn_about_task(struct walker *w, int t, CXCursor body) {
   struct write_check wc = {w, t};
   visit_writes(body, clang_getNullCursor(), &wc);
   clang_visitChildren(body, visit_writes, &wc);
-  struct unused_check uc = {w, t};
-  clang_visitChildren(w->states[t].probes, visit_in_items, &uc);
+  warn_about_items(w, t, body);
 }
