@@ -153,6 +153,10 @@ static bool has_flag(char *const *v, unsigned n, const char *flag) {
 }
 
 void diags_options(struct diags *d, const char *const *args, int nargs) {
+  /* Lints for some programs only, which their options turn on. */
+  static const char *const off_by_default[] = {"dag-mpi"};
+  for (size_t i = 0; i < sizeof off_by_default / sizeof *off_by_default; i++)
+    add_flag(&d->off, &d->noff, off_by_default[i]);
   for (int i = 0; i < nargs; i++) {
     const char *a = args[i];
     if (strcmp(a, "-w") == 0)

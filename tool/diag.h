@@ -53,7 +53,8 @@ struct diags {
 };
 
 /* Takes the warning options (-w, -Werror, -W[no-][error=]dag-...) from a
- * compiler command line; other arguments are ignored. */
+ * compiler command line; other arguments are ignored. The lints that are
+ * off by default (-Wdag-mpi) need their -Wdag-<name>. */
 void diags_options(struct diags *d, const char *const *args, int nargs);
 
 /* Records a diagnostic; `flag` may be NULL. A warning that the options

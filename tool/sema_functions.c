@@ -189,6 +189,8 @@ void bind_functions(struct walker *w, const struct kids *top) {
     }
   }
   resolve_variants(w);
+  for (unsigned f = 0; f < w->s->nfunctions; f++)
+    lint_mpi_function(w, &w->s->functions[f]);
   /* The clauses of task functions, checked in their probe functions. */
   for (unsigned i = 0; i < top->n; i++) {
     unsigned at;

@@ -238,6 +238,14 @@ bool is_write(const struct walker *w, CXCursor c, CXCursor *lhs);
 CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
                       bool *through_pointer);
 
+/* ---- sema_mpi_lint.c: -Wdag-mpi, for programs run on several ranks */
+
+/* Task `t`, whose statement is `body`, has no data items and writes what
+ * other ranks would need. */
+void lint_mpi_task(struct walker *w, int t, CXCursor body);
+/* Task function `f` has no data items. */
+void lint_mpi_function(struct walker *w, const struct task_function *f);
+
 /* ---- sema_item_warnings.c: warnings about a task's items */
 
 /* The warnings about the items of task `t`, whose statement is `body`. */

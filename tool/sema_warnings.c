@@ -1,6 +1,7 @@
 /* sema_warnings.c: the warnings about a task body: writes no out, inout or
  * commutative item covers (-Wdag-uncovered-write); and the entry to all
- * the warnings about a task (its items' in sema_item_warnings.c). */
+ * the warnings about a task (its items' in sema_item_warnings.c, the MPI
+ * lint in sema_mpi_lint.c). */
 #include "sema_internal.h"
 
 #include <stdlib.h>
@@ -141,4 +142,5 @@ void warn_about_task(struct walker *w, int t, CXCursor body) {
   visit_writes(body, clang_getNullCursor(), &wc);
   clang_visitChildren(body, visit_writes, &wc);
   warn_about_items(w, t, body);
+  lint_mpi_task(w, t, body);
 }

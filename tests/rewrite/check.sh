@@ -3,7 +3,8 @@
 #   <case>.out  the expected rewritten source (the rewrite must succeed, and
 #               the result must compile with the runtime's header and _DAG
 #               defined, as dagcc compiles it), and/or
-#   <case>.err  the expected diagnostics (without .out: the rewrite must fail).
+#   <case>.err  the expected diagnostics (without .out: the rewrite must fail);
+#   <case>.flags  optional: more flags for the rewriter, on one line.
 # Usage: check.sh REWRITE_FILE INCLUDE_DIR CASE_DIR CASE [--update]
 set -u
 tool=$1 include=$2 dir=$3 case=$4 update=${5:-}
@@ -11,7 +12,10 @@ cd "$dir" || exit 1
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 # dag.h on the include path, as dagcc gives it: the parse includes it.
-"$tool" "$case.c" -I. -I"$include" >"$out" 2>"$err"
+# <case>.flags, if there is one, holds more flags (such as -Wdag-mpi).
+flags=()
+[[ -f $case.flags ]] && read -r -a flags <"$case.flags"
+"$tool" "$case.c" -I. -I"$include" "${flags[@]}" >"$out" 2>"$err"
 status=$?
 if [[ $update == --update ]]; then
   if ((status == 0)); then cp "$out" "$case.out"; else rm -f "$case.out"; fi
