@@ -183,7 +183,8 @@ static void render_range(struct renderer *r, const char *text, unsigned begin,
 }
 
 void rewrite_render(struct edits *e, struct buf *out) {
-  qsort(e->v, e->n, sizeof *e->v, by_position);
+  if (e->n) /* none when every directive is in a skipped #if branch */
+    qsort(e->v, e->n, sizeof *e->v, by_position);
   struct renderer r = {e, out};
   render_range(&r, e->src->text, 0, (unsigned)e->src->len, true);
 }
