@@ -171,8 +171,11 @@ enum CXChildVisitResult visit_probes(CXCursor c, CXCursor parent,
 
 /* The directive whose probe anchor is at probe offset `at`, or -1. */
 int anchored(const struct walker *w, int file, unsigned at);
-/* Is `c` the probe of a task directive on a statement of the main file? */
-bool is_task_statement(const struct walker *w, CXCursor c);
+/* Calls `visit` on the task body `body` and the cursors under it, as
+ * clang_visitChildren would on a parent of `body`, but not inside the
+ * tasks nested in it, which have their own checks. */
+void visit_body(const struct walker *w, CXCursor body, CXCursorVisitor visit,
+                CXClientData data);
 /* Clauses that mean nothing where their directive is. */
 void check_placement(struct walker *w, const struct unit_file *f, unsigned k,
                      bool function);

@@ -80,8 +80,6 @@ static bool reaches_through(struct deref_search *ds, CXCursor c) {
 static enum CXChildVisitResult find_deref(CXCursor c, CXCursor parent,
                                           CXClientData data) {
   struct deref_search *ds = data;
-  if (is_task_statement(ds->w, c))
-    return CXChildVisit_Continue; /* a nested task has items of its own */
   if (reaches_through(ds, c)) {
     ds->found = true;
     return CXChildVisit_Break;
@@ -101,9 +99,7 @@ static void check_pointer_array(struct item_check *ic, CXCursor paren,
   struct deref_search ds = {ic->w, element_of(paren), false};
   if (!ds.key)
     return;
-  find_deref(ic->body, clang_getNullCursor(), &ds);
-  if (!ds.found)
-    clang_visitChildren(ic->body, find_deref, &ds);
+  visit_body(ic->w, ic->body, find_deref, &ds);
   if (!ds.found)
     return;
   char *text = item_text(f, it);

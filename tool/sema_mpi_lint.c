@@ -52,8 +52,6 @@ static char *escaping_write(struct escape_search *es, CXCursor lhs) {
 static enum CXChildVisitResult find_escape(CXCursor c, CXCursor parent,
                                            CXClientData data) {
   struct escape_search *es = data;
-  if (is_task_statement(es->w, c))
-    return CXChildVisit_Continue; /* a task of its own */
   CXCursor lhs;
   if (is_write(es->w, c, &lhs))
     es->what = escaping_write(es, lhs);
@@ -76,9 +74,7 @@ void lint_mpi_task(struct walker *w, int t, CXCursor body) {
   if (placed(d))
     return;
   struct escape_search es = {w, t, NULL};
-  find_escape(body, clang_getNullCursor(), &es);
-  if (!es.what)
-    clang_visitChildren(body, find_escape, &es);
+  visit_body(w, body, find_escape, &es);
   if (!es.what)
     return;
   diags_add(w->d, DIAG_WARNING, &task->file->src, d->at.begin, "-Wdag-mpi",

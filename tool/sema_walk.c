@@ -30,11 +30,34 @@ static int new_task(struct walker *w, enum task_kind kind, int file,
   return t;
 }
 
-bool is_task_statement(const struct walker *w, CXCursor c) {
+/* Is `c` the probe of a task directive on a statement of the main file? */
+static bool is_task_statement(const struct walker *w, CXCursor c) {
   unsigned at;
   return clang_getCursorKind(c) == CXCursor_IfStmt &&
          where(w, clang_getCursorLocation(c), &at) == 0 &&
          anchored(w, 0, at) >= 0;
+}
+
+struct body_visit {
+  const struct walker *w;
+  CXCursorVisitor visit;
+  CXClientData data;
+};
+
+static enum CXChildVisitResult visit_body_cursor(CXCursor c, CXCursor parent,
+                                                 CXClientData data) {
+  struct body_visit *bv = data;
+  if (is_task_statement(bv->w, c))
+    return CXChildVisit_Continue; /* a task of its own */
+  return bv->visit(c, parent, bv->data);
+}
+
+void visit_body(const struct walker *w, CXCursor body, CXCursorVisitor visit,
+                CXClientData data) {
+  struct body_visit bv = {w, visit, data};
+  if (visit_body_cursor(body, clang_getNullCursor(), &bv) ==
+      CXChildVisit_Recurse)
+    clang_visitChildren(body, visit_body_cursor, &bv);
 }
 
 int anchored(const struct walker *w, int file, unsigned at) {

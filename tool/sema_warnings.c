@@ -126,8 +126,6 @@ bool is_write(const struct walker *w, CXCursor c, CXCursor *lhs) {
 static enum CXChildVisitResult visit_writes(CXCursor c, CXCursor parent,
                                             CXClientData data) {
   struct write_check *wc = data;
-  if (is_task_statement(wc->w, c))
-    return CXChildVisit_Continue; /* a nested task checks its own body */
   CXCursor lhs;
   if (is_write(wc->w, c, &lhs))
     check_write(wc, c, lhs);
@@ -139,8 +137,7 @@ void warn_about_task(struct walker *w, int t, CXCursor body) {
     if (w->d->v[i].level == DIAG_ERROR)
       return; /* warnings about code that has errors help nobody */
   struct write_check wc = {w, t};
-  visit_writes(body, clang_getNullCursor(), &wc);
-  clang_visitChildren(body, visit_writes, &wc);
+  visit_body(w, body, visit_writes, &wc);
   warn_about_items(w, t, body);
   lint_mpi_task(w, t, body);
 }
