@@ -3,7 +3,7 @@
  * The last user error's message is kept per thread for dag_last_error();
  * nothing here takes a lock.
  */
-#include "internal.h"
+#include "base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  *
  * Pure functions: no locks, no allocation.
  */
-#include "internal.h"
+#include "base.h"
 
 /* A region seen from one of its dimensions inward: the block of the
  * dimensions dim[0..n) at `base` (dim points into a struct region). */

@@ -11,7 +11,7 @@
  * Then the history must stay small: a chain on one variable keeps one
  * record, and completed tasks on ever-new data are forgotten.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <check.h>
 #include <stdlib.h>

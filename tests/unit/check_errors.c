@@ -11,8 +11,8 @@
  *
  * Each test runs in its own process (Check's fork mode).
  */
+#include "core/internal.h" /* dag__edge_hook: counts the edges the tracker adds */
 #include "dag.h"
-#include "internal.h" /* dag__edge_hook: counts the edges the tracker adds */
 
 #include <check.h>
 #include <limits.h>

@@ -7,7 +7,7 @@
  * the band table must account for every band in the tree. The index never
  * reads the bytes, so the addresses are plain numbers.
  */
-#include "history.h"
+#include "core/history.h"
 
 #include <check.h>
 #include <stdlib.h>

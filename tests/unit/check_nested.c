@@ -13,7 +13,7 @@
  * Each test runs in its own process (Check's fork mode) and starts the
  * runtime with the DAG_NUM_THREADS it sets: 1, 2 and 4.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <check.h>
 #include <stdatomic.h>

@@ -5,7 +5,7 @@
  * then random regions checked against their byte sets: overlap must be
  * exact, containment must never claim a byte that is not covered.
  */
-#include "internal.h"
+#include "base.h"
 
 #include <check.h>
 #include <stdlib.h>

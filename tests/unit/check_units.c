@@ -14,7 +14,7 @@
  * (under AddressSanitizer: no write into released allocation records).
  */
 #include "dag.h"
-#include "uniform.h" /* struct rankset, dag__units_block */
+#include "plan/planner.h" /* struct rankset, dag__units_block */
 
 #include <check.h>
 #include <stdint.h>
@@ -230,12 +230,12 @@ START_TEST(test_flush_tree) {
   uint64_t sent, received;
   write_on(&x, 0); /* rank 0 is the root: 0 -> 1, 2, 4, ..., 32 */
   ck_assert_int_eq(dag_taskwait(), 0);
-  dag__uniform_messages(&sent, &received);
+  dag__plan_messages(&sent, &received);
   ck_assert_int_eq(sent, 6);
   ck_assert_int_eq(received, 0);
   write_on(&x, 5); /* rank 5 is: rank 0 hears from rank 32, sends nothing */
   ck_assert_int_eq(dag_taskwait(), 0);
-  dag__uniform_messages(&sent, &received);
+  dag__plan_messages(&sent, &received);
   ck_assert_int_eq(sent, 6);
   ck_assert_int_eq(received, 1);
   unsetenv("DAG_SIMULATE_RANKS");

@@ -7,7 +7,7 @@
  * buffer belongs to one worker and needs no lock; the graph is appended to
  * under a mutex, since nested tasks are submitted from several threads.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -249,7 +249,6 @@ static void write_stats(void) {
           "dag: stats: %llu tasks run (%llu inline), %.1f MiB in task pools\n",
           (unsigned long long)tasks, (unsigned long long)inlined,
           (double)pooled / (1024.0 * 1024.0));
-  dag__uniform_write_stats();
 }
 
 void dag__trace_finish(void) {

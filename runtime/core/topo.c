@@ -6,7 +6,7 @@
  * wraps around. The ranks of one machine split its cores between them
  * (dag__topo_share). Written once at start-up, read-only afterwards.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <hwloc.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * the parked list. A parker checks `held` under the guard and a releaser
  * clears `held` before taking the guard, so no wake-up is lost.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -20,7 +20,7 @@
  * tile of a matrix whose rows do not start at a multiple of s may cross a
  * row: it stays in the top treap, at most one such per band of tiles.
  */
-#include "history.h"
+#include "core/history.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,19 +1,21 @@
-/* init.c — start-up, shut-down and the DAG_* environment.
+/* init.c — start-up, shut-down, DAG_NUM_THREADS and the queries about the
+ * run (ranks, workers).
  *
  * The runtime starts on first use (or dag_init) and stops at dag_finalize or
  * at exit. `state` moves one way: not started -> running -> finalized;
  * start-up and shut-down hold `lifecycle`, the hot path only reads `state`.
+ * Start-up goes bottom up (transport, then the core), shut-down top down.
  */
-#include "internal.h"
+#include "api/api.h"
+#include "mem/mem.h"
+#include "plan/plan.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum state { NOT_STARTED, RUNNING, FINALIZED };
-
-static atomic_int state = NOT_STARTED;
+static atomic_int state = RUN_NOT_STARTED;
 static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
 
 /* DAG_NUM_THREADS, or the number of cores when unset or invalid. */
@@ -41,41 +43,28 @@ static void finalize_at_exit(void) { dag_finalize(); }
  * are not there). The lock may have been held at the fork: make it anew. */
 static void after_fork_in_child(void) {
   pthread_mutex_init(&lifecycle, NULL);
-  if (atomic_load(&state) == RUNNING)
-    atomic_store(&state, FINALIZED);
+  if (atomic_load(&state) == RUN_RUNNING)
+    atomic_store(&state, RUN_FINALIZED);
 }
 
 int dag_init(void) {
   pthread_mutex_lock(&lifecycle);
   int err = 0;
   switch (atomic_load(&state)) {
-  case RUNNING:
+  case RUN_RUNNING:
     break;
-  case FINALIZED:
+  case RUN_FINALIZED:
     err = DAG_ESHUTDOWN;
     break;
-  case NOT_STARTED: {
+  case RUN_NOT_STARTED: {
     err = dag__comm_start();
     if (err)
       break;
-    dag__pools_init();
-    dag__trace_init();
     /* The ranks of one machine share its cores, unless mpiexec bound
      * each to cores of its own already. */
-    dag__topo_init();
-    int n = workers_wanted(dag__topo_share(dag__node_rank, dag__node_ranks));
-    atomic_init(&dag__root_task.unfinished, 1);
-    atomic_init(&dag__root_task.refs, 1);
-    atomic_init(&dag__root_task.succ, NULL);
-    dag__root_task.label = "main";
-    err = dag__sched_init(n);
-    if (!err)
-      err = dag__workers_start(n);
+    int n = workers_wanted(dag__core_cores(dag__node_rank, dag__node_ranks));
+    err = dag__core_start(n);
     if (err) {
-      dag__workers_release();
-      dag__sched_release();
-      dag__topo_release();
-      dag__pools_release();
       dag__comm_stop();
       break;
     }
@@ -85,7 +74,7 @@ int dag_init(void) {
       pthread_atfork(NULL, NULL, after_fork_in_child);
     }
     registered = true;
-    atomic_store_explicit(&state, RUNNING, memory_order_release);
+    atomic_store_explicit(&state, RUN_RUNNING, memory_order_release);
     break;
   }
   }
@@ -93,41 +82,21 @@ int dag_init(void) {
   return err;
 }
 
+enum run_state dag__run_state(void) {
+  return (enum run_state)atomic_load_explicit(&state, memory_order_acquire);
+}
+
 bool dag__started(void) {
-  return atomic_load_explicit(&state, memory_order_acquire) == RUNNING;
+  return atomic_load_explicit(&state, memory_order_acquire) == RUN_RUNNING;
 }
 
 int dag__ensure_started(void) {
   int s = atomic_load_explicit(&state, memory_order_acquire);
-  if (likely(s == RUNNING))
+  if (likely(s == RUN_RUNNING))
     return 0;
-  if (s == FINALIZED)
+  if (s == RUN_FINALIZED)
     return DAG_ESHUTDOWN;
   return dag_init();
-}
-
-int dag_taskwait(void) {
-  int s = atomic_load_explicit(&state, memory_order_acquire);
-  if (s == FINALIZED)
-    return dag__user_error(NULL, DAG_ESHUTDOWN,
-                           "dag_taskwait: runtime already finalized");
-  if (s == NOT_STARTED)
-    return 0; /* nothing was submitted */
-  if (dag__uniform_active())
-    return dag__uniform_taskwait(true);
-  return dag__wait_children();
-}
-
-int dag_taskwait_noflush(void) {
-  int s = atomic_load_explicit(&state, memory_order_acquire);
-  if (s == FINALIZED)
-    return dag__user_error(NULL, DAG_ESHUTDOWN,
-                           "dag_taskwait_noflush: runtime already finalized");
-  if (s == NOT_STARTED)
-    return 0;
-  if (dag__uniform_active())
-    return dag__uniform_taskwait(false);
-  return dag__wait_children();
 }
 
 int dag_num_workers(void) {
@@ -140,10 +109,19 @@ int dag_num_workers(void) {
 int dag_worker_id(void) {
   /* After dag_finalize, the thread that was worker 0 (if another thread
    * finalized) still points at the freed worker records. */
-  if (atomic_load_explicit(&state, memory_order_acquire) != RUNNING)
+  if (atomic_load_explicit(&state, memory_order_acquire) != RUN_RUNNING)
     return -1;
-  struct worker *w = dag__self();
-  return w ? w->id : -1;
+  return dag__worker_id();
+}
+
+int dag_rank(void) {
+  int err = dag__ensure_started();
+  return err ? err : dag__rank;
+}
+
+int dag_nranks(void) {
+  int err = dag__ensure_started();
+  return err ? err : dag__nranks;
 }
 
 int dag_finalize(void) {
@@ -151,24 +129,19 @@ int dag_finalize(void) {
     return dag__user_error(NULL, DAG_EINVAL,
                            "dag_finalize called from inside a task");
   pthread_mutex_lock(&lifecycle);
-  if (atomic_load(&state) == RUNNING) {
+  if (atomic_load(&state) == RUN_RUNNING) {
     /* Every rank checks that all submitted the same tasks, then drains. */
-    if (dag__uniform_active())
-      dag__uniform_taskwait(false);
+    if (dag__planned())
+      dag__plan_taskwait(false);
     dag__wait_children();
-    dag__deps_free(dag__root_task.children);
-    dag__root_task.children = NULL;
-    dag__workers_stop();
-    dag__trace_finish();
-    dag__workers_release();
-    dag__sched_release();
-    dag__topo_release();
-    dag__pools_release();
-    dag__uniform_release(); /* before the allocation records it points to */
+    dag__core_stop();
+    if (dag__stats)
+      dag__plan_write_stats();
+    dag__plan_release(); /* before the allocation records it points to */
     dag__dist_release();
     dag__comm_stop();
   }
-  atomic_store_explicit(&state, FINALIZED, memory_order_release);
+  atomic_store_explicit(&state, RUN_FINALIZED, memory_order_release);
   pthread_mutex_unlock(&lifecycle);
   return 0;
 }

@@ -13,7 +13,8 @@
  * so a reader never sees freed memory. Each change costs a copy of the
  * table: fine for the tens or hundreds of allocations of a program.
  */
-#include "internal.h"
+#include "comm/comm.h"
+#include "mem/mem.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -278,12 +279,7 @@ static int check_dist(const struct dag_dist *d, int nranks) {
                          (int)d->kind);
 }
 
-void *dag_alloc(size_t bytes, struct dag_dist dist) {
-  int err = dag__ensure_started();
-  if (err) {
-    dag__user_error(NULL, err, "dag_alloc: %s", dag_strerror(err));
-    return NULL;
-  }
+void *dag__dist_alloc(size_t bytes, struct dag_dist dist) {
   if (!bytes) {
     dag__user_error(NULL, DAG_EINVAL, "dag_alloc: 0 bytes");
     return NULL;
@@ -334,33 +330,22 @@ static ptrdiff_t index_of(const void *p) {
   return -1;
 }
 
-int dag_free(void *p) {
-  if (!p)
-    return 0;
+const struct dag_allocation *dag__dist_allocation_at(void *p) {
   const struct dag_allocation *a = dag__dist_find(p);
-  if (!a || a->base != (char *)p) {
-    if (a)
-      return dag__user_error(NULL, DAG_EINVAL,
-                             "dag_free: %p is %zu bytes into dag_alloc memory "
-                             "at %p, not its start",
-                             p, (size_t)((char *)p - a->base), (void *)a->base);
-    return dag__user_error(NULL, DAG_EINVAL,
-                           "dag_free: %p is not dag_alloc memory (freed "
-                           "already?)",
-                           p);
-  }
-  /* A wait on the whole allocation: no task may use it afterwards; every
-   * rank forgets where its blocks were valid (the memory is going). The
-   * ranks agree first: one that diverged may wait for a transfer that never
-   * comes. */
-  if (dag__uniform_active())
-    dag__uniform_check("this dag_free");
-  struct dag_access all = {DAG_INOUT, dag_region_1d(a->base, a->bytes)};
-  int err = dag__wait_on_local(&all, 1);
-  if (err)
-    return err;
-  dag__units_forget(a->base, a->bytes);
+  if (a && a->base == (char *)p)
+    return a;
+  if (a)
+    dag__user_error(NULL, DAG_EINVAL,
+                    "dag_free: %p is %zu bytes into dag_alloc memory at %p, "
+                    "not its start",
+                    p, (size_t)((char *)p - a->base), (void *)a->base);
+  else
+    dag__user_error(NULL, DAG_EINVAL,
+                    "dag_free: %p is not dag_alloc memory (freed already?)", p);
+  return NULL;
+}
 
+int dag__dist_free(void *p) {
   pthread_mutex_lock(&registry_lock);
   ptrdiff_t i = index_of(p);
   if (i < 0) { /* freed meanwhile by another thread */
@@ -370,7 +355,8 @@ int dag_free(void *p) {
                            "already?)",
                            p);
   }
-  size_t bytes = a->bytes;
+  struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
+  size_t bytes = t->e[i].a->bytes;
   publish((struct entry){0, 0, NULL}, (size_t)i);
   pthread_mutex_unlock(&registry_lock);
   munmap(p, bytes);

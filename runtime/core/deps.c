@@ -25,7 +25,7 @@
  * Locking: none. Only the thread running the parent's body uses its tracker;
  * other threads only complete tasks, which is read here atomically.
  */
-#include "history.h"
+#include "core/history.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -455,7 +455,7 @@ void dag__deps_wait(struct deps *d, const struct region *regs,
   for (size_t k = 0; k < n; k++) {
     struct task *t;
     while ((t = blocker(d, &regs[k], modes[k])))
-      dag__help_while(incomplete, t);
+      dag__core_help_while(incomplete, t);
   }
 }
 

@@ -11,7 +11,7 @@
  *
  * It also keeps the list of units written since the last taskwait.
  */
-#include "uniform.h"
+#include "plan/planner.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -363,7 +363,7 @@ void dag__units_flush(void (*fn)(struct unit *)) {
   forget_replicated();
 }
 
-void dag__units_forget(const void *base, size_t bytes) {
+void dag__plan_forget(const void *base, size_t bytes) {
   (void)bytes;
   for (size_t i = 0; i < nevery; i++) {
     struct blocks *b = every[i];

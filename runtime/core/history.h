@@ -6,7 +6,7 @@
 #ifndef DAG_HISTORY_H
 #define DAG_HISTORY_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stddef.h>
 

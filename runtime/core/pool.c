@@ -11,7 +11,7 @@
  * list takes the same lock. Slabs go back to the system at
  * dag__pools_release.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdlib.h>
 

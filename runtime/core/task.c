@@ -11,7 +11,7 @@
  * References: one for the execution, one per history record. The record of
  * the last reference goes back to the pool.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,153 +203,6 @@ struct task *dag__task_run(struct worker *w, struct task *t) {
 
 /* ------------------------------------------------------------ submission */
 
-/* Accesses validated into regions; on the stack for the usual few. */
-#define ACCESSES_ON_STACK 16
-
-static const char *device_name(enum dag_device d) {
-  return d == DAG_DEVICE_CUDA ? "cuda" : d == DAG_DEVICE_HIP ? "hip" : "cpu";
-}
-
-static bool known_device(enum dag_device d) {
-  return d == DAG_DEVICE_CPU || d == DAG_DEVICE_CUDA || d == DAG_DEVICE_HIP;
-}
-
-/* The body that runs the task: fn when its device is here, else the first
- * variant for a device that is. This libdag has no device backend yet, so
- * only CPU bodies run. */
-static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
-  if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU)) {
-    *body = info->fn; /* the usual task: nothing to choose */
-    return 0;
-  }
-  if (info->nvariants < 0 || (info->nvariants > 0 && !info->variants))
-    return dag__user_error(info, DAG_EINVAL, "%d variants at %p",
-                           info->nvariants, (const void *)info->variants);
-  if (!known_device(info->device))
-    return dag__user_error(info, DAG_EINVAL, "unknown device %d",
-                           (int)info->device);
-  for (int i = 0; i < info->nvariants; i++) {
-    if (!info->variants[i].fn)
-      return dag__user_error(info, DAG_EINVAL, "variant %d has no function", i);
-    if (!known_device(info->variants[i].device))
-      return dag__user_error(info, DAG_EINVAL, "variant %d: unknown device %d",
-                             i, (int)info->variants[i].device);
-  }
-  *body = info->fn;
-  if (info->device == DAG_DEVICE_CPU)
-    return 0;
-  for (int i = 0; i < info->nvariants; i++)
-    if (info->variants[i].device == DAG_DEVICE_CPU) {
-      *body = info->variants[i].fn;
-      return 0;
-    }
-  return dag__user_error(info, DAG_ENOSYS,
-                         "the task runs on device %s only, and this libdag "
-                         "has no %s backend",
-                         device_name(info->device), device_name(info->device));
-}
-
-static int check_info(const struct dag_task_info *info, const void *args,
-                      size_t args_size, const struct dag_access *acc, size_t n,
-                      dag_task_fn *body) {
-  if (!info)
-    return dag__user_error(NULL, DAG_EINVAL, "dag_submit: no task info");
-  if (!info->fn)
-    return dag__user_error(info, DAG_EINVAL, "task has no function");
-  if (args_size > UINT32_MAX)
-    return dag__user_error(info, DAG_EOVERFLOW,
-                           "argument block of %zu bytes is too large "
-                           "(a negative size?)",
-                           args_size);
-  if (args_size && !args)
-    return dag__user_error(info, DAG_EINVAL,
-                           "argument block of %zu bytes at NULL", args_size);
-  if (n && !acc)
-    return dag__user_error(info, DAG_EINVAL, "%zu accesses at NULL", n);
-  if ((info->flags & DAG_TASK_ON_RANK) &&
-      (info->rank < 0 || info->rank >= dag__nranks))
-    return dag__user_error(
-        info, DAG_EINVAL, "on(%d): this run has %d rank%s, 0 to %d", info->rank,
-        dag__nranks, dag__nranks > 1 ? "s" : "", dag__nranks - 1);
-  return choose_body(info, body);
-}
-
-static const char *mode_name(enum dag_mode m) {
-  return m == DAG_IN      ? "in"
-         : m == DAG_OUT   ? "out"
-         : m == DAG_INOUT ? "inout"
-                          : "commutative";
-}
-
-/* Access i of the task, for messages: "access 2 'A[k:n]'" when the
- * rewriter gave the items' text. */
-static const char *access_name(const struct dag_task_info *info, size_t i,
-                               char *buf, size_t size) {
-  if (info->items && info->items[i])
-    snprintf(buf, size, "access %zu '%s'", i, info->items[i]);
-  else
-    snprintf(buf, size, "access %zu", i);
-  return buf;
-}
-
-/* r, access i, crosses the edge of dag_alloc memory: an extent written
- * wrong (OpenMP matches depend items by start address only, so code ported
- * from it may name far too many bytes). Under MPI a transfer would then
- * reach beyond the allocation. */
-static int crossing_error(const struct dag_task_info *info, size_t i,
-                          const struct dag_access *acc, const struct region *r,
-                          const struct dag_allocation *first,
-                          const struct dag_allocation *last) {
-  char name[256];
-  access_name(info, i, name, sizeof name);
-  size_t bytes = (size_t)(r->hi - r->lo);
-  if (first)
-    return dag__user_error(
-        info, DAG_EINVAL,
-        "%s (%s, %zu bytes from %p) reaches %zu bytes past the end of its "
-        "dag_alloc allocation (%zu bytes at %p); is its extent in elements "
-        "of the right type?",
-        name, mode_name(acc->mode), bytes, (void *)r->lo,
-        (size_t)(r->hi - ((uintptr_t)first->base + first->bytes)), first->bytes,
-        (void *)first->base);
-  return dag__user_error(
-      info, DAG_EINVAL,
-      "%s (%s, %zu bytes from %p) starts outside dag_alloc memory and ends "
-      "inside the allocation of %zu bytes at %p",
-      name, mode_name(acc->mode), bytes, (void *)r->lo, last->bytes,
-      (void *)last->base);
-}
-
-/* Validates acc into regs/modes, leaving out empty regions. Returns the
- * number kept, or a negative DAG_E* code. */
-long dag__make_regions(const struct dag_task_info *info,
-                       const struct dag_access *acc, size_t n,
-                       struct region *regs, enum dag_mode *modes) {
-  size_t kept = 0;
-  for (size_t i = 0; i < n; i++) {
-    enum dag_mode m = acc[i].mode;
-    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE) {
-      char name[256];
-      return dag__user_error(info, DAG_EINVAL, "%s: unknown mode %d",
-                             access_name(info, i, name, sizeof name), (int)m);
-    }
-    const char *why = NULL;
-    int err = dag__region_make(&acc[i].region, &regs[kept], &why);
-    if (err) {
-      char name[256];
-      return dag__user_error(info, err, "%s: %s",
-                             access_name(info, i, name, sizeof name), why);
-    }
-    if (dag__region_empty(&regs[kept]))
-      continue;
-    const struct dag_allocation *first, *last;
-    if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
-      return crossing_error(info, i, &acc[i], &regs[kept], first, last);
-    modes[kept++] = m;
-  }
-  return (long)kept;
-}
-
 static struct task *new_task(const struct dag_task_info *info, dag_task_fn fn,
                              const void *args, size_t args_size) {
   bool small = args_size <= DAG_ARGS_SMALL;
@@ -427,7 +280,7 @@ static DAG_ALWAYS_INLINE void wait_for_children(struct task *t) {
     atomic_fetch_sub_explicit(&t->unfinished, t->credits, memory_order_relaxed);
     t->credits = 0;
   }
-  dag__help_while(has_children, t);
+  dag__core_help_while(has_children, t);
 }
 
 int dag__wait_children(void) {
@@ -452,7 +305,7 @@ struct submission {
 };
 
 /* Argument blocks up to this size are copied on the stack to run inline. */
-#define INLINE_ARGS_MAX 256
+#define INLINE_ARGS_MAX DAG_CORE_PLAIN_ARGS
 
 /* The record of a task that lasts past its submitter's frame: t itself,
  * unless t runs inline on the stack (run_inline), which is then promoted to
@@ -649,44 +502,8 @@ static DAG_ALWAYS_INLINE bool saturated(struct worker *w, struct task *parent,
          dag__deps_ready(parent->children, s->regs, s->modes, s->n);
 }
 
-/* Accesses validated into regions, on the stack for the usual few. */
-struct validated {
-  struct region regs_stack[ACCESSES_ON_STACK];
-  enum dag_mode modes_stack[ACCESSES_ON_STACK];
-  struct region *regs;
-  enum dag_mode *modes;
-  long kept; /* regions kept (empty ones left out), or a DAG_E* code */
-};
-
-static void validate(struct validated *v, const struct dag_task_info *info,
-                     const struct dag_access *acc, size_t n) {
-  v->regs = v->regs_stack;
-  v->modes = v->modes_stack;
-  if (n > ACCESSES_ON_STACK) {
-    v->regs = malloc(n * sizeof *v->regs);
-    v->modes = malloc(n * sizeof *v->modes);
-    if (!v->regs || !v->modes) {
-      free(v->regs);
-      free(v->modes);
-      v->regs = v->regs_stack; /* nothing for validated_release to free */
-      v->modes = v->modes_stack;
-      v->kept =
-          dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
-      return;
-    }
-  }
-  v->kept = dag__make_regions(info, acc, n, v->regs, v->modes);
-}
-
-static void validated_release(struct validated *v) {
-  if (v->regs != v->regs_stack) {
-    free(v->regs);
-    free(v->modes);
-  }
-}
-
 /* Submits a task whose accesses are validated (regs and modes, n of them).
- * Inlined, like submit(): the calls cost a sixth of a tiny task. */
+ * Inlined into its few callers: the calls cost a sixth of a tiny task. */
 static DAG_ALWAYS_INLINE void
 submit_validated(const struct dag_task_info *info, dag_task_fn fn,
                  const void *args, size_t args_size, const struct region *regs,
@@ -707,114 +524,24 @@ submit_validated(const struct dag_task_info *info, dag_task_fn fn,
   }
 }
 
-static DAG_ALWAYS_INLINE int submit(const struct dag_task_info *info,
-                                    dag_task_fn fn, const void *args,
-                                    size_t args_size,
-                                    const struct dag_access *acc, size_t n,
-                                    unsigned flags) {
-  int err = dag__ensure_started();
-  if (err)
-    return dag__user_error(info, err, "%s", dag_strerror(err));
-
-  if (n == 0) {
-    submit_validated(info, fn, args, args_size, NULL, NULL, 0, flags);
-    return 0;
-  }
-  struct validated v;
-  validate(&v, info, acc, n);
-  if (v.kept >= 0)
-    submit_validated(info, fn, args, args_size, v.regs, v.modes, (size_t)v.kept,
-                     flags);
-  validated_release(&v);
-  return v.kept < 0 ? (int)v.kept : 0;
-}
-
-static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
-                          const void *args, size_t args_size,
-                          const struct dag_access *acc, size_t n);
-
-/* Whether the task is the plain kind: a CPU body, no accesses, arguments
- * that fit the inline path's stack buffer, on a running runtime. Every
- * condition check_info tests holds then, so check_info has nothing to say;
- * anything else goes to submit_checked, which names the mistake. */
-static bool plain_task(const struct dag_task_info *info, const void *args,
-                       size_t args_size) {
-  return dag__started() && info && info->fn && info->nvariants == 0 &&
-         info->device == DAG_DEVICE_CPU && !(info->flags & DAG_TASK_ON_RANK) &&
-         (!args_size || (args && args_size <= INLINE_ARGS_MAX));
+void dag__core_submit(const struct dag_task_info *info, dag_task_fn body,
+                      const void *args, size_t args_size,
+                      const struct region *regs, const enum dag_mode *modes,
+                      size_t n, unsigned flags) {
+  submit_validated(info, body, args, args_size, regs, modes, n, flags);
 }
 
 /* The plain task, in a function of its own: the general path's frame (its
  * regions on the stack, all six saved registers) cost an empty task about
  * a sixth of its instructions. Telling the compiler that the arguments fit
  * the stack buffer drops the heap-argument code from the path. */
-static __attribute__((noinline)) int
-submit_plain(const struct dag_task_info *info, dag_task_fn body,
-             const void *args, size_t args_size) {
+__attribute__((noinline)) int
+dag__core_submit_plain(const struct dag_task_info *info, dag_task_fn body,
+                       const void *args, size_t args_size) {
   if (args_size > INLINE_ARGS_MAX)
     __builtin_unreachable();
   submit_validated(info, body, args, args_size, NULL, NULL, 0, 0);
   return 0;
-}
-
-/* Any task: validated with a message for each mistake. */
-static int submit_checked(const struct dag_task_info *info, const void *args,
-                          size_t args_size, const struct dag_access *acc,
-                          size_t naccesses) {
-  /* Started first: the checks need the number of ranks. */
-  int err = dag__ensure_started();
-  if (err)
-    return dag__user_error(info, err, "%s", dag_strerror(err));
-  dag_task_fn body = NULL;
-  err = check_info(info, args, args_size, acc, naccesses, &body);
-  if (err)
-    return err;
-  if (dag__uniform_active())
-    return uniform_submit(info, body, args, args_size, acc, naccesses);
-  return submit(info, body, args, args_size, acc, naccesses, 0);
-}
-
-int dag_submit(const struct dag_task_info *info, const void *args,
-               size_t args_size, const struct dag_access *acc,
-               size_t naccesses) {
-  if (likely(naccesses == 0 && plain_task(info, args, args_size))) {
-    if (likely(!dag__uniform_active()))
-      return submit_plain(info, info->fn, args, args_size);
-    dag__uniform_submit_plain(info, info->fn, args, args_size);
-    return 0;
-  }
-  return submit_checked(info, args, args_size, acc, naccesses);
-}
-
-void dag__submit_local(const struct dag_task_info *info, dag_task_fn body,
-                       const void *args, size_t args_size,
-                       const struct region *regs, const enum dag_mode *modes,
-                       size_t n) {
-  if (n == 0 && args_size <= INLINE_ARGS_MAX)
-    submit_plain(info, body, args, args_size);
-  else
-    submit_validated(info, body, args, args_size, regs, modes, n, 0);
-}
-
-/* A top-level task of a run of several ranks: every rank plans it. */
-static int uniform_submit(const struct dag_task_info *info, dag_task_fn body,
-                          const void *args, size_t args_size,
-                          const struct dag_access *acc, size_t n) {
-  if (dag__uniform_submit_known(info, body, args, args_size, acc, n))
-    return 0;
-  struct validated v;
-  validate(&v, info, acc, n);
-  if (v.kept >= 0)
-    dag__uniform_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
-                        (size_t)v.kept);
-  validated_release(&v);
-  return v.kept < 0 ? (int)v.kept : 0;
-}
-
-int dag__submit_internal(const struct dag_task_info *info, const void *args,
-                         size_t args_size, const struct dag_access *acc,
-                         size_t n, unsigned flags) {
-  return submit(info, info->fn, args, args_size, acc, n, flags);
 }
 
 struct task *dag__task_hold(void) {
@@ -833,27 +560,8 @@ void dag__task_release(struct task *t) {
 
 static const struct dag_task_info wait_info = {.label = "taskwait on"};
 
-int dag__wait_on_local(const struct dag_access *acc, size_t n) {
-  return submit(&wait_info, NULL, NULL, 0, acc, n,
-                TASK_UNDEFERRED | TASK_WAIT_ONLY);
-}
-
-int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
-  if (naccesses && !acc)
-    return dag__user_error(&wait_info, DAG_EINVAL, "%zu accesses at NULL",
-                           naccesses);
-  int err = dag__ensure_started();
-  if (err)
-    return dag__user_error(&wait_info, err, "%s", dag_strerror(err));
-  if (dag__uniform_active() && naccesses) {
-    /* The listed data becomes valid on every rank first (a collect). */
-    struct validated v;
-    validate(&v, &wait_info, acc, naccesses);
-    if (v.kept >= 0)
-      dag__uniform_collect(v.regs, (size_t)v.kept);
-    validated_release(&v);
-    if (v.kept < 0)
-      return (int)v.kept;
-  }
-  return dag__wait_on_local(acc, naccesses);
+void dag__core_wait_on(const struct region *regs, const enum dag_mode *modes,
+                       size_t n) {
+  submit_validated(&wait_info, NULL, NULL, 0, regs, modes, n,
+                   TASK_UNDEFERRED | TASK_WAIT_ONLY);
 }

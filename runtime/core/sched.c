@@ -28,7 +28,7 @@
  * fence) looks for work once more before sleeping on the epoch it read.
  * One of the two always sees the other, so no wake-up is lost.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -297,28 +297,14 @@ static void inject_push(struct task **tasks, uint32_t n) {
   pthread_mutex_unlock(&inject.lock);
 }
 
-static struct task *inject_pop(void) {
-  if (atomic_load_explicit(&inject.count, memory_order_relaxed) == 0)
-    return NULL;
-  pthread_mutex_lock(&inject.lock);
-  struct task *t = inject.head;
-  if (t) {
-    inject.head = t->link;
-    if (!inject.head)
-      inject.tail = NULL;
-    atomic_fetch_sub_explicit(&inject.count, 1, memory_order_relaxed);
-  }
-  pthread_mutex_unlock(&inject.lock);
-  return t;
-}
-
-/* Takes the oldest task that descends from `ancestor`, if any: a scan. */
-static struct task *inject_pop_descendant(const struct task *ancestor) {
+/* Takes the oldest task that descends from `ancestor` (a scan), or with
+ * ancestor NULL the oldest task. */
+static struct task *inject_pop(const struct task *ancestor) {
   if (atomic_load_explicit(&inject.count, memory_order_relaxed) == 0)
     return NULL;
   pthread_mutex_lock(&inject.lock);
   struct task *prev = NULL, *t = inject.head;
-  while (t && !dag__task_descends(t, ancestor)) {
+  while (ancestor && t && !dag__task_descends(t, ancestor)) {
     prev = t;
     t = t->link;
   }
@@ -516,8 +502,7 @@ struct task *dag__sched_pop_descendant(struct worker *w,
                                        const struct task *ancestor) {
   struct task *t;
   if ((t = ring_pop_newest(w->queue, ancestor)) ||
-      (t = heap_pop_descendant(ancestor)) ||
-      (t = inject_pop_descendant(ancestor)) ||
+      (t = heap_pop_descendant(ancestor)) || (t = inject_pop(ancestor)) ||
       (t = steal_descendant(w, ancestor)))
     return t;
   return NULL;
@@ -525,7 +510,7 @@ struct task *dag__sched_pop_descendant(struct worker *w,
 
 struct task *dag__sched_pop(struct worker *w, bool patient) {
   struct task *t;
-  if ((t = heap_pop(1)) || (t = ring_pop(w->queue)) || (t = inject_pop()) ||
+  if ((t = heap_pop(1)) || (t = ring_pop(w->queue)) || (t = inject_pop(NULL)) ||
       (t = steal(w, patient)) || (t = heap_pop(INT_MIN)))
     return t;
   return NULL;

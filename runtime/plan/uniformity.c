@@ -6,7 +6,7 @@
  * that differs, and every rank names its own before the run stops: a
  * diverging program ends with a message instead of a hang.
  */
-#include "uniform.h"
+#include "plan/planner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,9 +95,26 @@ static const struct site *site_of(size_t index) {
   return &sites[lo - 1];
 }
 
+static void set_done(void *arg) {
+  atomic_store_explicit((atomic_bool *)arg, true, memory_order_release);
+}
+
+static bool not_done(void *arg) {
+  return !atomic_load_explicit((atomic_bool *)arg, memory_order_acquire);
+}
+
+/* Every rank's value of v into all. The caller runs tasks while it waits:
+ * the sends that other ranks need before they reach the collective may be
+ * its own tasks. */
+static void allgather(uint64_t v, uint64_t *all) {
+  atomic_bool done = false;
+  dag__comm_allgather(v, all, set_done, &done);
+  dag__core_help_while(not_done, &done);
+}
+
 /* Every rank's value of v; true when they are all equal. */
 static bool agree(uint64_t v, uint64_t *all) {
-  dag__comm_allgather(v, all);
+  allgather(v, all);
   for (int r = 1; r < dag__nranks; r++)
     if (all[r] != all[0])
       return false;
@@ -134,7 +151,7 @@ void dag__uniformity_check(const char *where) {
   }
   size_t lo = 0, hi = nhistory; /* the first index where ranks differ */
   uint64_t longest = 0;
-  dag__comm_allgather(nhistory, all);
+  allgather(nhistory, all);
   for (int r = 0; r < dag__nranks; r++)
     longest = all[r] > longest ? all[r] : longest;
   hi = (size_t)longest;
@@ -155,7 +172,7 @@ void dag__uniformity_check(const char *where) {
   fflush(stderr);
   /* Every rank has said its part before any of them stops the run, and
    * mpiexec gets a moment to pass the lines on. */
-  dag__comm_allgather(0, all);
+  allgather(0, all);
   nanosleep(&(struct timespec){0, 200000000}, NULL);
   free(all);
   dag__comm_abort_all();

@@ -1,5 +1,5 @@
 /* access_cache.c — how the accesses of top-level tasks resolved, kept for
- * the next task that names the same ones (uniform.h).
+ * the next task that names the same ones (planner.h).
  *
  * A rank of a multi-rank run plans every task of the program, and most of
  * a task's planning is working out its accesses: validating each region,
@@ -9,7 +9,7 @@
  * runs and rows of tiles), in a direct-mapped table, and stays true as
  * long as no allocation comes or goes (dag__dist_version).
  */
-#include "uniform.h"
+#include "plan/planner.h"
 
 #include <string.h>
 

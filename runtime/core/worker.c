@@ -8,7 +8,8 @@
  * A worker runs the successor that a completion hands back before looking at
  * any queue, so a chain of dependent tasks stays on one core.
  */
-#include "internal.h"
+#include "comm/comm.h"
+#include "core/internal.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -37,6 +38,7 @@ static DAG_THREAD_LOCAL struct worker *self;
 struct worker *dag__self(void) {
   return self;
 }
+int dag__worker_id(void) { return self ? self->id : -1; }
 int dag__workers_count(void) { return nworkers; }
 struct worker *dag__worker(int id) {
   return &workers[id];
@@ -156,7 +158,7 @@ static bool help_once(struct worker *w, struct idleness *idle,
   return true;
 }
 
-void dag__help_while(bool (*cond)(void *arg), void *arg) {
+void dag__core_help_while(bool (*cond)(void *arg), void *arg) {
   struct worker *w = self;
   struct task *waiting = dag__current_task();
   const struct task *ancestor = waiting == &dag__root_task ? NULL : waiting;

@@ -1,14 +1,18 @@
-/* uniform.h — the pieces of the rank-uniform layer (uniform.c) that have
- * files of their own: sets of ranks (rankset.c), units of data and the
+/* planner.h — what the files of the rank-uniform planner (plan/) share:
+ * plan.c places tasks and plans transfers; the pieces with files of their
+ * own are sets of ranks (rankset.c), units of data and the
  * regions they cover (units.c), how the accesses of earlier tasks resolved
  * (access_cache.c), and the check that every rank submitted the same tasks
  * (uniformity.c). All of it runs on the one thread that submits top-level
- * tasks, like uniform.c itself.
+ * tasks, like plan.c itself.
  */
-#ifndef DAG_UNIFORM_H
-#define DAG_UNIFORM_H
+#ifndef DAG_PLANNER_H
+#define DAG_PLANNER_H
 
-#include "internal.h"
+#include "comm/comm.h"
+#include "core/core.h"
+#include "mem/mem.h"
+#include "plan/plan.h"
 
 /* ----------------------------------------------------------- rankset.c */
 
@@ -63,7 +67,7 @@ struct unit *dag__units_block(const struct dag_allocation *a,
 void dag__units_each(const struct dag_allocation *a, const struct region *r,
                      int gather, void (*fn)(struct unit *, void *), void *arg);
 
-/* Makes u valid on rank `to` (uniform.c): merging replicated units needs it. */
+/* Makes u valid on rank `to` (plan.c): merging replicated units needs it. */
 void dag__unit_fetch(struct unit *u, int to);
 
 /* Puts u on the list of units written since the last taskwait. */
@@ -118,4 +122,4 @@ void dag__uniformity_record(const struct dag_task_info *info,
 void dag__uniformity_check(const char *where);
 void dag__uniformity_release(void);
 
-#endif /* DAG_UNIFORM_H */
+#endif /* DAG_PLANNER_H */

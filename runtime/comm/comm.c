@@ -5,7 +5,7 @@
  * Start and stop run under init.c's lifecycle lock; afterwards the rank
  * numbers only change at the next start.
  */
-#include "internal.h"
+#include "comm/comm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,11 @@ static void self_transfer(const struct region *r, int peer, uint64_t tag,
           dag__region_bytes(r), peer, (unsigned long long)tag);
 }
 
-static void self_allgather(uint64_t value, uint64_t *all) { all[0] = value; }
+static void self_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+                           void *arg) {
+  all[0] = value;
+  done(arg);
+}
 
 static void self_abort_all(void) {
   fflush(NULL);
@@ -69,8 +73,9 @@ void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
   comm->recv(r, peer, tag, done, arg);
 }
 
-void dag__comm_allgather(uint64_t value, uint64_t *all) {
-  comm->allgather(value, all);
+void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+                         void *arg) {
+  comm->allgather(value, all, done, arg);
 }
 
 bool dag__comm_poll(void) { return comm->poll(); }
@@ -78,14 +83,4 @@ bool dag__comm_poll(void) { return comm->poll(); }
 _Noreturn void dag__comm_abort_all(void) {
   comm->abort_all();
   _Exit(1); /* a transport's abort does not return */
-}
-
-int dag_rank(void) {
-  int err = dag__ensure_started();
-  return err ? err : dag__rank;
-}
-
-int dag_nranks(void) {
-  int err = dag__ensure_started();
-  return err ? err : dag__nranks;
 }

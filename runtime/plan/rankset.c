@@ -1,6 +1,6 @@
-/* rankset.c — sets of ranks (see uniform.h): the out-of-line operations,
+/* rankset.c — sets of ranks (see planner.h): the out-of-line operations,
  * the ones that touch the bitmap. */
-#include "uniform.h"
+#include "plan/planner.h"
 
 #include <stdlib.h>
 #include <string.h>

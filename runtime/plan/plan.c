@@ -1,4 +1,4 @@
-/* uniform.c — rank-uniform execution: every rank sees every top-level task
+/* plan.c — the rank-uniform planner: every rank sees every top-level task
  * and decides alone, identically, where it runs and which data moves.
  *
  * Each rank keeps the same bookkeeping, per unit of data (units.c), of the
@@ -22,7 +22,7 @@
  *
  * Everything here runs on the one thread that submits top-level tasks.
  */
-#include "uniform.h"
+#include "plan/planner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,17 +37,6 @@ struct transfer {
 };
 
 static uint64_t *sent, *received; /* per peer: transfers so far */
-
-/* The access of a local task (transfer, discard) to unit u's copy. */
-static struct dag_access unit_access(enum dag_mode mode, const struct unit *u) {
-  struct dag_access acc = {
-      mode,
-      {(const void *)u->region.lo, u->region.span, u->region.ndims, {{0, 0}}}};
-  for (int d = 0; d < u->region.ndims; d++)
-    acc.region.dim[d] = (struct dag_dim){u->region.dim[d].count,
-                                         (ptrdiff_t)u->region.dim[d].stride};
-  return acc;
-}
 
 /* For DAG_STATS: what this rank ran, sent and received. */
 static struct {
@@ -87,11 +76,10 @@ static void plan_transfer(const struct unit *u, int from, int to) {
   }
   struct transfer x = {u->region, peer,
                        sending ? sent[to]++ : received[from]++};
-  struct dag_access acc = unit_access(sending ? DAG_IN : DAG_OUT, u);
-  int err = dag__submit_internal(sending ? &send_info : &recv_info, &x,
-                                 sizeof x, &acc, 1, TASK_NO_INLINE);
-  if (err)
-    DAG_BUG("cannot submit a transfer (%d)", err);
+  enum dag_mode mode = sending ? DAG_IN : DAG_OUT;
+  const struct dag_task_info *info = sending ? &send_info : &recv_info;
+  dag__core_submit(info, info->fn, &x, sizeof x, &u->region, &mode, 1,
+                   CORE_NO_INLINE);
 }
 
 /* The rank that sends u when it must travel, the same on every rank: its
@@ -181,11 +169,9 @@ static void discard_body(void *p) {
 static void discard_copy(const struct unit *u) {
   static const struct dag_task_info info = {.fn = discard_body,
                                             .label = "discard"};
-  struct dag_access acc = unit_access(DAG_OUT, u);
-  int err = dag__submit_internal(&info, &u->region, sizeof u->region, &acc, 1,
-                                 TASK_NO_INLINE);
-  if (err)
-    DAG_BUG("cannot submit a page discard (%d)", err);
+  enum dag_mode mode = DAG_OUT;
+  dag__core_submit(&info, info.fn, &u->region, sizeof u->region, &u->region,
+                   &mode, 1, CORE_NO_INLINE);
 }
 
 /* Inlined where a task writes one block, the usual case. */
@@ -233,10 +219,6 @@ static int place(const struct dag_task_info *info, const struct planned *p) {
 
 /* ------------------------------------------------------------- interface */
 
-bool dag__uniform_active(void) {
-  return dag__nranks > 1 && dag__current_task() == &dag__root_task;
-}
-
 static bool check_every_task; /* DAG_CHECK_UNIFORMITY=1 */
 
 static void init_once(void) {
@@ -253,6 +235,17 @@ static void init_once(void) {
 /* Tasks with more accesses than this plan them in memory from malloc. */
 #define FEW_ACCESSES 16
 
+/* The task planned runs on this rank. */
+static void submit_here(const struct dag_task_info *info, dag_task_fn body,
+                        const void *args, size_t args_size,
+                        const struct region *regs, const enum dag_mode *modes,
+                        size_t n) {
+  if (n == 0 && args_size <= DAG_CORE_PLAIN_ARGS)
+    dag__core_submit_plain(info, body, args, args_size);
+  else
+    dag__core_submit(info, body, args, args_size, regs, modes, n, 0);
+}
+
 /* Plans a task whose accesses are worked out; submits it here if it runs
  * here. */
 static void plan(const struct dag_task_info *info, dag_task_fn body,
@@ -267,7 +260,7 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
   stats.tasks++;
   if (exec == dag__rank) {
     stats.here++;
-    dag__submit_local(info, body, args, args_size, p->regs, p->modes, n);
+    submit_here(info, body, args, args_size, p->regs, p->modes, n);
   }
   for (size_t i = 0; i < n; i++)
     if (p->modes[i] != DAG_IN)
@@ -279,16 +272,15 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
 /* Not inlined into dag_submit, whose path for one rank would pay for this
  * one's frame. */
 __attribute__((noinline)) void
-dag__uniform_submit_plain(const struct dag_task_info *info, dag_task_fn body,
-                          const void *args, size_t args_size) {
+dag__plan_submit_plain(const struct dag_task_info *info, dag_task_fn body,
+                       const void *args, size_t args_size) {
   init_once();
   plan(info, body, args, args_size, &(struct planned){NULL, NULL, NULL, 0});
 }
 
-bool dag__uniform_submit_known(const struct dag_task_info *info,
-                               dag_task_fn body, const void *args,
-                               size_t args_size, const struct dag_access *acc,
-                               size_t n) {
+bool dag__plan_submit_known(const struct dag_task_info *info, dag_task_fn body,
+                            const void *args, size_t args_size,
+                            const struct dag_access *acc, size_t n) {
   init_once();
   if (n > FEW_ACCESSES || !dag__access_cache_valid())
     return false;
@@ -304,11 +296,11 @@ bool dag__uniform_submit_known(const struct dag_task_info *info,
   return true;
 }
 
-void dag__uniform_submit(const struct dag_task_info *info, dag_task_fn body,
-                         const void *args, size_t args_size,
-                         const struct dag_access *acc, size_t n,
-                         const struct region *regs, const enum dag_mode *modes,
-                         size_t kept) {
+void dag__plan_submit(const struct dag_task_info *info, dag_task_fn body,
+                      const void *args, size_t args_size,
+                      const struct dag_access *acc, size_t n,
+                      const struct region *regs, const enum dag_mode *modes,
+                      size_t kept) {
   init_once();
   dag__access_cache_valid(); /* emptied if allocations changed */
   bool remember = kept == n;
@@ -338,7 +330,7 @@ static void flush_unit(struct unit *u) {
     broadcast(u);
 }
 
-int dag__uniform_taskwait(bool flush_data) {
+int dag__plan_taskwait(bool flush_data) {
   init_once();
   if (flush_data)
     dag__units_flush(flush_unit);
@@ -348,7 +340,7 @@ int dag__uniform_taskwait(bool flush_data) {
   return dag__wait_children();
 }
 
-void dag__uniform_check(const char *where) {
+void dag__plan_check(const char *where) {
   init_once();
   dag__uniformity_check(where);
 }
@@ -358,7 +350,7 @@ static void collect_unit(struct unit *u, void *arg) {
   broadcast(u);
 }
 
-void dag__uniform_collect(const struct region *regs, size_t n) {
+void dag__plan_collect(const struct region *regs, size_t n) {
   init_once();
   for (size_t i = 0; i < n; i++)
     dag__units_each(dag__dist_find((const void *)regs[i].lo), &regs[i], 0,
@@ -366,13 +358,12 @@ void dag__uniform_collect(const struct region *regs, size_t n) {
   dag__uniformity_check("this taskwait");
 }
 
-void dag__uniform_messages(uint64_t *sent_messages,
-                           uint64_t *received_messages) {
+void dag__plan_messages(uint64_t *sent_messages, uint64_t *received_messages) {
   *sent_messages = stats.sends;
   *received_messages = stats.recvs;
 }
 
-void dag__uniform_write_stats(void) {
+void dag__plan_write_stats(void) {
   if (dag__nranks < 2)
     return;
   fprintf(stderr,
@@ -384,7 +375,7 @@ void dag__uniform_write_stats(void) {
           (double)stats.received_bytes / 1048576.0);
 }
 
-void dag__uniform_release(void) {
+void dag__plan_release(void) {
   dag__access_cache_forget();
   dag__units_release();
   dag__uniformity_release();

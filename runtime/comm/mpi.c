@@ -20,7 +20,7 @@
  * intercepts through the profiling interface); otherwise it initialises and
  * finalises MPI itself.
  */
-#include "internal.h"
+#include "comm/comm.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -293,28 +293,17 @@ static void *progress_main(void *unused) {
 
 /* ---------------------------------------------------------- collectives */
 
-static void set_done(void *arg) {
-  atomic_store_explicit((atomic_bool *)arg, true, memory_order_release);
-}
-
-static bool not_done(void *arg) {
-  return !atomic_load_explicit((atomic_bool *)arg, memory_order_acquire);
-}
-
-/* The caller runs tasks while it waits: the sends that other ranks need
- * before they reach the collective may be its own tasks. */
-static void mpi_allgather(uint64_t value, uint64_t *all) {
-  atomic_bool done = false;
+static void mpi_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+                          void *arg) {
   struct op *op = calloc(1, sizeof *op);
   if (!op)
     dag__out_of_memory("MPI collectives");
   op->kind = OP_ALLGATHER;
   op->value = value;
   op->all = all;
-  op->done = set_done;
-  op->arg = &done;
+  op->done = done;
+  op->arg = arg;
   post(op);
-  dag__help_while(not_done, &done);
 }
 
 /* ------------------------------------------------------------ lifetime */

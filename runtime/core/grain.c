@@ -12,7 +12,7 @@
  * with a compare-and-swap and never freed; racing updates of an average may
  * lose a sample, which does not matter.
  */
-#include "internal.h"
+#include "core/internal.h"
 
 #define GRAIN_SLOTS 256 /* a power of two */
 #define GRAIN_PROBES 8

@@ -9,7 +9,7 @@
  * It measures what the rank-uniform layer costs one rank of a large run,
  * and how many messages it plans, without the other ranks.
  */
-#include "internal.h"
+#include "comm/comm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,9 +50,11 @@ static void sim_transfer(const struct region *r, int peer, uint64_t tag,
   done(arg);
 }
 
-static void sim_allgather(uint64_t value, uint64_t *all) {
+static void sim_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+                          void *arg) {
   for (int i = 0; i < dag__nranks; i++)
     all[i] = value;
+  done(arg);
 }
 
 static void sim_abort_all(void) {

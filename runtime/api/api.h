@@ -1,0 +1,49 @@
+/* api.h — the layer of the public calls (api/): each call is checked once
+ * here, into the regions the layers below take, then handed to the
+ * rank-uniform planner (several ranks, top-level tasks) or straight to the
+ * local core. Start-up is init.c's.
+ */
+#ifndef DAG_API_H
+#define DAG_API_H
+
+#include "comm/comm.h"
+#include "core/core.h"
+
+/* ------------------------------------------------------------- init.c */
+
+/* Starts the runtime if it is not running. Returns 0 or a DAG_E* code. */
+int dag__ensure_started(void);
+/* Whether the runtime runs (started, not finalized). */
+bool dag__started(void);
+
+/* The runtime's life moves one way. */
+enum run_state { RUN_NOT_STARTED, RUN_RUNNING, RUN_FINALIZED };
+enum run_state dag__run_state(void);
+
+/* Whether a call goes through the rank-uniform planner: several ranks, and
+ * the caller is the program (children of a task run where it runs). */
+static inline bool dag__planned(void) {
+  return dag__nranks > 1 && dag__current_task() == &dag__root_task;
+}
+
+/* --------------------------------------------------------- validate.c */
+
+/* Accesses validated into regions, on the stack for the usual few. */
+#define ACCESSES_ON_STACK 16
+
+struct validated {
+  struct region regs_stack[ACCESSES_ON_STACK];
+  enum dag_mode modes_stack[ACCESSES_ON_STACK];
+  struct region *regs;
+  enum dag_mode *modes;
+  long kept; /* regions kept (empty ones left out), or a DAG_E* code */
+};
+
+/* Validates the n accesses acc of the task `info` into v, leaving out empty
+ * regions; a mistake is reported with a message naming the task and the
+ * access (v->kept is then the DAG_E* code). */
+void dag__validate(struct validated *v, const struct dag_task_info *info,
+                   const struct dag_access *acc, size_t n);
+void dag__validated_release(struct validated *v);
+
+#endif /* DAG_API_H */

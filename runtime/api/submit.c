@@ -1,0 +1,154 @@
+/* submit.c — dag_submit: the task's info, arguments and accesses are
+ * checked once, its body chosen among its variants, and the task handed to
+ * the rank-uniform planner (several ranks, a top-level task) or to the
+ * local core. The plain task (no accesses, a CPU body, small arguments)
+ * takes a short path of its own: it is most of the tasks of fine-grained
+ * programs.
+ */
+#include "api/api.h"
+#include "plan/plan.h"
+
+static const char *device_name(enum dag_device d) {
+  return d == DAG_DEVICE_CUDA ? "cuda" : d == DAG_DEVICE_HIP ? "hip" : "cpu";
+}
+
+static bool known_device(enum dag_device d) {
+  return d == DAG_DEVICE_CPU || d == DAG_DEVICE_CUDA || d == DAG_DEVICE_HIP;
+}
+
+/* The body that runs the task: fn when its device is here, else the first
+ * variant for a device that is. This libdag has no device backend yet, so
+ * only CPU bodies run. */
+static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
+  if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU)) {
+    *body = info->fn; /* the usual task: nothing to choose */
+    return 0;
+  }
+  if (info->nvariants < 0 || (info->nvariants > 0 && !info->variants))
+    return dag__user_error(info, DAG_EINVAL, "%d variants at %p",
+                           info->nvariants, (const void *)info->variants);
+  if (!known_device(info->device))
+    return dag__user_error(info, DAG_EINVAL, "unknown device %d",
+                           (int)info->device);
+  for (int i = 0; i < info->nvariants; i++) {
+    if (!info->variants[i].fn)
+      return dag__user_error(info, DAG_EINVAL, "variant %d has no function", i);
+    if (!known_device(info->variants[i].device))
+      return dag__user_error(info, DAG_EINVAL, "variant %d: unknown device %d",
+                             i, (int)info->variants[i].device);
+  }
+  *body = info->fn;
+  if (info->device == DAG_DEVICE_CPU)
+    return 0;
+  for (int i = 0; i < info->nvariants; i++)
+    if (info->variants[i].device == DAG_DEVICE_CPU) {
+      *body = info->variants[i].fn;
+      return 0;
+    }
+  return dag__user_error(info, DAG_ENOSYS,
+                         "the task runs on device %s only, and this libdag "
+                         "has no %s backend",
+                         device_name(info->device), device_name(info->device));
+}
+
+static int check_info(const struct dag_task_info *info, const void *args,
+                      size_t args_size, const struct dag_access *acc, size_t n,
+                      dag_task_fn *body) {
+  if (!info)
+    return dag__user_error(NULL, DAG_EINVAL, "dag_submit: no task info");
+  if (!info->fn)
+    return dag__user_error(info, DAG_EINVAL, "task has no function");
+  if (args_size > UINT32_MAX)
+    return dag__user_error(info, DAG_EOVERFLOW,
+                           "argument block of %zu bytes is too large "
+                           "(a negative size?)",
+                           args_size);
+  if (args_size && !args)
+    return dag__user_error(info, DAG_EINVAL,
+                           "argument block of %zu bytes at NULL", args_size);
+  if (n && !acc)
+    return dag__user_error(info, DAG_EINVAL, "%zu accesses at NULL", n);
+  if ((info->flags & DAG_TASK_ON_RANK) &&
+      (info->rank < 0 || info->rank >= dag__nranks))
+    return dag__user_error(
+        info, DAG_EINVAL, "on(%d): this run has %d rank%s, 0 to %d", info->rank,
+        dag__nranks, dag__nranks > 1 ? "s" : "", dag__nranks - 1);
+  return choose_body(info, body);
+}
+
+/* Whether the task is the plain kind: a CPU body, no accesses, arguments
+ * that fit the inline path's stack buffer, on a running runtime. Every
+ * condition check_info tests holds then, so check_info has nothing to say;
+ * anything else goes to submit_checked, which names the mistake. */
+static bool plain_task(const struct dag_task_info *info, const void *args,
+                       size_t args_size) {
+  return dag__started() && info && info->fn && info->nvariants == 0 &&
+         info->device == DAG_DEVICE_CPU && !(info->flags & DAG_TASK_ON_RANK) &&
+         (!args_size || (args && args_size <= DAG_CORE_PLAIN_ARGS));
+}
+
+/* A top-level task of a run of several ranks: every rank plans it. */
+static int planned_submit(const struct dag_task_info *info, dag_task_fn body,
+                          const void *args, size_t args_size,
+                          const struct dag_access *acc, size_t n) {
+  if (dag__plan_submit_known(info, body, args, args_size, acc, n))
+    return 0;
+  struct validated v;
+  dag__validate(&v, info, acc, n);
+  if (v.kept >= 0)
+    dag__plan_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
+                     (size_t)v.kept);
+  dag__validated_release(&v);
+  return v.kept < 0 ? (int)v.kept : 0;
+}
+
+/* A task of this rank alone. */
+static DAG_ALWAYS_INLINE int local_submit(const struct dag_task_info *info,
+                                          dag_task_fn body, const void *args,
+                                          size_t args_size,
+                                          const struct dag_access *acc,
+                                          size_t n) {
+  if (n == 0) {
+    dag__core_submit(info, body, args, args_size, NULL, NULL, 0, 0);
+    return 0;
+  }
+  struct validated v;
+  dag__validate(&v, info, acc, n);
+  if (v.kept >= 0)
+    dag__core_submit(info, body, args, args_size, v.regs, v.modes,
+                     (size_t)v.kept, 0);
+  dag__validated_release(&v);
+  return v.kept < 0 ? (int)v.kept : 0;
+}
+
+/* Any task: validated with a message for each mistake. Not inlined into
+ * dag_submit, whose plain path would pay for this one's frame (a fifth of
+ * an empty task). */
+static __attribute__((noinline)) int
+submit_checked(const struct dag_task_info *info, const void *args,
+               size_t args_size, const struct dag_access *acc,
+               size_t naccesses) {
+  /* Started first: the checks need the number of ranks. */
+  int err = dag__ensure_started();
+  if (err)
+    return dag__user_error(info, err, "%s", dag_strerror(err));
+  dag_task_fn body = NULL;
+  err = check_info(info, args, args_size, acc, naccesses, &body);
+  if (err)
+    return err;
+  if (dag__planned())
+    return planned_submit(info, body, args, args_size, acc, naccesses);
+  return local_submit(info, body, args, args_size, acc, naccesses);
+}
+
+int dag_submit(const struct dag_task_info *info, const void *args,
+               size_t args_size, const struct dag_access *acc,
+               size_t naccesses) {
+  if (likely(naccesses == 0 && plain_task(info, args, args_size))) {
+    if (likely(!dag__planned()))
+      return dag__core_submit_plain(info, info->fn, args, args_size);
+    dag__plan_submit_plain(info, info->fn, args, args_size);
+    return 0;
+  }
+  return submit_checked(info, args, args_size, acc, naccesses);
+}

@@ -1,0 +1,113 @@
+/* validate.c — the accesses of a public call, checked once into the
+ * canonical regions the layers below take (api.h). Every mistake gets a
+ * message naming the task and the access, with the item as written when
+ * the rewriter passed it.
+ */
+#include "api/api.h"
+#include "mem/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *mode_name(enum dag_mode m) {
+  return m == DAG_IN      ? "in"
+         : m == DAG_OUT   ? "out"
+         : m == DAG_INOUT ? "inout"
+                          : "commutative";
+}
+
+/* Access i of the task, for messages: "access 2 'A[k:n]'" when the
+ * rewriter gave the items' text. */
+static const char *access_name(const struct dag_task_info *info, size_t i,
+                               char *buf, size_t size) {
+  if (info->items && info->items[i])
+    snprintf(buf, size, "access %zu '%s'", i, info->items[i]);
+  else
+    snprintf(buf, size, "access %zu", i);
+  return buf;
+}
+
+/* r, access i, crosses the edge of dag_alloc memory: an extent written
+ * wrong (OpenMP matches depend items by start address only, so code ported
+ * from it may name far too many bytes). Under MPI a transfer would then
+ * reach beyond the allocation. */
+static int crossing_error(const struct dag_task_info *info, size_t i,
+                          const struct dag_access *acc, const struct region *r,
+                          const struct dag_allocation *first,
+                          const struct dag_allocation *last) {
+  char name[256];
+  access_name(info, i, name, sizeof name);
+  size_t bytes = (size_t)(r->hi - r->lo);
+  if (first)
+    return dag__user_error(
+        info, DAG_EINVAL,
+        "%s (%s, %zu bytes from %p) reaches %zu bytes past the end of its "
+        "dag_alloc allocation (%zu bytes at %p); is its extent in elements "
+        "of the right type?",
+        name, mode_name(acc->mode), bytes, (void *)r->lo,
+        (size_t)(r->hi - ((uintptr_t)first->base + first->bytes)), first->bytes,
+        (void *)first->base);
+  return dag__user_error(
+      info, DAG_EINVAL,
+      "%s (%s, %zu bytes from %p) starts outside dag_alloc memory and ends "
+      "inside the allocation of %zu bytes at %p",
+      name, mode_name(acc->mode), bytes, (void *)r->lo, last->bytes,
+      (void *)last->base);
+}
+
+/* Validates acc into regs/modes, leaving out empty regions. Returns the
+ * number kept, or a negative DAG_E* code. */
+static long make_regions(const struct dag_task_info *info,
+                         const struct dag_access *acc, size_t n,
+                         struct region *regs, enum dag_mode *modes) {
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    enum dag_mode m = acc[i].mode;
+    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE) {
+      char name[256];
+      return dag__user_error(info, DAG_EINVAL, "%s: unknown mode %d",
+                             access_name(info, i, name, sizeof name), (int)m);
+    }
+    const char *why = NULL;
+    int err = dag__region_make(&acc[i].region, &regs[kept], &why);
+    if (err) {
+      char name[256];
+      return dag__user_error(info, err, "%s: %s",
+                             access_name(info, i, name, sizeof name), why);
+    }
+    if (dag__region_empty(&regs[kept]))
+      continue;
+    const struct dag_allocation *first, *last;
+    if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
+      return crossing_error(info, i, &acc[i], &regs[kept], first, last);
+    modes[kept++] = m;
+  }
+  return (long)kept;
+}
+
+void dag__validate(struct validated *v, const struct dag_task_info *info,
+                   const struct dag_access *acc, size_t n) {
+  v->regs = v->regs_stack;
+  v->modes = v->modes_stack;
+  if (n > ACCESSES_ON_STACK) {
+    v->regs = malloc(n * sizeof *v->regs);
+    v->modes = malloc(n * sizeof *v->modes);
+    if (!v->regs || !v->modes) {
+      free(v->regs);
+      free(v->modes);
+      v->regs = v->regs_stack; /* nothing for validated_release to free */
+      v->modes = v->modes_stack;
+      v->kept =
+          dag__user_error(info, DAG_ENOMEM, "no memory for %zu accesses", n);
+      return;
+    }
+  }
+  v->kept = make_regions(info, acc, n, v->regs, v->modes);
+}
+
+void dag__validated_release(struct validated *v) {
+  if (v->regs != v->regs_stack) {
+    free(v->regs);
+    free(v->modes);
+  }
+}

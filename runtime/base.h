@@ -1,0 +1,109 @@
+/* base.h — what every layer of the runtime shares: the macros of the hot
+ * paths, errors and messages (error.c), and the geometry of regions
+ * (region.c). Layers, top to bottom, each calling only downward:
+ *
+ *   api/     the public calls: validates each once, then hands it on
+ *   plan/    the rank-uniform planner (several ranks only): placement,
+ *            transfers, the same decisions on every rank
+ *   core/    the local core: dependencies, tasks, scheduling, workers
+ *   mem/     memory: dag_alloc's distributed allocations
+ *   comm/    transports between ranks
+ *
+ * backend.c alone knows which transports were built. Internal functions
+ * that cross files are named dag__*; nothing here is public API.
+ */
+#ifndef DAG_BASE_H
+#define DAG_BASE_H
+
+#include "dag.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define DAG_CACHELINE 64
+
+/* For the few functions on the path of every tiny task, where a call and
+ * its prologue cost a tenth of the whole task. */
+#define DAG_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Thread-local state on the hot path. initial-exec reaches it without a
+ * call to __tls_get_addr in libdag.so (fine for a library linked at start,
+ * and for dlopen within glibc's static TLS reserve). */
+#define DAG_THREAD_LOCAL                                                       \
+  _Thread_local __attribute__((tls_model("initial-exec")))
+
+/* The time on CLOCK_MONOTONIC, in nanoseconds. */
+uint64_t dag__now_ns(void);
+
+/* ------------------------------------------------------------- error.c */
+
+/* Formats "dag: error: <what>: <message>", prints it on stderr, keeps it for
+ * dag_last_error() and returns err. `task` names the culprit: its label and
+ * source line (NULL when no task is involved). */
+int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
+                    ...) __attribute__((format(printf, 3, 4)));
+
+/* Our own mistake: prints the message with its location and aborts. */
+noreturn void dag__bug(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define DAG_BUG(...) dag__bug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Memory for the runtime's own bookkeeping ran out: says where, aborts.
+ * (Like malloc failing inside libuv: there is no sane way to go on.) */
+noreturn void dag__out_of_memory(const char *where);
+
+/* Grows the array `items` of `size`-byte elements, of capacity *cap, so
+ * that index n fits; returns it (moved, maybe). Out of memory: says `what`
+ * and aborts. */
+void *dag__grow(void *items, size_t *cap, size_t n, size_t size,
+                const char *what);
+
+/* Writes "label" or "file:line" (for a task without label) into buf. */
+void dag__task_name(char *buf, size_t size, const char *label, const char *file,
+                    int line);
+
+/* ------------------------------------------------------------ region.c */
+
+/* A validated region in canonical form: dimensions of count 1 dropped,
+ * dimensions that are contiguous with the one inside merged into it, so that
+ * two descriptions of the same byte set of the same shape compare equal.
+ * dim[0] is the outermost; every stride is at least the extent of the
+ * dimensions inside it. [lo, hi) bounds every byte. */
+struct region {
+  uintptr_t lo, hi;
+  size_t span;
+  int ndims;
+  struct {
+    size_t count;
+    size_t stride;
+  } dim[DAG_MAX_DIMS];
+};
+
+/* Validates `in` and writes its canonical form. Returns 0, DAG_EINVAL,
+ * DAG_EDIMS or DAG_EOVERFLOW; *why then says what is wrong. An empty region
+ * (span or a count of 0) gives lo == hi. */
+int dag__region_make(const struct dag_region *in, struct region *out,
+                     const char **why);
+
+static inline bool dag__region_empty(const struct region *r) {
+  return r->lo == r->hi;
+}
+
+/* True when a and b share at least one byte (exact, not by bounding box). */
+bool dag__region_overlap(const struct region *a, const struct region *b);
+
+/* True only when every byte of b is in a. May answer false for some exotic
+ * shapes that are covered (never true for one that is not): callers use it
+ * to forget history, where a false answer only costs memory. */
+bool dag__region_covers(const struct region *a, const struct region *b);
+
+/* Number of bytes in r. */
+size_t dag__region_bytes(const struct region *r);
+
+#endif /* DAG_BASE_H */

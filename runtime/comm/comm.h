@@ -1,0 +1,82 @@
+/* comm.h — transports between ranks (comm.c, mpi.c, simulate.c) and the
+ * choice among them (backend.c). The layers above call the dag__comm_*
+ * wrappers, never a table directly.
+ */
+#ifndef DAG_COMM_H
+#define DAG_COMM_H
+
+#include "base.h"
+
+/* -------------------------------------------------------------- comm.c */
+
+/* How the ranks of a run talk: one table per transport. The core calls the
+ * dag__comm_* wrappers, never a table directly; backend.c picks the table. */
+/* A transfer or collective finished: called on the transport's progress
+ * thread, which must not block in it. */
+typedef void (*dag_comm_done_fn)(void *arg);
+
+struct dag_comm_ops {
+  const char *name;
+  /* Joins the run: sets this process's rank and the number of ranks, and
+   * its rank among the `node_ranks` ranks on its machine. Returns 0 or a
+   * DAG_E* code (with a message). */
+  int (*start)(int *rank, int *nranks, int *node_rank, int *node_ranks);
+  /* Leaves the run; the transport is not used afterwards. */
+  void (*stop)(void);
+  /* Starts moving the bytes of `r` (this rank's copy) to rank `peer`, or
+   * receiving them from it, matched by `tag`; calls done(arg) when the
+   * local buffer may be reused. Never blocks. */
+  void (*send)(const struct region *r, int peer, uint64_t tag,
+               dag_comm_done_fn done, void *arg);
+  void (*recv)(const struct region *r, int peer, uint64_t tag,
+               dag_comm_done_fn done, void *arg);
+  /* Collective, from the thread that submits tasks: every rank gives
+   * `value`; `all` (nranks entries) gets everyone's, then done(arg) is
+   * called (maybe before this returns). Never blocks: the caller waits,
+   * running tasks, since the sends that other ranks need before they
+   * reach the collective may be its own tasks. */
+  void (*allgather)(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+                    void *arg);
+  /* Stops every rank of the run with status 1; does not return. */
+  void (*abort_all)(void);
+  /* From an idle worker: moves what is in flight along (completions call
+   * their done functions) if no other thread is at it. Returns true if
+   * anything started or finished. */
+  bool (*poll)(void);
+};
+
+/* One process, no transport: rank 0 of 1. */
+extern const struct dag_comm_ops dag__comm_self;
+/* The poll of a transport whose operations finish when they start. */
+bool dag__comm_nothing_to_poll(void);
+/* MPI (mpi.c), when libdag was built with it. */
+extern const struct dag_comm_ops dag__comm_mpi;
+/* Whether this process runs under MPI (mpi.c). */
+bool dag__mpi_wanted(void);
+/* One rank of a larger run, played alone (simulate.c): DAG_SIMULATE_RANKS. */
+extern const struct dag_comm_ops dag__comm_simulated;
+bool dag__simulating(void);
+
+/* This process's rank and the number of ranks, and its place among the
+ * ranks of its machine, set by dag__comm_start. */
+extern int dag__rank, dag__nranks, dag__node_rank, dag__node_ranks;
+
+int dag__comm_start(void);
+void dag__comm_stop(void);
+void dag__comm_send(const struct region *r, int peer, uint64_t tag,
+                    dag_comm_done_fn done, void *arg);
+void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
+                    dag_comm_done_fn done, void *arg);
+void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+                         void *arg);
+_Noreturn void dag__comm_abort_all(void);
+bool dag__comm_poll(void);
+
+/* ----------------------------------------------------------- backend.c */
+
+/* The transport for this run: the simulation when DAG_SIMULATE_RANKS is
+ * set; MPI when libdag was built with it and the program runs under MPI;
+ * else dag__comm_self. */
+const struct dag_comm_ops *dag__comm_backend(void);
+
+#endif /* DAG_COMM_H */

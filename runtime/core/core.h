@@ -1,0 +1,84 @@
+/* core.h — the local core as the layers above see it: submitting tasks
+ * whose accesses are validated regions, waiting, and its start and stop.
+ * Its own types and files share core/internal.h.
+ */
+#ifndef DAG_CORE_H
+#define DAG_CORE_H
+
+#include "base.h"
+
+struct task;
+
+/* Flags of dag__core_submit, beside DAG_TASK_UNDEFERRED from the task's
+ * info. */
+enum core_submit_flag {
+  CORE_NO_INLINE = 0x400, /* never run by its submitter at once: its body
+                             may hold it past its end (dag__task_hold) */
+};
+
+/* Submits a task on this rank: body (fn or the variant chosen for it) with
+ * a copy of args, and its accesses, validated and not empty (n regions and
+ * modes). From the program (a top-level task) or from a task body (a
+ * child of that task). */
+void dag__core_submit(const struct dag_task_info *info, dag_task_fn body,
+                      const void *args, size_t args_size,
+                      const struct region *regs, const enum dag_mode *modes,
+                      size_t n, unsigned flags);
+
+/* dag__core_submit of a task without accesses, whose info and arguments
+ * the caller checked: a CPU body, at most DAG_CORE_PLAIN_ARGS bytes of
+ * arguments, a running runtime. The path of the cheapest tasks. */
+#define DAG_CORE_PLAIN_ARGS 256
+int dag__core_submit_plain(const struct dag_task_info *info, dag_task_fn body,
+                           const void *args, size_t args_size);
+
+/* Waits, running tasks, until the tasks of the calling context that
+ * accesses (regs[i], modes[i]) would depend on are complete (taskwait on).
+ */
+void dag__core_wait_on(const struct region *regs, const enum dag_mode *modes,
+                       size_t n);
+
+/* dag_taskwait on this rank: waits for the calling context's children,
+ * then forgets their history. */
+int dag__wait_children(void);
+
+/* The task whose body the calling thread runs (&dag__root_task outside
+ * any task). */
+struct task *dag__current_task(void);
+/* The implicit task of the program: parent of top-level tasks. */
+extern struct task dag__root_task;
+
+/* Runs tasks until cond(arg) becomes false: inside a task body only its
+ * descendants (see core/sched.c). */
+void dag__core_help_while(bool (*cond)(void *arg), void *arg);
+
+/* Keeps the running task (submitted with CORE_NO_INLINE) from completing
+ * when its body returns, until dag__task_release: a transfer in flight.
+ * Returns the task. */
+struct task *dag__task_hold(void);
+/* Ends a hold; from any thread. */
+void dag__task_release(struct task *t);
+
+/* ------------------------------------------------------------ lifetime */
+
+/* The cores of this process's cpuset (hwloc), shared among the `nparts`
+ * processes of its machine when there are at least as many: how many part
+ * `part` keeps. Before dag__core_start. */
+int dag__core_cores(int part, int nparts);
+/* Starts task pools, tracing, the ready queues and `nworkers` workers
+ * pinned to the cores kept; the calling thread becomes worker 0. Returns 0
+ * or a DAG_E* code, with nothing left started. */
+int dag__core_start(int nworkers);
+/* From the program, outside any task, with no task left unfinished:
+ * writes the DAG_STATS, DAG_TRACE and DAG_GRAPH outputs, stops the workers
+ * and frees everything of the core. */
+void dag__core_stop(void);
+
+/* Number of workers, and the calling thread's (-1: not a worker). */
+int dag__workers_count(void);
+int dag__worker_id(void);
+
+extern bool dag__stats; /* DAG_STATS set */
+extern atomic_uint_fast64_t dag__next_task_id;
+
+#endif /* DAG_CORE_H */
