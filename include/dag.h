@@ -257,11 +257,13 @@ DAG_API int dag_grid(int nranks, int *p, int *q);
  * homed on the rank `dist` gives it. The memory is reserved, not committed:
  * a rank's physical memory grows only with what it writes (what it owns, or
  * receives to run a task). Call it on every rank in the same order with the
- * same arguments. Returns the memory, zero-filled, or NULL with
- * dag_last_error() telling why. */
+ * same arguments, from the program (not inside a task). Returns the memory,
+ * zero-filled, or NULL with dag_last_error() telling why. */
 DAG_API void *dag_alloc(size_t bytes, struct dag_dist dist);
-/* Frees dag_alloc memory and forgets its history. Returns 0, or DAG_EINVAL
- * if p is not the start of dag_alloc memory. */
+/* Frees dag_alloc memory and forgets its history, once the tasks that use
+ * it are done; like dag_alloc, a call of the program. Returns 0, or
+ * DAG_EINVAL if p is not the start of dag_alloc memory or the call comes
+ * from inside a task. */
 DAG_API int dag_free(void *p);
 /* The home rank of the byte at p, or -1 if p is not in dag_alloc memory
  * (replicated memory: every rank holds its own copy). */

@@ -367,6 +367,37 @@ START_TEST(test_free_errors) {
 }
 END_TEST
 
+/* dag_alloc and dag_free are the program's calls, on every rank: inside a
+ * task they are refused with a message (under MPI only one rank would
+ * allocate, and the others crash on the pointer). */
+static void *in_task_alloc;
+static int in_task_free = 1;
+static char *outside;
+
+static void alloc_in_task(void *p) {
+  (void)p;
+  in_task_alloc = dag_alloc(4096, dag_dist_block(8, 64));
+  in_task_free = dag_free(outside);
+}
+
+START_TEST(test_alloc_inside_task) {
+  outside = dag_alloc(4096, dag_dist_block(8, 64));
+  ck_assert_ptr_nonnull(outside);
+  struct dag_task_info info = {.fn = alloc_in_task,
+                               .label = "alloc",
+                               .file = __FILE__,
+                               .line = __LINE__};
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, NULL, 0), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert_ptr_null(in_task_alloc);
+  ck_assert_int_eq(in_task_free, DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "dag_free called from inside "
+                                                 "a task"));
+  ck_assert_ptr_eq(dag__dist_find(outside)->base, outside); /* still there */
+  ck_assert_int_eq(dag_free(outside), 0);
+}
+END_TEST
+
 START_TEST(test_after_finalize) {
   char *m = dag_alloc(1 << 20, dag_dist_block(8, 128));
   ck_assert_ptr_nonnull(m);
@@ -619,6 +650,7 @@ static Suite *dist_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_owner_on_and_off);
   tcase_add_test(tc, test_free_errors);
+  tcase_add_test(tc, test_alloc_inside_task);
   tcase_add_test(tc, test_after_finalize);
   tcase_add_loop_test(tc, test_free_waits_for_tasks, 0, 2);
   tcase_add_test(tc, test_zero_filled);
