@@ -14,8 +14,8 @@
  * constraint). It takes the newest task of its own ring, which descends
  * from the waiting task whenever anything there does: all that the thread
  * pushed since that body started on it does, and nothing older can. Failing
- * that, it looks through the heap and the injection list, and at the
- * oldest task of each other ring.
+ * that, it looks through the heap, the injection list and the other rings
+ * for the oldest descendant (the largest piece of work, likely).
  *
  * Tasks with a non-zero priority go to one shared heap instead, ordered by
  * priority then submission; positive priorities are served before the
@@ -163,17 +163,37 @@ static struct task *ring_pop_newest(struct ring *r,
   return take ? t : NULL;
 }
 
-/* Anyone takes r's oldest task if it descends from `ancestor`. */
+/* Anyone takes the oldest of r's tasks that descends from `ancestor`,
+ * wherever it is in the ring: a thread waiting inside a task must reach its
+ * descendants even behind tasks it may not run (a thief's ring holds what
+ * it took in one batch, descendants or not). Under the head lock the slots
+ * from the head to the tail hold still (the owner only writes beyond the
+ * tail), so the task is lifted out and the older ones shift up by one. */
 static struct task *ring_pop_oldest_descendant(struct ring *r,
                                                const struct task *ancestor) {
   uint64_t h;
   if (!ring_lock(r, &h))
     return NULL;
-  struct task *t = atomic_load_explicit(&r->slot[HEAD_POS(h) % RING_SIZE],
-                                        memory_order_relaxed);
-  bool take = dag__task_descends(t, ancestor);
-  ring_unlock(r, h, take);
-  return take ? t : NULL;
+  uint32_t head = HEAD_POS(h);
+  uint32_t tl = atomic_load_explicit(&r->tail, memory_order_acquire);
+  struct task *t = NULL;
+  uint32_t at = head;
+  for (; at != tl; at++) {
+    t = atomic_load_explicit(&r->slot[at % RING_SIZE], memory_order_relaxed);
+    if (dag__task_descends(t, ancestor))
+      break;
+  }
+  if (at == tl) {
+    ring_unlock(r, h, 0);
+    return NULL;
+  }
+  for (; at != head; at--)
+    atomic_store_explicit(&r->slot[at % RING_SIZE],
+                          atomic_load_explicit(&r->slot[(at - 1) % RING_SIZE],
+                                               memory_order_relaxed),
+                          memory_order_relaxed);
+  ring_unlock(r, h, 1);
+  return t;
 }
 
 /* --------------------------------------------------- the priority heap */
