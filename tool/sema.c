@@ -153,6 +153,7 @@ static void release_walker(struct walker *w) {
     free(st->uses.v);
     free(st->locals.v);
     free(st->shared.v);
+    free(st->named.v);
     free(st->private.v);
     free(st->written.v);
     free(st->seen.v);

@@ -32,6 +32,7 @@ struct task_state {
   struct decl_set uses;   /* variables from outside the body */
   struct decl_set locals; /* local declarations to declare again */
   struct key_set shared;  /* roots of items, shared(), static locals */
+  struct key_set named;   /* shared(): the user protects their writes */
   struct key_set private; /* firstprivate() */
   struct key_set written; /* referenced by out/inout/commutative items */
   struct key_set seen;    /* every variable the body refers to */

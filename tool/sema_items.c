@@ -179,6 +179,7 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                clause_name(cl->kind));
     } else if (st && cl->kind == CLAUSE_SHARED) {
       key_set_add(&st->shared, key);
+      key_set_add(&st->named, key);
     } else if (st) {
       key_set_add(&st->private, key);
     }

@@ -1,7 +1,7 @@
-/* sema_warnings.c: the warnings about a task body: writes no out, inout or
- * commutative item covers (-Wdag-uncovered-write); and the entry to all
- * the warnings about a task (its items' in sema_item_warnings.c, the MPI
- * lint in sema_mpi_lint.c). */
+/* sema_warnings.c: the warnings about a task body: writes that no out,
+ * inout or commutative item covers, nor shared() (-Wdag-uncovered-write);
+ * and the entry to all the warnings about a task (its items' in
+ * sema_item_warnings.c, the MPI lint in sema_mpi_lint.c). */
 #include "sema_internal.h"
 
 #include <stdlib.h>
@@ -60,7 +60,10 @@ static void check_write(struct write_check *wc, CXCursor at, CXCursor lhs) {
   if (where(w, clang_getCursorLocation(var), &in_file) == 0 &&
       in_span(st->body_probe, key))
     return; /* the body's own variable */
-  if (key_set_has(&st->written, key))
+  /* A variable named in shared() is the user's to protect (an atomic, a
+   * lock of their own); what a pointer there points to is not. */
+  if (key_set_has(&st->written, key) ||
+      (!through_pointer && key_set_has(&st->named, key)))
     return;
   char *name = take(clang_getCursorSpelling(var));
   const struct capture_var *cap = NULL;
