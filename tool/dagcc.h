@@ -58,6 +58,10 @@ void temp_track(const char *path);
 void temp_forget(const char *path);
 /* Removes `path` now. */
 void temp_remove(const char *path);
+/* Creates a tracked temporary folder "$TMPDIR/<name>-XXXXXX" and returns
+ * its name. What is put in it must be tracked too, to be removed before
+ * the folder. */
+char *temp_folder(const char *name);
 /* The name of a temporary for `orig`: "$TMPDIR/foo-XXXXXX<ext>". */
 char *temp_template(const char *orig, const char *ext);
 /* Creates a tracked temporary named after `orig`; returns its name, its
@@ -91,8 +95,11 @@ void compiler_find(struct strv *cc, bool verbose);
 /* The search paths and macros an MPI wrapper adds, which libclang must see
  * too: Open MPI's --showme:compile, else MPICH's -compile_info. */
 void wrapper_flags(const struct strv *cc, struct strv *flags);
-/* The compiler's own headers (gcc's omp.h, quadmath.h...), searched by
- * libclang after its own and the system's. */
+/* The compiler's own headers that libclang lacks (gcc's omp.h,
+ * quadmath.h...), searched by libclang after its own and the system's:
+ * links to them in a temporary folder. The compiler's versions of
+ * libclang's own headers stay out, since libclang's would reach them with
+ * #include_next (gcc's stdatomic.h, whose builtins clang refuses). */
 void compiler_headers(const struct strv *cc, struct strv *flags);
 
 /* ---- dagcc_args.c: the command line */

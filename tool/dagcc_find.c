@@ -3,6 +3,8 @@
  * and where dag lives (its header and library). */
 #include "dagcc.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,12 +139,44 @@ void wrapper_flags(const struct strv *cc, struct strv *flags) {
   strv_release(&words);
 }
 
+/* A temporary folder of links to the entries of `dir` that `builtin`
+ * lacks, or NULL when there are none. */
+static char *headers_not_in(const char *dir, const char *builtin) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return NULL;
+  char *links = NULL;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+        file_exists(builtin, e->d_name))
+      continue;
+    if (!links)
+      links = temp_folder("dagcc-include");
+    char *target = xasprintf("%s/%s", dir, e->d_name);
+    char *link = xasprintf("%s/%s", links, e->d_name);
+    temp_track(link);
+    if (symlink(target, link) != 0)
+      fatal("cannot create '%s': %s", link, strerror(errno));
+    free(target);
+    free(link);
+  }
+  closedir(d);
+  return links;
+}
+
 void compiler_headers(const struct strv *cc, struct strv *flags) {
   struct strv words = {0};
   if (compiler_says(cc, "-print-file-name=include", &words) && words.n == 1 &&
       words.v[0][0] == '/' && access(words.v[0], X_OK) == 0) {
-    strv_push(flags, "-idirafter");
-    strv_push(flags, words.v[0]);
+    char *builtin = translate_builtin_headers();
+    char *dir =
+        builtin ? headers_not_in(words.v[0], builtin) : xstrdup(words.v[0]);
+    if (dir) {
+      strv_push(flags, "-idirafter");
+      strv_take(flags, dir);
+    }
+    free(builtin);
   }
   strv_release(&words);
 }

@@ -36,10 +36,13 @@ static void block_signals(sigset_t *old) {
   sigprocmask(SIG_BLOCK, &set, old);
 }
 
-/* Async-signal-safe: only unlink. */
+/* Async-signal-safe: only unlink, then rmdir for the folders, which are
+ * empty once the files in them are gone. */
 static void temps_unlink(void) {
   for (size_t i = 0; i < temps.n; i++)
     unlink(temps.path[i]);
+  for (size_t i = 0; i < temps.n; i++)
+    rmdir(temps.path[i]);
 }
 
 /* Stops the compiler and waits for it, so that nothing writes after dagcc
@@ -101,6 +104,21 @@ char *temp_template(const char *orig, const char *ext) {
   char *name = xasprintf("%s/%s-XXXXXX%s", temp_dir(), base, ext);
   free(base);
   return name;
+}
+
+char *temp_folder(const char *name) {
+  char *path = xasprintf("%s/%s-XXXXXX", temp_dir(), name);
+  sigset_t old;
+  block_signals(&old);
+  bool made = mkdtemp(path) != NULL;
+  int err = errno;
+  if (made)
+    temp_track(path);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (!made)
+    fatal("cannot create a temporary folder in '%s': %s", temp_dir(),
+          strerror(err));
+  return path;
 }
 
 char *temp_create(const char *orig, const char *ext, int *fd) {

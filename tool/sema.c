@@ -11,7 +11,8 @@
  * function's declarations it needs (sema_locals.c), and the warnings
  * about it (sema_warnings.c, with sema_liveness.c, sema_item_warnings.c
  * and sema_mpi_lint.c). Libclang's cursors, types and offsets come through
- * sema_cursor.c. Only the sema files include clang-c/Index.h. */
+ * sema_cursor.c. Also where libclang's own headers are, which the driver
+ * must know. Only the sema files include clang-c/Index.h. */
 #include "sema_internal.h"
 
 #include <stdlib.h>
@@ -210,6 +211,42 @@ int sema_analyse(struct sema *s, const char *const *args, int nargs,
   clang_disposeTranslationUnit(tu);
   clang_disposeIndex(index);
   return diags_failed(diags) ? -1 : 0;
+}
+
+struct found_header {
+  char *path;
+};
+
+static void note_inclusion(CXFile included, CXSourceLocation *stack,
+                           unsigned depth, CXClientData data) {
+  struct found_header *h = data;
+  if (depth == 1 && !h->path)
+    h->path = take(clang_File_tryGetRealPathName(included));
+}
+
+char *sema_builtin_headers(void) {
+  /* Where libclang finds <stddef.h> when it may search only its own
+   * folder. */
+  static const char probe[] = "#include <stddef.h>\n";
+  struct CXUnsavedFile file = {"__dag_builtin.c", probe, sizeof probe - 1};
+  const char *argv[] = {"-nostdlibinc"};
+  CXIndex index = clang_createIndex(0, 0);
+  CXTranslationUnit tu = NULL;
+  struct found_header h = {NULL};
+  if (clang_parseTranslationUnit2(index, file.Filename, argv, 1, &file, 1,
+                                  CXTranslationUnit_None,
+                                  &tu) == CXError_Success) {
+    clang_getInclusions(tu, note_inclusion, &h);
+    clang_disposeTranslationUnit(tu);
+  }
+  clang_disposeIndex(index);
+  char *slash = h.path ? strrchr(h.path, '/') : NULL;
+  if (!slash || slash == h.path) {
+    free(h.path);
+    return NULL;
+  }
+  *slash = '\0';
+  return h.path;
 }
 
 void sema_release(struct sema *s) {

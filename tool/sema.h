@@ -125,4 +125,9 @@ int sema_analyse(struct sema *s, const char *const *args, int nargs,
                  struct diags *diags, struct source **extra, unsigned *nextra);
 void sema_release(struct sema *s);
 
+/* The folder of libclang's own headers (stddef.h, stdatomic.h...), which
+ * its parse searches before the system's, found by asking libclang; NULL
+ * when it does not say. The caller frees it. */
+char *sema_builtin_headers(void);
+
 #endif

@@ -323,3 +323,5 @@ enum translate_result translate_file(const char *path,
   release_unit(&u);
   return result;
 }
+
+char *translate_builtin_headers(void) { return sema_builtin_headers(); }

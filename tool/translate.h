@@ -44,4 +44,8 @@ enum translate_result translate_file(const char *path,
                                      const struct translate_options *opt,
                                      FILE *out);
 
+/* The folder of libclang's own headers, as sema_builtin_headers() finds
+ * it (sema.h), or NULL. The caller frees it. */
+char *translate_builtin_headers(void);
+
 #endif
