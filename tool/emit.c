@@ -17,7 +17,8 @@
  *     copies; the statement }
  *
  * A shared variable travels as a pointer, `__dag_sh_<name>` in the body,
- * and the body's references to it are rewritten to `(*__dag_sh_<name>)`. */
+ * and the body's references to it are rewritten to `(*__dag_sh_<name>)`;
+ * a private one does not travel: the body declares it. */
 #include "emit.h"
 
 #include <stdlib.h>
@@ -275,12 +276,22 @@ static void reference(struct emitter *em, struct edit *ed, int context,
   edit_text(ed, "%s", name);
 }
 
+/* Whether any variable of task `t` travels in its argument struct. */
+static bool has_arguments(const struct task *t) {
+  for (unsigned i = 0; i < t->nvars; i++)
+    if (t->vars[i].how != CAPTURE_PRIVATE)
+      return true;
+  return false;
+}
+
 static void member_declarations(struct edit *ed, const struct task *t) {
   for (unsigned i = 0; i < t->nvars; i++) {
     const struct capture_var *v = &t->vars[i];
     switch (v->how) {
     case CAPTURE_VALUE:
       edit_text(ed, "__typeof__(%s) %s;\n", v->type, v->name);
+      break;
+    case CAPTURE_PRIVATE:
       break;
     case CAPTURE_SHARED:
       edit_text(ed, "__typeof__(%s) *%s;\n", v->type, v->name);
@@ -314,6 +325,9 @@ static void body_declarations(struct edit *ed, const struct task *t) {
       else
         edit_text(ed, "__typeof__(%s) %s = __dag_a->%s;\n", v->type, v->name,
                   v->name);
+      break;
+    case CAPTURE_PRIVATE:
+      edit_text(ed, "__typeof__(%s) %s;\n", v->type, v->name);
       break;
     case CAPTURE_SHARED:
       edit_text(ed, "__typeof__(%s) *const __dag_sh_%s = __dag_a->%s;\n",
@@ -369,13 +383,13 @@ static void outline(struct emitter *em, unsigned n) {
   }
   if (t->nlocals)
     edit_piece(ed, PIECE_LINE, &f->src, NULL, directive_of(t)->at);
-  if (t->nvars) {
+  if (has_arguments(t)) {
     argument_struct(ed, t, n);
     edit_text(ed, ";\nstruct __dag_args_%u *__dag_a = __dag_v;\n", n);
-    body_declarations(ed, t);
   } else {
     edit_text(ed, "(void)__dag_v;\n");
   }
+  body_declarations(ed, t);
   edit_piece(ed, PIECE_SOURCE, &f->src, NULL, t->body);
   edit_text(ed, "\n}\n");
 }
@@ -388,7 +402,7 @@ static void argument_values(struct emitter *em, struct edit *ed,
   edit_text(ed, " __dag_args = {");
   for (unsigned i = 0; i < t->nvars; i++) {
     const struct capture_var *v = &t->vars[i];
-    if (v->how == CAPTURE_VALUE && v->is_array)
+    if ((v->how == CAPTURE_VALUE && v->is_array) || v->how == CAPTURE_PRIVATE)
       continue;
     edit_text(ed, "\n  .%s = %s", v->name,
               v->how == CAPTURE_SHARED      ? "&"
@@ -448,7 +462,15 @@ static void submit_statement(struct emitter *em, unsigned n) {
   for (unsigned i = 0; i < t->nlocal_names; i++)
     edit_text(ed, t->local_names[i].type ? "(void)(%s *)0;\n" : "(void)&%s;\n",
               t->local_names[i].name);
-  if (t->nvars)
+  /* The submitter's variable that a private one stands for stays used
+   * (-Wunused-variable), and is not read. */
+  for (unsigned i = 0; i < t->nvars; i++)
+    if (t->vars[i].how == CAPTURE_PRIVATE) {
+      edit_text(ed, "(void)sizeof ");
+      reference(em, ed, t->parent, t->vars[i].name, t->vars[i].key);
+      edit_text(ed, ";\n");
+    }
+  if (has_arguments(t))
     argument_values(em, ed, t);
   unsigned na = accesses(ed, f, d);
   if (na)
@@ -456,7 +478,7 @@ static void submit_statement(struct emitter *em, unsigned n) {
   char body[32];
   snprintf(body, sizeof body, "__dag_body_%u", n);
   task_info(ed, f, d, body, t->label, NULL, 0, na);
-  submit_call(ed, t->nvars > 0, na);
+  submit_call(ed, has_arguments(t), na);
   edit_text(ed, "}");
 }
 

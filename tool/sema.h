@@ -24,6 +24,8 @@ struct unit_file {
 
 enum capture {
   CAPTURE_VALUE,    /* copied at submission; the body has its own copy */
+  CAPTURE_PRIVATE,  /* the body writes it before any read: its own variable,
+                       declared there, nothing copied (OpenMP's private) */
   CAPTURE_VALUE_VM, /* a pointer to a variable-length array, copied */
   CAPTURE_SHARED,   /* the body uses the submitter's object, by address */
   CAPTURE_SHARED_VM /* a variable-length array, by address */

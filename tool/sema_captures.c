@@ -1,8 +1,10 @@
 /* sema_captures.c: the variables each task body uses from outside it, and
  * how each travels: by value, as OpenMP's firstprivate, unless an item,
  * shared() or a static storage makes it shared; arrays and variable-length
- * arrays have rules of their own. Also the references that must go through
- * the task's pointer to a shared variable. */
+ * arrays have rules of their own; a variable the body surely writes before
+ * it reads it does not travel: it is the body's own (OpenMP's private).
+ * Also the references that must go through the task's pointer to a shared
+ * variable. */
 #include "sema_internal.h"
 
 #include <stdlib.h>
@@ -95,7 +97,21 @@ static void capture_error(struct walker *w, int t, const char *fmt,
   free(message);
 }
 
-void decide_captures(struct walker *w, int t) {
+/* Can task `t` keep the variable `key` to its body? Not when a task nested
+ * in it takes it along (copied or shared) at its submission: the tasks of
+ * the body are decided before it. */
+static bool private_to_body(struct walker *w, int t, CXCursor body,
+                            unsigned key) {
+  for (unsigned c = (unsigned)t + 1; c < w->s->ntasks; c++) {
+    const struct task *child = &w->s->tasks[c];
+    for (unsigned i = 0; child->parent == t && i < child->nvars; i++)
+      if (child->vars[i].key == key && child->vars[i].how != CAPTURE_PRIVATE)
+        return false;
+  }
+  return written_before_read(w, body, key);
+}
+
+void decide_captures(struct walker *w, int t, CXCursor body) {
   struct task_state *st = &w->states[t];
   struct task *task = &w->s->tasks[t];
   task->vars = xcalloc(st->uses.n, sizeof *task->vars);
@@ -166,6 +182,9 @@ void decide_captures(struct walker *w, int t) {
                     v->name);
     } else if (array && !shared) {
       v->is_array = true;
+    } else if (!shared && !key_set_has(&st->private, key) &&
+               private_to_body(w, t, body, key)) {
+      v->how = CAPTURE_PRIVATE; /* a copy would never be read */
     }
   }
 }
@@ -177,8 +196,8 @@ void resolve_refs(struct walker *w) {
     const struct pending_ref *r = &w->refs[i];
     const struct task *t = &s->tasks[r->task];
     for (unsigned v = 0; v < t->nvars; v++) {
-      if (t->vars[v].key != r->key || t->vars[v].how == CAPTURE_VALUE ||
-          t->vars[v].how == CAPTURE_VALUE_VM)
+      if (t->vars[v].key != r->key || (t->vars[v].how != CAPTURE_SHARED &&
+                                       t->vars[v].how != CAPTURE_SHARED_VM))
         continue;
       bool dup = false;
       for (unsigned j = 0; j < s->nrefs && !dup; j++)

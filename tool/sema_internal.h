@@ -196,8 +196,9 @@ enum CXChildVisitResult gather_keys(CXCursor c, CXCursor parent,
 /* A reference to a variable at probe offset `at` of the main file: every
  * enclosing task whose body does not declare it captures it. */
 void note_reference(struct walker *w, CXCursor ref, CXCursor decl);
-/* Decides how task `t` captures each variable its body uses. */
-void decide_captures(struct walker *w, int t);
+/* Decides how task `t`, whose statement is `body`, captures each variable
+ * its body uses. */
+void decide_captures(struct walker *w, int t, CXCursor body);
 /* References that must go through the task's pointer to a shared
  * variable. */
 void resolve_refs(struct walker *w);
@@ -219,6 +220,11 @@ void settle_locals(struct walker *w, int t);
  * enclosing function's, and the tasks' it submits) read the variable `key`
  * before it writes it again? */
 bool read_after_task(struct walker *w, unsigned key);
+/* Does the task body `body` surely write the variable `key` before any
+ * read of it, so that a copy of the submitter's would never be used? The
+ * tasks nested in it are taken as run in place: the caller checks that
+ * none of them copies or shares the variable. */
+bool written_before_read(const struct walker *w, CXCursor body, unsigned key);
 
 /* ---- sema_functions.c: task functions */
 

@@ -2,6 +2,8 @@
  * variable before writing it again, the question behind "the value is
  * lost when the task ends": a variable the body uses as OpenMP's private
  * ones (a loop counter, scratch written before it is read) loses nothing.
+ * And whether a task body surely writes a variable before it reads it,
+ * so that the body needs no copy of it.
  *
  * The look is structural and errs towards "may read": from the task
  * statement up to the function's body, the statements after it in each
@@ -210,4 +212,32 @@ bool read_after_task(struct walker *w, unsigned key) {
       return a == ACCESS_READ;
   }
   return false;
+}
+
+static enum CXChildVisitResult find_loop_jump(CXCursor c, CXCursor parent,
+                                              CXClientData found) {
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_BreakStmt || k == CXCursor_ContinueStmt)
+    *(bool *)found = true;
+  return *(bool *)found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* Jumps that the structural look does not follow and that may skip a
+ * write: a goto, and a break or continue in a do loop, whose body it
+ * takes as run whole. */
+static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
+                                         CXClientData found) {
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_GotoStmt || k == CXCursor_IndirectGotoStmt)
+    *(bool *)found = true;
+  else if (k == CXCursor_DoStmt)
+    clang_visitChildren(c, find_loop_jump, found);
+  return *(bool *)found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+bool written_before_read(const struct walker *w, CXCursor body, unsigned key) {
+  bool jumps = false;
+  visit_body(w, body, find_jump, &jumps);
+  /* NONE: no path reads it first (a loop may write it, or not run). */
+  return !jumps && first_access(w, body, key) != ACCESS_READ;
 }

@@ -39,7 +39,8 @@ static char *escaping_write(struct escape_search *es, CXCursor lhs) {
   bool own = where(es->w, clang_getCursorLocation(var), &at) == 0 &&
              in_span(es->w->states[es->task].body_probe, at);
   for (unsigned i = 0; i < t->nvars && !own; i++)
-    own = t->vars[i].key == key && t->vars[i].how == CAPTURE_VALUE;
+    own = t->vars[i].key == key && (t->vars[i].how == CAPTURE_VALUE ||
+                                    t->vars[i].how == CAPTURE_PRIVATE);
   if (!through_pointer && own)
     return NULL;
   char *name = take(clang_getCursorSpelling(var));

@@ -158,7 +158,7 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
   w->loops = loops;
   w->switches = switches;
   w->depth--;
-  decide_captures(w, t);
+  decide_captures(w, t, body);
   settle_locals(w, t);
   warn_about_task(w, t, body);
 }

@@ -83,7 +83,7 @@ static void check_write(struct write_check *wc, CXCursor at, CXCursor lhs) {
               "task body writes through '%s', but no out, inout or "
               "commutative item names it",
               name);
-  else if (cap && cap->how == CAPTURE_VALUE) {
+  else if (cap && (cap->how == CAPTURE_VALUE || cap->how == CAPTURE_PRIVATE)) {
     if (read_after_task(w, key))
       diags_add(w->d, DIAG_WARNING, src, off, "-Wdag-uncovered-write",
                 "task body assigns '%s', its own copy of the variable: the "

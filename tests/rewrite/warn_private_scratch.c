@@ -1,7 +1,8 @@
 /* Variables the body uses as OpenMP's private ones, declared at the top of
  * the function as older C does: loop counters and scratch that the body
- * writes before it reads them. Their copies are written, but the function
- * writes them again before reading them, so nothing is lost: no warning. */
+ * writes before it reads them, so they are the body's own, not copied.
+ * The function writes them again before reading them, so nothing is lost:
+ * no warning. */
 void scale(float **A, int nb, int bs) {
   int i, j, k;
   float tmp;
