@@ -234,29 +234,38 @@ static void print_caret(FILE *out, const struct source *src, unsigned offset) {
   fputs("^\n", out);
 }
 
-static int by_position(const void *a, const void *b) {
-  const struct diag *x = a, *y = b;
+static int by_position(const struct diag *x, const struct diag *y) {
   if (x->src != y->src)
     return x->src && y->src ? strcmp(x->src->path, y->src->path)
                             : (x->src ? 1 : -1);
   return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* A diagnostic, and the one whose position orders it: itself, or for a
+ * note the diagnostic it follows. */
+struct placed {
+  const struct diag *g, *anchor;
+};
+
 void diags_print(const struct diags *d, void *out_file) {
   FILE *out = out_file;
-  /* Sort a copy by position (stable among equal positions by index) so that
-   * the messages of one file come in source order, as compilers print. */
-  struct diag *v = xmalloc(d->n * sizeof *v);
-  if (d->n > 0) /* d->v is NULL when nothing was reported */
-    memcpy(v, d->v, d->n * sizeof *v);
+  /* Sort by position (stable among equal positions by index) so that the
+   * messages of one file come in source order, as compilers print, each
+   * note after the message it belongs to. */
+  struct placed *v = xmalloc((d->n + 1) * sizeof *v);
+  for (size_t i = 0; i < d->n; i++)
+    v[i] = (struct placed){&d->v[i], d->v[i].level == DIAG_NOTE && i > 0
+                                         ? v[i - 1].anchor
+                                         : &d->v[i]};
   for (size_t i = 1; i < d->n; i++) /* insertion sort: stable, n is small */
-    for (size_t j = i; j > 0 && by_position(&v[j - 1], &v[j]) > 0; j--) {
-      struct diag t = v[j];
+    for (size_t j = i; j > 0 && by_position(v[j - 1].anchor, v[j].anchor) > 0;
+         j--) {
+      struct placed t = v[j];
       v[j] = v[j - 1];
       v[j - 1] = t;
     }
   for (size_t i = 0; i < d->n; i++) {
-    const struct diag *g = &v[i];
+    const struct diag *g = v[i].g;
     if (g->src) {
       unsigned line, col;
       source_position(g->src, g->offset, &line, &col);

@@ -140,11 +140,21 @@ static void check_bound(struct walker *w) {
           w->d->v[i].src == &f->src && w->d->v[i].offset == f->dirs[k].at.begin;
     for (unsigned t = 0; t < w->s->ntasks && !bound; t++)
       bound = w->s->tasks[t].kind != TASK_CALL && w->s->tasks[t].directive == k;
-    if (!bound)
+    struct openmp_construct *omp = openmp_around(w, f->dirs[k].at.begin);
+    if (!bound && omp) {
+      diag_error(w->d, &f->src, f->dirs[k].at.begin,
+                 "'#pragma dag %s' is inside an OpenMP construct, which "
+                 "dagcc cannot rewrite",
+                 f->dirs[k].kind == DIRECTIVE_TASK ? "task" : "taskwait");
+      if (!omp->noted)
+        note_openmp(w, omp->at.begin);
+      omp->noted = true;
+    } else if (!bound) {
       diag_error(w->d, &f->src, f->dirs[k].at.begin,
                  "'#pragma dag %s' is not in a place where a statement can "
                  "be",
                  f->dirs[k].kind == DIRECTIVE_TASK ? "task" : "taskwait");
+    }
   }
 }
 
@@ -164,6 +174,7 @@ static void release_walker(struct walker *w) {
   free(w->path.v);
   free(w->canonical);
   free(w->cxfiles);
+  free(w->omp);
 }
 
 int sema_analyse(struct sema *s, const char *const *args, int nargs,

@@ -70,6 +70,13 @@ struct walker {
    * an item ourselves, what libclang says about our probe code goes. */
   struct diags clang;
   unsigned cap_functions;
+  /* The OpenMP constructs (under -fopenmp) of the main file's functions,
+   * original offsets: libclang shows no statement inside them. */
+  struct openmp_construct {
+    struct span at;
+    bool noted; /* an error about it has its note */
+  } * omp;
+  unsigned nomp, cap_omp;
 };
 
 #define GROW(v, n, cap)                                                        \
@@ -182,6 +189,13 @@ void check_placement(struct walker *w, const struct unit_file *f, unsigned k,
                      bool function);
 /* Walks the children of `c` from child `first` on. */
 void walk_children_from(struct walker *w, CXCursor c, unsigned first);
+/* The innermost OpenMP construct around original offset `at` of the main
+ * file, or NULL. */
+struct openmp_construct *openmp_around(const struct walker *w, unsigned at);
+/* The note that goes with an error about dag and OpenMP pragmas on the
+ * same code: the OpenMP construct at original offset `at` of the main
+ * file, and what to do. */
+void note_openmp(struct walker *w, unsigned at);
 
 /* ---- sema_captures.c: what task bodies capture */
 

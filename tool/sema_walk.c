@@ -96,6 +96,53 @@ void check_placement(struct walker *w, const struct unit_file *f, unsigned k,
   }
 }
 
+/* An OpenMP directive (libclang parses them under -fopenmp): its
+ * statement, captured, is not among its cursor's children. */
+static bool is_openmp(CXCursor c) {
+  CXString s = clang_getCursorKindSpelling(clang_getCursorKind(c));
+  const char *k = clang_getCString(s);
+  size_t len = strlen(k);
+  bool yes = strncmp(k, "OMP", 3) == 0 && len > 9 &&
+             strcmp(k + len - 9, "Directive") == 0;
+  clang_disposeString(s);
+  return yes;
+}
+
+struct openmp_construct *openmp_around(const struct walker *w, unsigned at) {
+  struct openmp_construct *inner = NULL;
+  for (unsigned i = 0; i < w->nomp; i++)
+    if (in_span(w->omp[i].at, at) &&
+        (!inner || w->omp[i].at.begin >= inner->at.begin))
+      inner = &w->omp[i];
+  return inner;
+}
+
+/* An OpenMP construct, child `index` of `nsiblings` of `parent`: the
+ * extent of its cursor is its pragma line, and its statement is hidden, so
+ * it is taken to reach the next sibling, or the end of the parent. */
+static void note_openmp_construct(struct walker *w, CXCursor c, CXCursor parent,
+                                  unsigned index, unsigned nsiblings) {
+  int file;
+  struct span sp = extent_of(w, c, &file);
+  sp.end = extent_of(w, parent, &file).end;
+  struct kids ks = children(parent);
+  if (index + 1 < nsiblings && index + 1 < ks.n)
+    sp.end = extent_of(w, ks.v[index + 1], &file).begin;
+  free(ks.v);
+  GROW(w->omp, w->nomp, w->cap_omp);
+  w->omp[w->nomp++] = (struct openmp_construct){
+      {origin(w, 0, sp.begin), origin_end(w, 0, sp.end)}, false};
+}
+
+void note_openmp(struct walker *w, unsigned at) {
+  diags_add(w->d, DIAG_NOTE, &w->s->files[0].src, at, NULL,
+            "under -fopenmp this OpenMP construct applies to the same code, "
+            "and dagcc's parser does not see the statements inside it: "
+            "compile without -fopenmp, or keep each kind of pragma to its "
+            "own build, the dag ones under '#ifdef _DAG' and the OpenMP "
+            "ones under '#else' (dagcc defines _DAG)");
+}
+
 static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
   struct kids ks = children(ifstmt);
   const struct unit_file *f = &w->s->files[0];
@@ -127,6 +174,14 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
     diag_error(w->d, &f->src, f->dirs[next].at.begin,
                "'#pragma dag task' must be followed by a statement, not by "
                "'#pragma dag taskwait'");
+    return;
+  }
+  if (is_openmp(body)) {
+    diag_error(w->d, &f->src, f->dirs[k].at.begin,
+               "'#pragma dag task' is on an OpenMP construct, which dagcc "
+               "cannot rewrite");
+    int file;
+    note_openmp(w, origin(w, 0, extent_of(w, body, &file).begin));
     return;
   }
   if (kind == CXCursor_DeclStmt || kind == CXCursor_NullStmt ||
@@ -292,6 +347,8 @@ static void walk_cursor(struct walker *w, CXCursor c, CXCursor parent,
       return;
     }
   }
+  if (is_openmp(c) && file == 0)
+    note_openmp_construct(w, c, parent, index, nsiblings);
   switch (kind) {
   case CXCursor_DeclRefExpr:
   case CXCursor_TypeRef: {
