@@ -3,10 +3,13 @@
 # -fopenmp, run, and compared with gcc's build. Under -fopenmp a dag pragma
 # inside or on an OpenMP construct is an error with a note saying what to
 # do; with each kind under its own guard, dag's first, the file builds and
-# runs.
+# runs. Preprocessor lines between a pragma and its statement (#if
+# defined(_OPENMP) / #elif defined(_DAG) guards, #ifdef USE_TASKS) build and
+# run.
 source "$(dirname "$0")/lib.sh"
 cases=$SRC/../../rewrite
-cp "$cases"/err_openmp_construct.c "$cases"/openmp_guards_dag_first.c .
+cp "$cases"/err_openmp_construct.c "$cases"/openmp_guards_dag_first.c \
+  "$cases"/openmp_guards.c "$cases"/preprocessor_between.c .
 
 # runs PROGRAM with 1 and 3 workers; each must print WANT.
 runs() { # want program
@@ -33,4 +36,14 @@ gcc -fopenmp -Wno-unknown-pragmas -o dag-first-omp openmp_guards_dag_first.c
 "$DAGCC" -fopenmp -Wall -Wno-unknown-pragmas -o dag-first \
   openmp_guards_dag_first.c
 runs "$(./dag-first-omp 2>/dev/null)" dag-first
+gcc -fopenmp -Wno-unknown-pragmas -o guards-omp openmp_guards.c
+"$DAGCC" -Wall -Wno-unknown-pragmas -o guards openmp_guards.c
+runs "$(./guards-omp)" guards
+
+# A pragma under #ifdef with its #endif before the statement, and a
+# statement under #ifdef after a pragma.
+"$DAGCC" -Wall -DUSE_TASKS -o between preprocessor_between.c
+runs 4 between
+"$DAGCC" -Wall -DTWO -o between-two preprocessor_between.c
+runs 3 between-two
 tmp_empty
