@@ -1,25 +1,19 @@
 /* nested.h — the harness shared by the nested and irregular task kernels.
  *
- * Each kernel (fib.c, nqueens.c, sort.c, strassen.c, sparselu.c, bnb.c,
- * uts.c) is one source file compiled four ways: with dagcc and -DNESTED_DAG
- * (dag tasks), with gcc -fopenmp (libgomp), with clang -fopenmp (libomp) and
- * with gcc alone (serial). It writes each task twice, an OpenMP pragma
- * followed by a dag pragma on the same statement; each compiler ignores the
- * other's pragma, and the serial build ignores both. The file defines
- * `nested_kernel` and nested.c does the rest: command line, starting the
- * runtime, timing, checking and the output.
+ * Each kernel (fib.c, nqueens.c, sort.c, strassen.c, sparselu.c, tsp.c,
+ * uts.c) is one source file compiled several ways: with dagcc (dag tasks;
+ * dagcc defines _DAG), with gcc or clang -fopenmp (libgomp, libomp; _OPENMP)
+ * and with gcc or clang alone (serial). It writes each task twice, an OpenMP
+ * pragma followed by a dag pragma on the same statement; each compiler
+ * ignores the other's pragma, and the serial builds ignore both. The file
+ * defines `nested_kernel` and nested.c does the rest: command line, starting
+ * the runtime, timing, checking and the output.
  */
 #ifndef NESTED_H
 #define NESTED_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* The dag build passes -DNESTED_DAG; dagcc will define _DAG itself, and
- * then this does nothing. The rewriter and the compiler both see it. */
-#if defined(NESTED_DAG) && !defined(_DAG)
-#define _DAG 1
-#endif
 
 struct nested_kernel {
   const char *name;       /* "fib": the JSON "kernel" */
