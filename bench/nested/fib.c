@@ -18,10 +18,6 @@ static long fib_seq(int n) {
   return n < 2 ? n : fib_seq(n - 1) + fib_seq(n - 2);
 }
 
-/* dagcc needs a prototype before a recursive function with task statements
- * (issue 11). */
-static long fib(int n);
-
 static long fib(int n) {
   if (n < 2)
     return n;

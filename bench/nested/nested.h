@@ -1,7 +1,7 @@
 /* nested.h — the harness shared by the nested and irregular task kernels.
  *
  * Each kernel (fib.c, nqueens.c, sort.c, strassen.c, sparselu.c, tsp.c,
- * uts.c) is one source file compiled several ways: with dagcc (dag tasks;
+ * uts.c, spawn.c) is one source file compiled several ways: with dagcc (dag tasks;
  * dagcc defines _DAG), with gcc or clang -fopenmp (libgomp, libomp; _OPENMP)
  * and with gcc or clang alone (serial). It writes each task twice, an OpenMP
  * pragma followed by a dag pragma on the same statement; each compiler

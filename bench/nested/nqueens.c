@@ -31,11 +31,6 @@ static long queens_seq(int n, int row, unsigned cols, unsigned left,
   return count;
 }
 
-/* dagcc needs a prototype before a recursive function with task statements
- * (issue 11). */
-static long queens(int n, int row, unsigned cols, unsigned left,
-                   unsigned right);
-
 static long queens(int n, int row, unsigned cols, unsigned left,
                    unsigned right) {
   if (row >= cutoff)

@@ -41,7 +41,8 @@ sort 8388608 16384
 strassen 1024 64
 sparselu 40 64
 tsp 18 3
-uts 13 6'
+uts 13 6
+spawn 200000 5'
 smoke_rows='fib 27 12
 fib 22 0
 nqueens 11 3
@@ -49,7 +50,8 @@ sort 200000 4096
 strassen 256 32
 sparselu 12 16
 tsp 12 3
-uts 10 4'
+uts 10 4
+spawn 2000 5'
 
 here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records

@@ -68,11 +68,6 @@ static void msort_seq(int64_t *a, int64_t *b, long n, int to_b) {
     merge_seq(b, h, b + h, n - h, a);
 }
 
-/* dagcc needs a prototype before a recursive function with task statements
- * (issue 11). */
-static void pmerge(const int64_t *x, long nx, const int64_t *y, long ny,
-                   int64_t *out);
-
 /* Merges the sorted x[0 .. nx - 1] and y[0 .. ny - 1] into out. */
 static void pmerge(const int64_t *x, long nx, const int64_t *y, long ny,
                    int64_t *out) {

@@ -56,10 +56,6 @@ static void search_seq(int last, int edges, unsigned seen, int len, int rest) {
   }
 }
 
-/* dagcc needs a prototype before a recursive function with task statements
- * (issue 11). */
-static void search(int last, int edges, unsigned seen, int len, int rest);
-
 static void search(int last, int edges, unsigned seen, int len, int rest) {
   if (edges >= cutoff || edges == n - 1) {
     search_seq(last, edges, seen, len, rest);

@@ -43,10 +43,6 @@ static long count_seq(uint64_t s, int d) {
   return count;
 }
 
-/* dagcc needs a prototype before a recursive function with task statements
- * (issue 11). */
-static long count(uint64_t s, int d);
-
 /* The nodes of the subtree of the node with state s at depth d. */
 static long count(uint64_t s, int d) {
   if (d >= cutoff)
