@@ -59,8 +59,8 @@ void temp_forget(const char *path);
 /* Removes `path` now. */
 void temp_remove(const char *path);
 /* Creates a tracked temporary folder "$TMPDIR/<name>-XXXXXX" and returns
- * its name. What is put in it must be tracked too, to be removed before
- * the folder. */
+ * its name, or NULL (errno set). What is put in it must be tracked too, to
+ * be removed before the folder. */
 char *temp_folder(const char *name);
 /* The name of a temporary for `orig`: "$TMPDIR/foo-XXXXXX<ext>". */
 char *temp_template(const char *orig, const char *ext);

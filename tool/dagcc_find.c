@@ -4,7 +4,6 @@
 #include "dagcc.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +139,8 @@ void wrapper_flags(const struct strv *cc, struct strv *flags) {
 }
 
 /* A temporary folder of links to the entries of `dir` that `builtin`
- * lacks, or NULL when there are none. */
+ * lacks, or NULL when there are none; `dir` itself when no folder can be
+ * made. */
 static char *headers_not_in(const char *dir, const char *builtin) {
   DIR *d = opendir(dir);
   if (!d)
@@ -151,18 +151,18 @@ static char *headers_not_in(const char *dir, const char *builtin) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
         file_exists(builtin, e->d_name))
       continue;
-    if (!links)
-      links = temp_folder("dagcc-include");
+    if (!links && !(links = temp_folder("dagcc-include")))
+      break;
     char *target = xasprintf("%s/%s", dir, e->d_name);
     char *link = xasprintf("%s/%s", links, e->d_name);
     temp_track(link);
     if (symlink(target, link) != 0)
-      fatal("cannot create '%s': %s", link, strerror(errno));
+      temp_forget(link);
     free(target);
     free(link);
   }
   closedir(d);
-  return links;
+  return e && !links ? xstrdup(dir) : links;
 }
 
 void compiler_headers(const struct strv *cc, struct strv *flags) {

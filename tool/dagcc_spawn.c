@@ -115,9 +115,11 @@ char *temp_folder(const char *name) {
   if (made)
     temp_track(path);
   sigprocmask(SIG_SETMASK, &old, NULL);
-  if (!made)
-    fatal("cannot create a temporary folder in '%s': %s", temp_dir(),
-          strerror(err));
+  if (!made) {
+    free(path);
+    errno = err;
+    return NULL;
+  }
   return path;
 }
 
