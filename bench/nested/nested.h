@@ -1,10 +1,10 @@
 /* nested.h — the harness shared by the nested and irregular task kernels.
  *
  * Each kernel (fib.c, nqueens.c, sort.c, strassen.c, sparselu.c, tsp.c,
- * uts.c, spawn.c) is one source file compiled several ways: with dagcc (dag tasks;
- * dagcc defines _DAG), with gcc or clang -fopenmp (libgomp, libomp; _OPENMP)
- * and with gcc or clang alone (serial). It writes each task twice, an OpenMP
- * pragma followed by a dag pragma on the same statement; each compiler
+ * uts.c, spawn.c) is one source file compiled several ways: with dagcc (dag
+ * tasks; dagcc defines _DAG), with gcc or clang -fopenmp (libgomp, libomp;
+ * _OPENMP) and with gcc or clang alone (serial). It writes each task twice, an
+ * OpenMP pragma followed by a dag pragma on the same statement; each compiler
  * ignores the other's pragma, and the serial builds ignore both. The file
  * defines `nested_kernel` and nested.c does the rest: command line, starting
  * the runtime, timing, checking and the output.
