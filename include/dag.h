@@ -207,6 +207,17 @@ DAG_API int dag_num_workers(void);
  * started the runtime), or -1 for a thread that is not a worker. */
 DAG_API int dag_worker_id(void);
 
+/* --------------------------------------------------------------- devices */
+
+/* The stream on which the device body running on the calling thread queues
+ * its work (a cudaStream_t or a hipStream_t, given as void * so that this
+ * header includes neither toolkit's): the body's task is complete once that
+ * work is. NULL outside device bodies, and in a libdag built without CUDA
+ * (HIP). The stream belongs to the runtime: never destroy or synchronize it
+ * from the body. */
+DAG_API void *dag_cuda_stream(void);
+DAG_API void *dag_hip_stream(void);
+
 /* ----------------------------------------------------------------- ranks */
 
 /* This process's rank among the ranks of the run (0 .. dag_nranks() - 1),

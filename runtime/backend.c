@@ -1,7 +1,9 @@
 /* backend.c — the one file that knows which backends libdag was built with
- * (DAG_HAVE_*): it picks the table the core uses for each kind. A backend
- * that was not built is never picked. */
+ * (DAG_HAVE_*): it picks the table the core uses for each kind, lists the
+ * memory spaces built, and answers for a space that was not built (its
+ * stream is NULL). A backend that was not built is never picked. */
 #include "comm/comm.h"
+#include "mem/space.h"
 
 const struct dag_comm_ops *dag__comm_backend(void) {
   if (dag__simulating())
@@ -12,3 +14,41 @@ const struct dag_comm_ops *dag__comm_backend(void) {
 #endif
   return &dag__comm_self;
 }
+
+static const struct dag_space_ops *const spaces[] = {
+    &dag__space_emul,
+#ifdef DAG_HAVE_CUDA
+    &dag__space_cuda,
+#endif
+#ifdef DAG_HAVE_HIP
+    &dag__space_hip,
+#endif
+};
+
+const struct dag_space_ops *const *dag__space_backends(int *n) {
+  *n = (int)(sizeof spaces / sizeof *spaces);
+  return spaces;
+}
+
+const struct dag_space_ops *dag__space_backend(enum dag_device device) {
+  switch (device) {
+#ifdef DAG_HAVE_CUDA
+  case DAG_DEVICE_CUDA:
+    return &dag__space_cuda;
+#endif
+#ifdef DAG_HAVE_HIP
+  case DAG_DEVICE_HIP:
+    return &dag__space_hip;
+#endif
+  default:
+    return NULL;
+  }
+}
+
+/* Without the toolkit, no device body runs: no stream. */
+#ifndef DAG_HAVE_CUDA
+void *dag_cuda_stream(void) { return NULL; }
+#endif
+#ifndef DAG_HAVE_HIP
+void *dag_hip_stream(void) { return NULL; }
+#endif

@@ -59,6 +59,13 @@ struct space {
  * (DAG_EMUL_DELAY_US, default 0), both read when it opens. */
 extern const struct dag_space_ops dag__space_emul;
 
+/* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
+ * found): memory from cudaMalloc (hipMalloc), the queue a non-blocking
+ * stream, a device body run on the launching thread with its stream given
+ * by dag_cuda_stream() (dag_hip_stream()). Only backend.c names these. */
+extern const struct dag_space_ops dag__space_cuda;
+extern const struct dag_space_ops dag__space_hip;
+
 /* Opens device `index` of `ops` into s. Returns 0 or a DAG_E* code. */
 int dag__space_open(struct space *s, const struct dag_space_ops *ops,
                     int index);
@@ -71,5 +78,14 @@ void dag__space_copy(struct space *s, bool to_device,
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg);
 bool dag__space_poll(struct space *s);
+
+/* ----------------------------------------------------------- backend.c */
+
+/* The spaces this libdag was built with, the emulated device first: *n
+ * tables, static. */
+const struct dag_space_ops *const *dag__space_backends(int *n);
+/* The space of a device kind, or NULL when this libdag was built without it
+ * (the caller answers DAG_ENOSYS). */
+const struct dag_space_ops *dag__space_backend(enum dag_device device);
 
 #endif /* DAG_SPACE_H */
