@@ -1,18 +1,16 @@
 /* check_space.c — the emulated device behind the memory-space table
  * (runtime/mem/space.h, space_emul.c), through the dag__space_* wrappers,
- * as the runtime will use a GPU: its memory is its own, capped and
- * poisoned; copies of runs and of strided tiles move exactly their bytes;
- * what is queued runs in order, on the device's own thread, and completes
- * later than it was queued (DAG_EMUL_DELAY_US), reported by polls in order.
+ * as the runtime will use a GPU: the checks every space passes
+ * (tests/gpu/space_checks.h, which the GPU test runs on CUDA and HIP), and
+ * the emulated device's own: its memory is its own, capped and poisoned;
+ * device bodies run on the device's own thread; what is queued completes
+ * later than it was queued (DAG_EMUL_DELAY_US).
  */
-#include "mem/space.h"
-
 #include <check.h>
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
 
+#define SPACE_CHECK(cond) ck_assert(cond)
+#include "../gpu/space_checks.h"
 #include "run_suite.h"
 
 static struct space dev;
@@ -24,15 +22,6 @@ static void open_device(const char *mem, const char *delay_us) {
 }
 
 static void teardown(void) { dag__space_close(&dev); }
-
-/* Completions, in the order their done functions ran. */
-static int order[16], norder;
-static void note(void *arg) { order[norder++] = (int)(intptr_t)arg; }
-
-static void drain(int expected) {
-  while (norder < expected)
-    dag__space_poll(&dev);
-}
 
 START_TEST(memory_is_capped_and_poisoned) {
   open_device("64K", "0");
@@ -53,89 +42,34 @@ END_TEST
 
 START_TEST(copies_round_trip) {
   open_device("1M", "0");
-  enum { N = 1000 };
-  double host[N], back[N];
-  for (int i = 0; i < N; i++)
-    host[i] = i * 0.5;
-  double *d = dag__space_alloc(&dev, sizeof host);
-  norder = 0;
-  dag__space_copy(&dev, true, &(struct space_copy){d, host, sizeof host, 1, 0},
-                  note, (void *)1);
-  drain(1);
-  /* The device's copy is its own: changing the host's leaves it alone. */
-  memset(host, 0, sizeof host);
-  dag__space_copy(&dev, false, &(struct space_copy){back, d, sizeof back, 1, 0},
-                  note, (void *)2);
-  drain(2);
-  for (int i = 0; i < N; i++)
-    ck_assert(back[i] == i * 0.5);
-  dag__space_free(&dev, d, sizeof host);
+  space_check_round_trip(&dev);
 }
 END_TEST
 
-/* A 4 x 3 tile of an 8-column matrix moves as 4 spans, 8 doubles apart on
- * both sides: the bytes between its rows stay as they were, on the device
- * (poison) and on the host. */
 START_TEST(strided_tile) {
   open_device("1M", "0");
-  enum { ROWS = 6, COLS = 8 };
-  double a[ROWS][COLS], b[ROWS][COLS];
-  for (int i = 0; i < ROWS; i++)
-    for (int j = 0; j < COLS; j++) {
-      a[i][j] = 100 * i + j;
-      b[i][j] = -1;
-    }
-  unsigned char *d = dag__space_alloc(&dev, sizeof a);
-  double(*dm)[COLS] = (double(*)[COLS])d;
-  struct space_copy in = {&dm[1][2], &a[1][2], 3 * sizeof(double), 4,
-                          COLS * sizeof(double)};
-  struct space_copy out = {&b[1][2], &dm[1][2], 3 * sizeof(double), 4,
-                           COLS * sizeof(double)};
-  norder = 0;
-  dag__space_copy(&dev, true, &in, note, (void *)1);
-  dag__space_copy(&dev, false, &out, note, (void *)2);
-  drain(2);
-  for (int i = 0; i < ROWS; i++)
-    for (int j = 0; j < COLS; j++) {
-      bool inside = i >= 1 && i < 5 && j >= 2 && j < 5;
-      ck_assert(b[i][j] == (inside ? a[i][j] : -1));
-      if (!inside) /* never written on the device */
-        ck_assert_uint_eq(d[(size_t)(i * COLS + j) * sizeof(double)], 0xa5);
-    }
-  dag__space_free(&dev, d, sizeof a);
+  space_check_strided_tile(&dev);
 }
 END_TEST
 
-/* A body queued between two copies sees the first's data and the second
- * sees its result; it runs on the device's thread. */
+/* The body runs on the device's thread, whose memory is the process's. */
 static pthread_t body_thread;
-static void add_one(void *p) {
-  double *x = p;
-  for (int i = 0; i < 64; i++)
-    x[i] += 1;
+static void move(void *p) {
+  const struct space_move *m = p;
+  memcpy(m->dst, m->src, m->bytes);
   body_thread = pthread_self();
 }
 
 START_TEST(queue_in_order) {
   open_device("1M", "0");
-  double host[64];
-  for (int i = 0; i < 64; i++)
-    host[i] = i;
-  double *d = dag__space_alloc(&dev, sizeof host);
-  norder = 0;
-  dag__space_copy(&dev, true, &(struct space_copy){d, host, sizeof host, 1, 0},
-                  note, (void *)1);
-  dag__space_launch(&dev, add_one, d, note, (void *)2);
-  dag__space_copy(&dev, false, &(struct space_copy){host, d, sizeof host, 1, 0},
-                  note, (void *)3);
-  drain(3);
-  ck_assert_int_eq(order[0], 1);
-  ck_assert_int_eq(order[1], 2);
-  ck_assert_int_eq(order[2], 3);
-  for (int i = 0; i < 64; i++)
-    ck_assert(host[i] == i + 1);
+  space_check_queue_in_order(&dev, move);
   ck_assert(!pthread_equal(body_thread, pthread_self()));
-  dag__space_free(&dev, d, sizeof host);
+}
+END_TEST
+
+START_TEST(out_of_memory) {
+  open_device("64K", "0");
+  space_check_out_of_memory(&dev);
 }
 END_TEST
 
@@ -148,7 +82,7 @@ START_TEST(asynchronous) {
                   note, (void *)1);
   ck_assert(!dag__space_poll(&dev));
   ck_assert_int_eq(norder, 0);
-  drain(1);
+  drain(&dev, 1);
   ck_assert_str_eq(d, "bytes");
   dag__space_free(&dev, d, sizeof host);
 }
@@ -178,6 +112,7 @@ int main(void) {
   tcase_add_test(tc, copies_round_trip);
   tcase_add_test(tc, strided_tile);
   tcase_add_test(tc, queue_in_order);
+  tcase_add_test(tc, out_of_memory);
   tcase_add_test(tc, asynchronous);
   tcase_add_test(tc, close_drains);
   suite_add_tcase(s, tc);
