@@ -12,6 +12,12 @@
  * there is. Device memory comes from cudaMalloc (hipMalloc) as it is asked
  * for: a full device answers NULL, and the caller evicts.
  *
+ * The runtime library (libcudart, libamdhip64) is not linked: it is loaded
+ * when the space is first asked how many devices there are, so that a
+ * program that uses no GPU pays nothing for it (linked, libamdhip64 cost
+ * every dag program 20 ms and 5 MiB at start), and a machine without the
+ * library simply has no device of the kind.
+ *
  * A call of the API that fails is reported (dag__user_error, naming the call
  * and the device); what was queued still completes, so that nobody waits
  * for ever on a broken device.
@@ -24,8 +30,35 @@
 #include "mem/space_gpu.h"
 #include "mem/space.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
+
+/* The runtime library's calls, resolved when it is loaded: API(Malloc) is
+ * cudaMalloc (hipMalloc). */
+#define API_MEMBER(name) __typeof__(GPU(name)) *name;
+static struct { GPU_CALLS(API_MEMBER) } api;
+#define API(name) (api.name)
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static bool loaded;
+
+/* The library found when libdag was built, else the loader's own search. */
+static void load(void) {
+  void *lib = dlopen(DAG_GPU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    lib = dlopen(GPU_LIBRARY_NAME, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return; /* no such runtime here: no device of this kind */
+#define API_RESOLVE(name)                                                      \
+  if (!(*(void **)&api.name = dlsym(lib, GPU_SYMBOL(name)))) {                 \
+    dlclose(lib);                                                              \
+    return;                                                                    \
+  }
+  GPU_CALLS(API_RESOLVE)
+#undef API_RESOLVE
+  loaded = true; /* the library stays loaded until the process ends */
+}
 
 /* One copy or body on the stream, and the event recorded after it. */
 struct item {
@@ -56,26 +89,32 @@ void *GPU_STREAM_FN(void) { return (void *)body_stream; }
 static int check(int device, const char *call, GPU(Error_t) err) {
   if (likely(err == GPU(Success)))
     return 0;
-  (void)GPU(GetLastError)();
+  (void)API(GetLastError)();
   return dag__user_error(
       NULL, err == GPU(ErrorMemoryAllocation) ? DAG_ENOMEM : DAG_EINVAL,
       "%s failed on " GPU_NAME " device %d: %s", call, device,
-      GPU(GetErrorString)(err));
+      API(GetErrorString)(err));
 }
 
 /* GPU(fn)(...), reported if it fails: 0 or a DAG_E* code. */
-#define CALL(device, fn, ...) check(device, GPU_NAME #fn, GPU(fn)(__VA_ARGS__))
+#define CALL(device, fn, ...) check(device, GPU_NAME #fn, API(fn)(__VA_ARGS__))
 
 static int gpu_count(void) {
+  pthread_once(&load_once, load);
   int n = 0;
-  if (GPU(GetDeviceCount)(&n) != GPU(Success)) {
-    (void)GPU(GetLastError)(); /* no driver, or no device: none, silently */
+  if (!loaded)
+    return 0;
+  if (API(GetDeviceCount)(&n) != GPU(Success)) {
+    (void)API(GetLastError)(); /* no driver, or no device: none, silently */
     return 0;
   }
   return n;
 }
 
 static int gpu_open(int index, void **state) {
+  if (index >= gpu_count()) /* loads the library, once */
+    return dag__user_error(NULL, DAG_ENOSYS, GPU_NAME " device %d: not here",
+                           index);
   struct gpu *g = calloc(1, sizeof *g);
   if (!g)
     return dag__user_error(NULL, DAG_ENOMEM, GPU_NAME " device %d: no memory",
@@ -104,9 +143,9 @@ static void *gpu_alloc(void *state, size_t bytes) {
   void *p = NULL;
   if (CALL(g->device, SetDevice, g->device))
     return NULL;
-  GPU(Error_t) err = GPU(Malloc)(&p, bytes ? bytes : 1);
+  GPU(Error_t) err = API(Malloc)(&p, bytes ? bytes : 1);
   if (err == GPU(ErrorMemoryAllocation)) {
-    (void)GPU(GetLastError)(); /* full: not an error, the caller evicts */
+    (void)API(GetLastError)(); /* full: not an error, the caller evicts */
     return NULL;
   }
   return check(g->device, GPU_NAME "Malloc", err) ? NULL : p;
@@ -184,7 +223,7 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args,
     fn(args);
     body_stream = outer;
     /* A launch of the body's that failed at once (a bad configuration). */
-    check(g->device, "a device body", GPU(GetLastError)());
+    check(g->device, "a device body", API(GetLastError)());
     CALL(g->device, SetDevice, g->device); /* if the body changed it */
   }
   pthread_mutex_lock(&g->lock);
@@ -197,7 +236,7 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args,
 static bool complete(const struct gpu *g, const struct item *it) {
   if (!it->recorded)
     return true;
-  GPU(Error_t) err = GPU(EventQuery)(it->event);
+  GPU(Error_t) err = API(EventQuery)(it->event);
   if (err == GPU(ErrorNotReady))
     return false;
   check(g->device, GPU_NAME "EventQuery", err);
