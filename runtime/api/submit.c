@@ -17,8 +17,8 @@ static bool known_device(enum dag_device d) {
 }
 
 /* The body that runs the task: fn when its device is here, else the first
- * variant for a device that is. This libdag has no device backend yet, so
- * only CPU bodies run. */
+ * variant for a device that is. Device tasks are not scheduled on devices
+ * yet (issue 12), so only CPU bodies run. */
 static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
   if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU)) {
     *body = info->fn; /* the usual task: nothing to choose */
@@ -47,8 +47,9 @@ static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
     }
   return dag__user_error(info, DAG_ENOSYS,
                          "the task runs on device %s only, and this libdag "
-                         "has no %s backend",
-                         device_name(info->device), device_name(info->device));
+                         "does not run device tasks yet: give it a CPU "
+                         "variant (implements)",
+                         device_name(info->device));
 }
 
 static int check_info(const struct dag_task_info *info, const void *args,
