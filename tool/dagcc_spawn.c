@@ -46,12 +46,14 @@ static void temps_unlink(void) {
 }
 
 /* Stops the compiler and waits for it, so that nothing writes after dagcc
- * is gone. */
+ * is gone. errno is the interrupted code's: kept as it was. */
 static void on_signal(int sig) {
+  int saved = errno;
   if (child_pid > 0 && kill(child_pid, sig) == 0)
     waitpid(child_pid, NULL, 0);
   temps_unlink();
   signal(sig, SIG_DFL);
+  errno = saved;
   raise(sig);
 }
 
