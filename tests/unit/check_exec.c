@@ -35,17 +35,9 @@
 #include <unistd.h>
 
 #include "run_suite.h"
+#include "threads.h"
 
 /* ------------------------------------------------------------- helpers */
-
-static const int nthreads_table[] = {1, 2, 4};
-#define NTHREADS (int)(sizeof nthreads_table / sizeof nthreads_table[0])
-
-static void use_threads(int n) {
-  char buf[16];
-  snprintf(buf, sizeof buf, "%d", n);
-  ck_assert_int_eq(setenv("DAG_NUM_THREADS", buf, 1), 0);
-}
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define DEFAULT_DIV 10
@@ -62,12 +54,6 @@ static long scaled(long n) {
   if (v && atol(v) > 0)
     div = atol(v);
   return n / div > 0 ? n / div : 1;
-}
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void spin_ns(uint64_t ns) {

@@ -23,27 +23,13 @@
 #include <time.h>
 
 #include "run_suite.h"
-
-static const int nthreads_table[] = {1, 2, 4};
-#define NTHREADS (int)(sizeof nthreads_table / sizeof nthreads_table[0])
-
-static void use_threads(int n) {
-  char buf[16];
-  snprintf(buf, sizeof buf, "%d", n);
-  ck_assert_int_eq(setenv("DAG_NUM_THREADS", buf, 1), 0);
-}
+#include "threads.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #else
 #define SANITIZED 0
 #endif
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 #define INFO(body, lbl)                                                        \
   (&(const struct dag_task_info){                                              \
