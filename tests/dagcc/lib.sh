@@ -13,6 +13,9 @@ export TMPDIR=$ROOT/tmp
 mkdir -p "$TMPDIR" "$ROOT/work"
 cd "$ROOT/work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# gcc as installed, for reference programs that do not link libdag (an
+# OpenMP build under ThreadSanitizer reports libgomp's own synchronisation).
+PLAIN_GCC=$(command -v gcc)
 # A libdag built with a sanitizer needs programs built with it: the
 # compilers on PATH add it.
 sanitize_compilers() { # flags

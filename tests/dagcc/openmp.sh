@@ -32,11 +32,12 @@ grep -q "note: under -fopenmp this OpenMP construct" "$ROOT/err" ||
   fail "no note: $(cat "$ROOT/err")"
 
 # Each kind under its own guard: dagcc -fopenmp runs dag tasks.
-gcc -fopenmp -Wno-unknown-pragmas -o dag-first-omp openmp_guards_dag_first.c
+"$PLAIN_GCC" -fopenmp -Wno-unknown-pragmas -o dag-first-omp \
+  openmp_guards_dag_first.c
 "$DAGCC" -fopenmp -Wall -Wno-unknown-pragmas -o dag-first \
   openmp_guards_dag_first.c
 runs "$(./dag-first-omp 2>/dev/null)" dag-first
-gcc -fopenmp -Wno-unknown-pragmas -o guards-omp openmp_guards.c
+"$PLAIN_GCC" -fopenmp -Wno-unknown-pragmas -o guards-omp openmp_guards.c
 "$DAGCC" -Wall -Wno-unknown-pragmas -o guards openmp_guards.c
 runs "$(./guards-omp)" guards
 
