@@ -38,6 +38,11 @@
 #define DAG_THREAD_LOCAL                                                       \
   _Thread_local __attribute__((tls_model("initial-exec")))
 
+/* The number in environment variable `name`, from lo to hi; fallback when
+ * it is unset or empty, and, with a warning, when it is not such a number
+ * (env.c). */
+long dag__env_long(const char *name, long fallback, long lo, long hi);
+
 /* The time on CLOCK_MONOTONIC, in nanoseconds. */
 uint64_t dag__now_ns(void);
 

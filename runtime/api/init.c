@@ -10,9 +10,7 @@
 #include "mem/mem.h"
 #include "plan/plan.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 static atomic_int state = RUN_NOT_STARTED;
@@ -20,20 +18,7 @@ static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
 
 /* DAG_NUM_THREADS, or the number of cores when unset or invalid. */
 static int workers_wanted(int ncores) {
-  const char *v = getenv("DAG_NUM_THREADS");
-  if (!v || !*v)
-    return ncores;
-  char *end;
-  errno = 0;
-  long n = strtol(v, &end, 10);
-  if (errno || *end || n < 1 || n > 4096) {
-    fprintf(stderr,
-            "dag: warning: DAG_NUM_THREADS='%s' is not a number from 1 to "
-            "4096; using %d\n",
-            v, ncores);
-    return ncores;
-  }
-  return (int)n;
+  return (int)dag__env_long("DAG_NUM_THREADS", ncores, 1, 4096);
 }
 
 static void finalize_at_exit(void) { dag_finalize(); }

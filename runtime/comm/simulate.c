@@ -11,30 +11,14 @@
  */
 #include "comm/comm.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int env_int(const char *name, int fallback, int lo, int hi) {
-  const char *v = getenv(name);
-  if (!v || !*v)
-    return fallback;
-  char *end;
-  errno = 0;
-  long n = strtol(v, &end, 10);
-  if (errno || *end || n < lo || n > hi) {
-    fprintf(stderr, "dag: warning: %s='%s' is not a number from %d to %d\n",
-            name, v, lo, hi);
-    return fallback;
-  }
-  return (int)n;
-}
 
 bool dag__simulating(void) { return getenv("DAG_SIMULATE_RANKS") != NULL; }
 
 static int sim_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
-  *nranks = env_int("DAG_SIMULATE_RANKS", 1, 1, 1 << 20);
-  *rank = env_int("DAG_SIMULATE_RANK", 0, 0, *nranks - 1);
+  *nranks = (int)dag__env_long("DAG_SIMULATE_RANKS", 1, 1, 1 << 20);
+  *rank = (int)dag__env_long("DAG_SIMULATE_RANK", 0, 0, *nranks - 1);
   *node_rank = 0; /* this process alone on its machine */
   *node_ranks = 1;
   return 0;

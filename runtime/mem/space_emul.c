@@ -67,24 +67,6 @@ static size_t memory_cap(void) {
   return (size_t)n << shift;
 }
 
-/* DAG_EMUL_DELAY_US: microseconds before each operation, 0 by default. */
-static long operation_delay(void) {
-  const char *v = getenv("DAG_EMUL_DELAY_US");
-  if (!v || !*v)
-    return 0;
-  char *end;
-  errno = 0;
-  long us = strtol(v, &end, 10);
-  if (errno || *end || us < 0 || us > 10000000) {
-    fprintf(stderr,
-            "dag: warning: DAG_EMUL_DELAY_US='%s' is not a number of "
-            "microseconds from 0 to 10000000; using 0\n",
-            v);
-    return 0;
-  }
-  return us;
-}
-
 static void run_op(const struct op *o) {
   if (o->kind == OP_LAUNCH) {
     o->fn(o->args);
@@ -132,7 +114,7 @@ static int emul_open(int index, void **state) {
   pthread_mutex_init(&e->lock, NULL);
   pthread_cond_init(&e->wake, NULL);
   e->cap = memory_cap();
-  e->delay_us = operation_delay();
+  e->delay_us = dag__env_long("DAG_EMUL_DELAY_US", 0, 0, 10000000);
   if (pthread_create(&e->thread, NULL, serve, e)) {
     free(e);
     return dag__user_error(NULL, DAG_ETHREAD,
