@@ -17,12 +17,30 @@ void dag__space_close(struct space *s) {
   s->state = NULL;
 }
 
-void *dag__space_alloc(struct space *s, size_t bytes) {
-  return s->ops->alloc(s->state, bytes);
+size_t dag__space_granule(struct space *s) { return s->ops->granule(s->state); }
+
+void *dag__space_reserve(struct space *s, size_t bytes) {
+  return s->ops->reserve(s->state, bytes);
 }
 
-void dag__space_free(struct space *s, void *p, size_t bytes) {
-  s->ops->free(s->state, p, bytes);
+void dag__space_unreserve(struct space *s, void *at, size_t bytes) {
+  s->ops->unreserve(s->state, at, bytes);
+}
+
+bool dag__space_commit(struct space *s, uint64_t *mem) {
+  return s->ops->commit(s->state, mem);
+}
+
+void dag__space_decommit(struct space *s, uint64_t mem) {
+  s->ops->decommit(s->state, mem);
+}
+
+int dag__space_map(struct space *s, void *at, uint64_t mem) {
+  return s->ops->map(s->state, at, mem);
+}
+
+void dag__space_unmap(struct space *s, void *at) {
+  s->ops->unmap(s->state, at);
 }
 
 void dag__space_copy(struct space *s, bool to_device,
@@ -35,5 +53,3 @@ void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg) {
   s->ops->launch(s->state, fn, args, done, arg);
 }
-
-bool dag__space_poll(struct space *s) { return s->ops->poll(s->state); }

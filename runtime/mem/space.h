@@ -4,9 +4,15 @@
  * dag__space_* wrappers, never a table directly, and never include a
  * vendor's header; backend.c knows which spaces were built.
  *
+ * Memory is reserved as ranges of addresses and backed granule by granule,
+ * as CUDA's and HIP's virtual memory calls do: one granule may appear at
+ * several addresses at once. The device layer (device/residency.c) keeps
+ * with it a device copy in the host's layout without backing whole bounding
+ * boxes.
+ *
  * A space has one queue, as a CUDA stream: what is queued on it (copies and
  * device bodies) runs in order, asynchronously, and each completion calls
- * its done function from dag__space_poll, on whichever thread polls.
+ * its done function on a thread of the space's own, in order.
  */
 #ifndef DAG_SPACE_H
 #define DAG_SPACE_H
@@ -32,18 +38,27 @@ struct dag_space_ops {
   int (*open)(int index, void **state);
   /* Waits for what is queued, then frees everything of the device. */
   void (*close)(void *state);
-  /* Device memory, or NULL when the device is full. */
-  void *(*alloc)(void *state, size_t bytes);
-  void (*free)(void *state, void *p, size_t bytes);
+  /* Bytes of a granule: the unit of backing, a power of two. */
+  size_t (*granule)(void *state);
+  /* Reserves `bytes` (a multiple of the granule) of the device's addresses,
+   * granule-aligned, with nothing behind them; NULL when none are left. */
+  void *(*reserve)(void *state, size_t bytes);
+  void (*unreserve)(void *state, void *at, size_t bytes);
+  /* One granule of device memory into *mem; false when the device is full
+   * (the caller evicts). */
+  bool (*commit)(void *state, uint64_t *mem);
+  void (*decommit)(void *state, uint64_t mem);
+  /* Makes granule `mem` appear at `at` (granule-aligned, reserved, not
+   * mapped yet), or takes it away. Returns 0 or a DAG_E* code. */
+  int (*map)(void *state, void *at, uint64_t mem);
+  void (*unmap)(void *state, void *at);
   /* Queues a copy from host memory to the device (to_device) or back. */
   void (*copy)(void *state, bool to_device, const struct space_copy *c,
                dag_space_done_fn done, void *arg);
-  /* Queues a device body: fn(args) runs on the device's side and queues
-   * its work there; done once that work is complete. */
+  /* Queues a device body: fn(args) queues its work on the device; done once
+   * that work is complete. */
   void (*launch)(void *state, dag_task_fn fn, void *args,
                  dag_space_done_fn done, void *arg);
-  /* Calls the done functions of what completed; true if any. */
-  bool (*poll)(void *state);
 };
 
 /* One open device. */
@@ -53,16 +68,19 @@ struct space {
   int index;
 };
 
-/* The emulated device (space_emul.c): separate memory, its own thread,
- * asynchronous copies, a cap on its memory (DAG_EMUL_MEM, bytes with an
- * optional K, M or G; default 256M) and a delay before each operation
- * (DAG_EMUL_DELAY_US, default 0), both read when it opens. */
+/* The emulated device (space_emul.c): separate memory of its own (a
+ * memory file, poisoned with 0xa5 when committed), page-sized granules, its
+ * own thread, asynchronous copies, a cap on its memory (DAG_EMUL_MEM, bytes
+ * with an optional K, M or G; default 256M) and a delay before each
+ * operation (DAG_EMUL_DELAY_US, default 0), both read when it opens. Its
+ * bodies run on its thread, in the process's memory. */
 extern const struct dag_space_ops dag__space_emul;
 
 /* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
- * found): memory from cudaMalloc (hipMalloc), the queue a non-blocking
- * stream, a device body run on the launching thread with its stream given
- * by dag_cuda_stream() (dag_hip_stream()). Only backend.c names these. */
+ * found): memory from the driver's virtual memory calls, the queue a
+ * non-blocking stream, a device body run on the launching thread with its
+ * stream given by dag_cuda_stream() (dag_hip_stream()). Only backend.c
+ * names these. */
 extern const struct dag_space_ops dag__space_cuda;
 extern const struct dag_space_ops dag__space_hip;
 
@@ -70,14 +88,18 @@ extern const struct dag_space_ops dag__space_hip;
 int dag__space_open(struct space *s, const struct dag_space_ops *ops,
                     int index);
 void dag__space_close(struct space *s);
-void *dag__space_alloc(struct space *s, size_t bytes);
-void dag__space_free(struct space *s, void *p, size_t bytes);
+size_t dag__space_granule(struct space *s);
+void *dag__space_reserve(struct space *s, size_t bytes);
+void dag__space_unreserve(struct space *s, void *at, size_t bytes);
+bool dag__space_commit(struct space *s, uint64_t *mem);
+void dag__space_decommit(struct space *s, uint64_t mem);
+int dag__space_map(struct space *s, void *at, uint64_t mem);
+void dag__space_unmap(struct space *s, void *at);
 void dag__space_copy(struct space *s, bool to_device,
                      const struct space_copy *c, dag_space_done_fn done,
                      void *arg);
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg);
-bool dag__space_poll(struct space *s);
 
 /* ----------------------------------------------------------- backend.c */
 

@@ -1,25 +1,30 @@
 /* space_emul.c — the emulated device: a memory space with the behaviour of
  * a GPU that tests can rely on where no GPU is. Its memory is its own (not
- * the host's copy), filled with a poison byte when allocated, and capped
- * (DAG_EMUL_MEM), so that running out of device memory can be tested. Its
+ * the host's copy): a memory file of DAG_EMUL_MEM bytes cut into page-sized
+ * granules, each poisoned when committed, mapped into reserved address
+ * ranges as CUDA's virtual memory calls map theirs, so running out of
+ * device memory and one granule seen at two addresses can be tested. Its
  * queue is served by a thread of its own, in order, after an optional
  * delay per operation (DAG_EMUL_DELAY_US), so that copies and bodies really
- * complete later than they are queued; completions wait in a list until
- * the next poll, as CUDA events do until they are queried.
+ * complete later than they are queued; that thread also calls the done
+ * functions, in order.
  *
- * Locking: one mutex guards the queue, the completed list and the bytes in
- * use; the thread sleeps on a condition variable while the queue is empty.
+ * Locking: one mutex guards the queue and the free granules; the thread
+ * sleeps on a condition variable while the queue is empty.
  */
 #include "mem/space.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
-/* What freshly allocated device memory holds: reading it before a copy
+/* What freshly committed device memory holds: reading it before a copy
  * brought anything there shows. */
 #define EMUL_POISON 0xa5
 
@@ -39,11 +44,15 @@ struct emul {
   pthread_mutex_t lock;
   pthread_cond_t wake;
   struct op *head, *tail; /* queued, in order */
-  struct op *completed;   /* done, waiting for a poll (newest first) */
   bool stopping;
-  size_t cap, used;
   long delay_us;
   pthread_t thread;
+  int fd;          /* the device's memory */
+  char *view;      /* all of it, mapped once: for poisoning */
+  size_t granule;  /* bytes */
+  size_t ngranules;
+  uint64_t *spare; /* free granules, a stack */
+  size_t nspare;
 };
 
 /* DAG_EMUL_MEM: a number of bytes, with an optional K, M or G. */
@@ -97,8 +106,10 @@ static void *serve(void *p) {
     e->head = o->next;
     if (!e->head)
       e->tail = NULL;
-    o->next = e->completed;
-    e->completed = o;
+    pthread_mutex_unlock(&e->lock);
+    o->done(o->arg);
+    free(o);
+    pthread_mutex_lock(&e->lock);
   }
   pthread_mutex_unlock(&e->lock);
   return NULL;
@@ -106,16 +117,53 @@ static void *serve(void *p) {
 
 static int emul_count(void) { return 1; }
 
+static void free_memory(struct emul *e) {
+  if (e->view)
+    munmap(e->view, e->ngranules * e->granule);
+  if (e->fd >= 0)
+    close(e->fd);
+  free(e->spare);
+}
+
+/* The memory file and its granules, all free. */
+static int make_memory(struct emul *e, int index) {
+  e->granule = (size_t)sysconf(_SC_PAGESIZE);
+  e->ngranules = (memory_cap() + e->granule - 1) / e->granule;
+  size_t bytes = e->ngranules * e->granule;
+  e->fd = memfd_create("dag-emulated-device", MFD_CLOEXEC);
+  e->spare = malloc(e->ngranules * sizeof *e->spare);
+  if (e->fd >= 0 && e->spare && ftruncate(e->fd, (off_t)bytes) == 0)
+    e->view = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+  if (e->fd < 0 || !e->spare || !e->view || e->view == MAP_FAILED) {
+    e->view = NULL;
+    free_memory(e);
+    return dag__user_error(NULL, DAG_ENOMEM,
+                           "emulated device %d: cannot make %zu bytes of "
+                           "device memory",
+                           index, bytes);
+  }
+  for (size_t i = 0; i < e->ngranules; i++)
+    e->spare[i] = e->ngranules - 1 - i; /* the lowest first */
+  e->nspare = e->ngranules;
+  return 0;
+}
+
 static int emul_open(int index, void **state) {
   struct emul *e = calloc(1, sizeof *e);
   if (!e)
     return dag__user_error(NULL, DAG_ENOMEM, "emulated device %d: no memory",
                            index);
+  e->fd = -1;
+  int err = make_memory(e, index);
+  if (err) {
+    free(e);
+    return err;
+  }
   pthread_mutex_init(&e->lock, NULL);
   pthread_cond_init(&e->wake, NULL);
-  e->cap = memory_cap();
   e->delay_us = dag__env_long("DAG_EMUL_DELAY_US", 0, 0, 10000000);
   if (pthread_create(&e->thread, NULL, serve, e)) {
+    free_memory(e);
     free(e);
     return dag__user_error(NULL, DAG_ETHREAD,
                            "emulated device %d: cannot start its thread",
@@ -125,8 +173,6 @@ static int emul_open(int index, void **state) {
   return 0;
 }
 
-static bool emul_poll(void *state);
-
 static void emul_close(void *state) {
   struct emul *e = state;
   pthread_mutex_lock(&e->lock);
@@ -134,36 +180,61 @@ static void emul_close(void *state) {
   pthread_cond_signal(&e->wake);
   pthread_mutex_unlock(&e->lock);
   pthread_join(e->thread, NULL);
-  emul_poll(e); /* the last completions, and their records */
   pthread_cond_destroy(&e->wake);
   pthread_mutex_destroy(&e->lock);
+  free_memory(e);
   free(e);
 }
 
-static void *emul_alloc(void *state, size_t bytes) {
-  struct emul *e = state;
-  pthread_mutex_lock(&e->lock);
-  bool fits = bytes <= e->cap - e->used;
-  if (fits)
-    e->used += bytes;
-  pthread_mutex_unlock(&e->lock);
-  void *p = fits ? malloc(bytes ? bytes : 1) : NULL;
-  if (fits && !p) {
-    pthread_mutex_lock(&e->lock);
-    e->used -= bytes;
-    pthread_mutex_unlock(&e->lock);
-  }
-  if (p)
-    memset(p, EMUL_POISON, bytes);
-  return p;
+static size_t emul_granule(void *state) {
+  return ((struct emul *)state)->granule;
 }
 
-static void emul_free(void *state, void *p, size_t bytes) {
+static void *emul_reserve(void *state, size_t bytes) {
+  (void)state;
+  void *at = mmap(NULL, bytes, PROT_NONE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return at == MAP_FAILED ? NULL : at;
+}
+
+static void emul_unreserve(void *state, void *at, size_t bytes) {
+  (void)state;
+  munmap(at, bytes);
+}
+
+static bool emul_commit(void *state, uint64_t *mem) {
   struct emul *e = state;
-  free(p);
   pthread_mutex_lock(&e->lock);
-  e->used -= bytes;
+  bool fits = e->nspare > 0;
+  if (fits)
+    *mem = e->spare[--e->nspare];
   pthread_mutex_unlock(&e->lock);
+  if (fits)
+    memset(e->view + *mem * e->granule, EMUL_POISON, e->granule);
+  return fits;
+}
+
+static void emul_decommit(void *state, uint64_t mem) {
+  struct emul *e = state;
+  pthread_mutex_lock(&e->lock);
+  e->spare[e->nspare++] = mem;
+  pthread_mutex_unlock(&e->lock);
+}
+
+static int emul_map(void *state, void *at, uint64_t mem) {
+  struct emul *e = state;
+  void *p = mmap(at, e->granule, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                 e->fd, (off_t)(mem * e->granule));
+  return p == at ? 0
+                 : dag__user_error(NULL, DAG_ENOMEM,
+                                   "emulated device: cannot map a granule");
+}
+
+/* Back to reserved addresses with nothing behind them. */
+static void emul_unmap(void *state, void *at) {
+  struct emul *e = state;
+  mmap(at, e->granule, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 }
 
 static void enqueue(struct emul *e, struct op *o) {
@@ -205,30 +276,18 @@ static void emul_launch(void *state, dag_task_fn fn, void *args,
   enqueue(state, o);
 }
 
-static bool emul_poll(void *state) {
-  struct emul *e = state;
-  pthread_mutex_lock(&e->lock);
-  struct op *done = e->completed;
-  e->completed = NULL;
-  pthread_mutex_unlock(&e->lock);
-  /* Oldest first: the list holds the newest first. */
-  struct op *in_order = NULL;
-  while (done) {
-    struct op *next = done->next;
-    done->next = in_order;
-    in_order = done;
-    done = next;
-  }
-  bool any = in_order != NULL;
-  while (in_order) {
-    struct op *next = in_order->next;
-    in_order->done(in_order->arg);
-    free(in_order);
-    in_order = next;
-  }
-  return any;
-}
-
 const struct dag_space_ops dag__space_emul = {
-    "emul",    emul_count, emul_open,   emul_close, emul_alloc,
-    emul_free, emul_copy,  emul_launch, emul_poll};
+    .name = "emul",
+    .count = emul_count,
+    .open = emul_open,
+    .close = emul_close,
+    .granule = emul_granule,
+    .reserve = emul_reserve,
+    .unreserve = emul_unreserve,
+    .commit = emul_commit,
+    .decommit = emul_decommit,
+    .map = emul_map,
+    .unmap = emul_unmap,
+    .copy = emul_copy,
+    .launch = emul_launch,
+};

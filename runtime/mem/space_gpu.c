@@ -1,31 +1,32 @@
 /* space_gpu.c — a CUDA or a HIP device behind the memory-space table
  * (space.h). One source, compiled once per toolkit found: with
  * DAG_SPACE_CUDA it is dag__space_cuda, with DAG_SPACE_HIP dag__space_hip;
- * space_gpu.h maps the runtime API's names, which differ only in their
- * prefix.
+ * space_gpu.h maps the API's names, which differ only in their prefix.
  *
  * The device's queue is one non-blocking stream. Each copy and each device
  * body is followed on it by an event, and a FIFO of those events, in the
- * stream's order, tells a poll what has completed. A device body runs on the
- * thread that launches it, with the device current and its stream given by
- * dag_cuda_stream() (dag_hip_stream()); its task is done once what it queued
- * there is. Device memory comes from cudaMalloc (hipMalloc) as it is asked
- * for: a full device answers NULL, and the caller evicts.
+ * stream's order, is served by a thread of the device's own: it waits for
+ * each event in turn and calls the done function. A device body runs on
+ * the thread that launches it, with the device current and its stream
+ * given by dag_cuda_stream() (dag_hip_stream()); its task is done once what
+ * it queued there is. Device memory comes from the virtual memory calls:
+ * address ranges reserved, granules created and mapped into them as the
+ * caller asks; a full device says so, and the caller evicts.
  *
- * The runtime library (libcudart, libamdhip64) is not linked: it is loaded
- * when the space is first asked how many devices there are, so that a
- * program that uses no GPU pays nothing for it (linked, libamdhip64 cost
- * every dag program 20 ms and 5 MiB at start), and a machine without the
- * library simply has no device of the kind.
+ * The runtime library (libcudart, libamdhip64), and CUDA's driver library
+ * for the virtual memory calls, are not linked: they are loaded when the
+ * space is first asked how many devices there are, so that a program that
+ * uses no GPU pays nothing for them (linked, libamdhip64 cost every dag
+ * program 20 ms and 5 MiB at start), and a machine without them simply has
+ * no device of the kind.
  *
  * A call of the API that fails is reported (dag__user_error, naming the call
  * and the device); what was queued still completes, so that nobody waits
  * for ever on a broken device.
  *
- * Locking: one mutex per device guards the FIFO, the spare items and the
- * poll in progress; queuing a copy and recording its event happen under it,
- * so that the FIFO's order is the stream's. Done functions run outside it,
- * from one polling thread at a time, in order.
+ * Locking: one mutex per device guards the FIFO and the spare items;
+ * queuing a copy and recording its event happen under it, so that the
+ * FIFO's order is the stream's. Done functions run outside it.
  */
 #include "mem/space_gpu.h"
 #include "mem/space.h"
@@ -34,30 +35,45 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* The runtime library's calls, resolved when it is loaded: API(Malloc) is
- * cudaMalloc (hipMalloc). */
+/* The libraries' calls, resolved when they are loaded: API(MemcpyAsync) is
+ * cudaMemcpyAsync (hipMemcpyAsync), VMM_API(Create) cuMemCreate
+ * (hipMemCreate). */
 #define API_MEMBER(name) __typeof__(GPU(name)) *name;
-static struct { GPU_CALLS(API_MEMBER) } api;
+#define VMM_MEMBER(name) __typeof__(VMM(name)) *vmm_##name;
+static struct {
+  GPU_CALLS(API_MEMBER)
+  VMM_CALLS(VMM_MEMBER)
+} api;
 #define API(name) (api.name)
+#define VMM_API(name) (api.vmm_##name)
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static bool loaded;
 
-/* The library found when libdag was built, else the loader's own search. */
+/* The library at `path` (NULL: none known), else the loader's `fallback`. */
+static void *open_library(const char *path, const char *fallback) {
+  void *lib = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+  return lib ? lib : dlopen(fallback, RTLD_NOW | RTLD_LOCAL);
+}
+
+/* The runtime library found when libdag was built, else the loader's own
+ * search; the libraries stay loaded until the process ends. */
 static void load(void) {
-  void *lib = dlopen(DAG_GPU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-  if (!lib)
-    lib = dlopen(GPU_LIBRARY_NAME, RTLD_NOW | RTLD_LOCAL);
-  if (!lib)
+  void *lib = open_library(DAG_GPU_LIBRARY, GPU_LIBRARY_NAME);
+  void *vmm = lib ? open_library(NULL, VMM_LIBRARY_NAME) : NULL;
+  if (!lib || !vmm)
     return; /* no such runtime here: no device of this kind */
 #define API_RESOLVE(name)                                                      \
-  if (!(*(void **)&api.name = dlsym(lib, GPU_SYMBOL(name)))) {                 \
-    dlclose(lib);                                                              \
-    return;                                                                    \
-  }
+  if (!(*(void **)&api.name = dlsym(lib, GPU_SYMBOL(name))))                  \
+    return;
+#define VMM_RESOLVE(name)                                                      \
+  if (!(*(void **)&api.vmm_##name = dlsym(vmm, VMM_SYMBOL(name))))            \
+    return;
   GPU_CALLS(API_RESOLVE)
+  VMM_CALLS(VMM_RESOLVE)
 #undef API_RESOLVE
-  loaded = true; /* the library stays loaded until the process ends */
+#undef VMM_RESOLVE
+  loaded = true;
 }
 
 /* One copy or body on the stream, and the event recorded after it. */
@@ -72,11 +88,14 @@ struct item {
 struct gpu {
   int device;
   size_t max_pitch; /* the largest pitch of a 2-D copy */
+  size_t granule;
   GPU(Stream_t) stream;
   pthread_mutex_t lock;
+  pthread_cond_t wake;
   struct item *head, *tail; /* queued, in the stream's order */
   struct item *spare;       /* done, their events kept for the next ones */
-  bool polling;             /* a thread is calling done functions */
+  bool stopping;
+  pthread_t thread; /* waits for the events, calls the done functions */
 };
 
 /* The stream of the device body running on this thread, or NULL. */
@@ -99,6 +118,17 @@ static int check(int device, const char *call, GPU(Error_t) err) {
 /* GPU(fn)(...), reported if it fails: 0 or a DAG_E* code. */
 #define CALL(device, fn, ...) check(device, GPU_NAME #fn, API(fn)(__VA_ARGS__))
 
+/* The same for a virtual memory call (whose errors have no string here). */
+static int check_vmm(int device, const char *call, vmm_result err) {
+  if (likely(err == VMM_SUCCESS))
+    return 0;
+  return dag__user_error(NULL, err == VMM_OUT_OF_MEMORY ? DAG_ENOMEM : DAG_EINVAL,
+                         "%s failed on " GPU_NAME " device %d: error %d", call,
+                         device, (int)err);
+}
+#define VMM_CALL(device, fn, ...)                                              \
+  check_vmm(device, VMM_SYMBOL(fn), VMM_API(fn)(__VA_ARGS__))
+
 static int gpu_count(void) {
   pthread_once(&load_once, load);
   int n = 0;
@@ -111,6 +141,33 @@ static int gpu_count(void) {
   return n;
 }
 
+/* Waits for each queued item's event in the stream's order, and calls its
+ * done function. */
+static void *serve(void *p) {
+  struct gpu *g = p;
+  CALL(g->device, SetDevice, g->device);
+  pthread_mutex_lock(&g->lock);
+  for (;;) {
+    while (!g->head && !g->stopping)
+      pthread_cond_wait(&g->wake, &g->lock);
+    struct item *it = g->head;
+    if (!it)
+      break; /* stopping, and nothing is left */
+    pthread_mutex_unlock(&g->lock);
+    if (it->recorded)
+      CALL(g->device, EventSynchronize, it->event);
+    it->done(it->arg);
+    pthread_mutex_lock(&g->lock);
+    g->head = it->next;
+    if (!g->head)
+      g->tail = NULL;
+    it->next = g->spare;
+    g->spare = it;
+  }
+  pthread_mutex_unlock(&g->lock);
+  return NULL;
+}
+
 static int gpu_open(int index, void **state) {
   if (index >= gpu_count()) /* loads the library, once */
     return dag__user_error(NULL, DAG_ENOSYS, GPU_NAME " device %d: not here",
@@ -121,10 +178,14 @@ static int gpu_open(int index, void **state) {
                            index);
   g->device = index;
   int max_pitch = 0;
+  vmm_prop prop = VMM_PROP(index);
   int err = CALL(index, SetDevice, index);
   if (!err)
     err =
         CALL(index, DeviceGetAttribute, &max_pitch, GPU_ATTR_MAX_PITCH, index);
+  if (!err)
+    err = VMM_CALL(index, GetAllocationGranularity, &g->granule, &prop,
+                   VMM_GRANULARITY);
   if (!err)
     err =
         CALL(index, StreamCreateWithFlags, &g->stream, GPU(StreamNonBlocking));
@@ -134,27 +195,66 @@ static int gpu_open(int index, void **state) {
   }
   g->max_pitch = max_pitch > 0 ? (size_t)max_pitch : 0;
   pthread_mutex_init(&g->lock, NULL);
+  pthread_cond_init(&g->wake, NULL);
+  if (pthread_create(&g->thread, NULL, serve, g)) {
+    CALL(index, StreamDestroy, g->stream);
+    free(g);
+    return dag__user_error(NULL, DAG_ETHREAD,
+                           GPU_NAME " device %d: cannot start its thread",
+                           index);
+  }
   *state = g;
   return 0;
 }
 
-static void *gpu_alloc(void *state, size_t bytes) {
+static size_t gpu_granule(void *state) { return ((struct gpu *)state)->granule; }
+
+static void *gpu_reserve(void *state, size_t bytes) {
   struct gpu *g = state;
-  void *p = NULL;
-  if (CALL(g->device, SetDevice, g->device))
+  vmm_address at = 0;
+  if (VMM_CALL(g->device, AddressReserve, &at, bytes, g->granule, 0, 0))
     return NULL;
-  GPU(Error_t) err = API(Malloc)(&p, bytes ? bytes : 1);
-  if (err == GPU(ErrorMemoryAllocation)) {
-    (void)API(GetLastError)(); /* full: not an error, the caller evicts */
-    return NULL;
-  }
-  return check(g->device, GPU_NAME "Malloc", err) ? NULL : p;
+  return (void *)(uintptr_t)at;
 }
 
-static void gpu_free(void *state, void *p, size_t bytes) {
+static void gpu_unreserve(void *state, void *at, size_t bytes) {
   struct gpu *g = state;
-  if (!CALL(g->device, SetDevice, g->device))
-    CALL(g->device, Free, p);
+  VMM_CALL(g->device, AddressFree, (vmm_address)(uintptr_t)at, bytes);
+}
+
+static bool gpu_commit(void *state, uint64_t *mem) {
+  struct gpu *g = state;
+  vmm_prop prop = VMM_PROP(g->device);
+  vmm_handle h;
+  vmm_result err = VMM_API(Create)(&h, g->granule, &prop, 0);
+  if (err == VMM_OUT_OF_MEMORY)
+    return false; /* full: not an error, the caller evicts */
+  if (check_vmm(g->device, VMM_SYMBOL(Create), err))
+    return false;
+  *mem = (uint64_t)(uintptr_t)h;
+  return true;
+}
+
+static void gpu_decommit(void *state, uint64_t mem) {
+  struct gpu *g = state;
+  VMM_CALL(g->device, Release, (vmm_handle)(uintptr_t)mem);
+}
+
+static int gpu_map(void *state, void *at, uint64_t mem) {
+  struct gpu *g = state;
+  vmm_access access = VMM_ACCESS(g->device);
+  vmm_address a = (vmm_address)(uintptr_t)at;
+  int err = VMM_CALL(g->device, Map, a, g->granule, 0,
+                     (vmm_handle)(uintptr_t)mem, 0);
+  if (!err)
+    err = VMM_CALL(g->device, SetAccess, a, g->granule, &access, 1);
+  return err;
+}
+
+/* The caller made sure nothing queued uses the granule any more. */
+static void gpu_unmap(void *state, void *at) {
+  struct gpu *g = state;
+  VMM_CALL(g->device, Unmap, (vmm_address)(uintptr_t)at, g->granule);
 }
 
 /* Appends to the FIFO what was just queued on the stream, with an event
@@ -169,7 +269,7 @@ static void enqueue_locked(struct gpu *g, dag_space_done_fn done, void *arg) {
       dag__out_of_memory("the queue of a " GPU_NAME " device");
   }
   if (!it->event && CALL(g->device, EventCreateWithFlags, &it->event,
-                         GPU(EventDisableTiming)))
+                         GPU(EventDisableTiming) | GPU(EventBlockingSync)))
     it->event = NULL;
   it->recorded =
       it->event && !CALL(g->device, EventRecord, it->event, g->stream);
@@ -181,6 +281,7 @@ static void enqueue_locked(struct gpu *g, dag_space_done_fn done, void *arg) {
   else
     g->head = it;
   g->tail = it;
+  pthread_cond_signal(&g->wake);
 }
 
 /* Queues the copy c on the stream: one span as a 1-D copy (which has no
@@ -231,60 +332,13 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args,
   pthread_mutex_unlock(&g->lock);
 }
 
-/* Whether the work of `it` is complete: its event has been reached, or
- * querying it failed (reported), or it has no event. */
-static bool complete(const struct gpu *g, const struct item *it) {
-  if (!it->recorded)
-    return true;
-  GPU(Error_t) err = API(EventQuery)(it->event);
-  if (err == GPU(ErrorNotReady))
-    return false;
-  check(g->device, GPU_NAME "EventQuery", err);
-  return true;
-}
-
-static bool gpu_poll(void *state) {
-  struct gpu *g = state;
-  pthread_mutex_lock(&g->lock);
-  if (g->polling) { /* another thread: it keeps the done functions in order */
-    pthread_mutex_unlock(&g->lock);
-    return false;
-  }
-  /* The stream runs in order: the completed items are a prefix. */
-  struct item *first = g->head, *last = NULL;
-  while (g->head && complete(g, g->head)) {
-    last = g->head;
-    g->head = last->next;
-  }
-  if (!last) {
-    pthread_mutex_unlock(&g->lock);
-    return false;
-  }
-  if (!g->head)
-    g->tail = NULL;
-  last->next = NULL;
-  g->polling = true;
-  pthread_mutex_unlock(&g->lock);
-
-  for (struct item *it = first; it; it = it->next)
-    it->done(it->arg);
-
-  pthread_mutex_lock(&g->lock);
-  last->next = g->spare;
-  g->spare = first;
-  g->polling = false;
-  pthread_mutex_unlock(&g->lock);
-  return true;
-}
-
 static void gpu_close(void *state) {
   struct gpu *g = state;
-  if (CALL(g->device, SetDevice, g->device) ||
-      CALL(g->device, StreamSynchronize, g->stream))
-    for (struct item *it = g->head; it; it = it->next)
-      it->recorded = false; /* the device is broken: done without waiting */
-  while (g->head)
-    gpu_poll(g);
+  pthread_mutex_lock(&g->lock);
+  g->stopping = true;
+  pthread_cond_signal(&g->wake);
+  pthread_mutex_unlock(&g->lock);
+  pthread_join(g->thread, NULL); /* after the last done function */
   while (g->spare) {
     struct item *it = g->spare;
     g->spare = it->next;
@@ -293,10 +347,23 @@ static void gpu_close(void *state) {
     free(it);
   }
   CALL(g->device, StreamDestroy, g->stream);
+  pthread_cond_destroy(&g->wake);
   pthread_mutex_destroy(&g->lock);
   free(g);
 }
 
-const struct dag_space_ops GPU_SPACE = {GPU_NAME,  gpu_count,  gpu_open,
-                                        gpu_close, gpu_alloc,  gpu_free,
-                                        gpu_copy,  gpu_launch, gpu_poll};
+const struct dag_space_ops GPU_SPACE = {
+    .name = GPU_NAME,
+    .count = gpu_count,
+    .open = gpu_open,
+    .close = gpu_close,
+    .granule = gpu_granule,
+    .reserve = gpu_reserve,
+    .unreserve = gpu_unreserve,
+    .commit = gpu_commit,
+    .decommit = gpu_decommit,
+    .map = gpu_map,
+    .unmap = gpu_unmap,
+    .copy = gpu_copy,
+    .launch = gpu_launch,
+};

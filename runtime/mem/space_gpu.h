@@ -3,7 +3,9 @@
  * their prefix: GPU(Malloc) is cudaMalloc or hipMalloc. Compiled with
  * exactly one of DAG_SPACE_CUDA or DAG_SPACE_HIP, and DAG_GPU_LIBRARY, the
  * runtime library's file name (loaded when the space is first asked for its
- * devices, not linked). Only space_gpu.c includes this header: it is the
+ * devices, not linked). Device memory comes from the virtual memory calls,
+ * which CUDA has in its driver library (cuMem*) and HIP in its runtime
+ * (hipMem*): VMM(Create) names them. Only space_gpu.c includes this header: it is the
  * one place a vendor header enters the runtime.
  */
 #ifndef DAG_SPACE_GPU_H
@@ -15,6 +17,7 @@
 #endif
 
 #ifdef DAG_SPACE_CUDA
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #define GPU(name) cuda##name
 #define GPU_SYMBOL(name) "cuda" #name
@@ -24,6 +27,24 @@
 #define GPU_STREAM_FN dag_cuda_stream
 #define GPU_ATTR_MAX_PITCH cudaDevAttrMaxPitch
 #define GPU_MEMCPY_KIND enum cudaMemcpyKind
+/* The virtual memory calls are the driver's (libcuda, cuMem*). */
+#define VMM(name) cuMem##name
+#define VMM_SYMBOL(name) "cuMem" #name
+#define VMM_LIBRARY_NAME "libcuda.so.1"
+#define VMM_SUCCESS CUDA_SUCCESS
+#define VMM_OUT_OF_MEMORY CUDA_ERROR_OUT_OF_MEMORY
+typedef CUresult vmm_result;
+typedef CUdeviceptr vmm_address;
+typedef CUmemGenericAllocationHandle vmm_handle;
+typedef CUmemAllocationProp vmm_prop;
+typedef CUmemAccessDesc vmm_access;
+#define VMM_PROP(device)                                                       \
+  {.type = CU_MEM_ALLOCATION_TYPE_PINNED,                                      \
+   .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = (device)}}
+#define VMM_ACCESS(device)                                                     \
+  {.location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = (device)},          \
+   .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE}
+#define VMM_GRANULARITY CU_MEM_ALLOC_GRANULARITY_RECOMMENDED
 #else
 #include <hip/hip_runtime_api.h>
 #define GPU(name) hip##name
@@ -34,6 +55,24 @@
 #define GPU_STREAM_FN dag_hip_stream
 #define GPU_ATTR_MAX_PITCH hipDeviceAttributeMaxPitch
 #define GPU_MEMCPY_KIND hipMemcpyKind
+/* HIP's virtual memory calls are in its runtime library (hipMem*). */
+#define VMM(name) hipMem##name
+#define VMM_SYMBOL(name) "hipMem" #name
+#define VMM_LIBRARY_NAME GPU_LIBRARY_NAME
+#define VMM_SUCCESS hipSuccess
+#define VMM_OUT_OF_MEMORY hipErrorOutOfMemory
+typedef hipError_t vmm_result;
+typedef void *vmm_address;
+typedef hipMemGenericAllocationHandle_t vmm_handle;
+typedef hipMemAllocationProp vmm_prop;
+typedef hipMemAccessDesc vmm_access;
+#define VMM_PROP(device)                                                       \
+  {.type = hipMemAllocationTypePinned,                                         \
+   .location = {.type = hipMemLocationTypeDevice, .id = (device)}}
+#define VMM_ACCESS(device)                                                     \
+  {.location = {.type = hipMemLocationTypeDevice, .id = (device)},             \
+   .flags = hipMemAccessFlagsProtReadWrite}
+#define VMM_GRANULARITY hipMemAllocationGranularityRecommended
 #endif
 
 /* The calls of the runtime library that space_gpu.c makes, each X(name). */
@@ -44,15 +83,25 @@
   X(SetDevice)                                                                 \
   X(DeviceGetAttribute)                                                        \
   X(StreamCreateWithFlags)                                                     \
-  X(StreamSynchronize)                                                         \
   X(StreamDestroy)                                                             \
-  X(Malloc)                                                                    \
-  X(Free)                                                                      \
   X(EventCreateWithFlags)                                                      \
   X(EventRecord)                                                               \
-  X(EventQuery)                                                                \
+  X(EventSynchronize)                                                         \
   X(EventDestroy)                                                              \
   X(MemcpyAsync)                                                               \
   X(Memcpy2DAsync)
+
+
+/* The virtual memory calls, each X(name): VMM(Create) is cuMemCreate
+ * (hipMemCreate). */
+#define VMM_CALLS(X)                                                           \
+  X(GetAllocationGranularity)                                                  \
+  X(AddressReserve)                                                            \
+  X(AddressFree)                                                               \
+  X(Create)                                                                    \
+  X(Release)                                                                   \
+  X(Map)                                                                       \
+  X(SetAccess)                                                                 \
+  X(Unmap)
 
 #endif /* DAG_SPACE_GPU_H */

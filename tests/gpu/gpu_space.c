@@ -2,8 +2,8 @@
  * (runtime/mem/space_gpu.c), through the dag__space_* wrappers, with the
  * checks the emulated device passes (space_checks.h): a round trip, a
  * strided tile, a queue in order around a device body that queues a copy on
- * dag_cuda_stream() (dag_hip_stream(); gpu_body.c), a request the device
- * cannot hold.
+ * dag_cuda_stream() (dag_hip_stream(); gpu_body.c), one granule seen at
+ * two addresses.
  * Every device of every GPU space built is checked; exits 77 (skipped) when
  * there is none. A plain program, not a Check suite: Check's fork is unsafe
  * after GPU setup.
@@ -48,7 +48,7 @@ static void check_device(const struct dag_space_ops *ops, const struct kind *k,
   SPACE_CHECK(gpu_body_stream != NULL); /* inside the device body */
   SPACE_CHECK(gpu_body_error == 0);
   SPACE_CHECK(k->stream() == NULL); /* outside device bodies */
-  space_check_out_of_memory(&s);
+  space_check_alias(&s);
   dag__space_close(&s);
   printf("%s device %d: passed\n", ops->name, index);
 }
