@@ -218,6 +218,14 @@ DAG_API int dag_worker_id(void);
 DAG_API void *dag_cuda_stream(void);
 DAG_API void *dag_hip_stream(void);
 
+/* Inside a device body: the device address of host byte `host`, which must
+ * lie in one of the task's regions (NULL otherwise). Pointer arguments that
+ * fall in a region arrive translated already; this is for pointers the body
+ * reaches otherwise (a global, a field of a struct). A device copy keeps
+ * the host's layout, so arithmetic with the host's leading dimension works
+ * on the result. Outside device bodies (a CPU variant) it returns `host`. */
+DAG_API void *dag_device_ptr(const void *host);
+
 /* ----------------------------------------------------------------- ranks */
 
 /* This process's rank among the ranks of the run (0 .. dag_nranks() - 1),

@@ -111,4 +111,9 @@ bool dag__region_covers(const struct region *a, const struct region *b);
 /* Number of bytes in r. */
 size_t dag__region_bytes(const struct region *r);
 
+/* Calls fn on each contiguous span of r, [lo, hi), in address order. */
+void dag__region_each_span(const struct region *r,
+                           void (*fn)(uintptr_t lo, uintptr_t hi, void *arg),
+                           void *arg);
+
 #endif /* DAG_BASE_H */

@@ -337,3 +337,21 @@ bool dag__region_covers(const struct region *a, const struct region *b) {
     return false;
   return view_covers(view_of(a), view_of(b));
 }
+
+static void each_span_below(const struct region *r, int d, uintptr_t at,
+                            void (*fn)(uintptr_t, uintptr_t, void *),
+                            void *arg) {
+  if (d == r->ndims) {
+    fn(at, at + r->span, arg);
+    return;
+  }
+  for (size_t i = 0; i < r->dim[d].count; i++)
+    each_span_below(r, d + 1, at + i * r->dim[d].stride, fn, arg);
+}
+
+void dag__region_each_span(const struct region *r,
+                           void (*fn)(uintptr_t lo, uintptr_t hi, void *arg),
+                           void *arg) {
+  if (!dag__region_empty(r))
+    each_span_below(r, 0, r->lo, fn, arg);
+}

@@ -1,13 +1,14 @@
 /* api.h — the layer of the public calls (api/): each call is checked once
  * here, into the regions the layers below take, then handed to the
  * rank-uniform planner (several ranks, top-level tasks) or straight to the
- * local core. Start-up is init.c's.
+ * device layer and the local core. Start-up is init.c's.
  */
 #ifndef DAG_API_H
 #define DAG_API_H
 
 #include "comm/comm.h"
 #include "core/core.h"
+#include "device/device.h"
 
 /* ------------------------------------------------------------- init.c */
 

@@ -119,6 +119,7 @@ int dag_finalize(void) {
     if (dag__planned())
       dag__plan_taskwait(false);
     dag__wait_children();
+    dag__devices_stop(); /* what devices wrote back to the host */
     dag__core_stop();
     if (dag__stats)
       dag__plan_write_stats();

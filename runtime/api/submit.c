@@ -1,7 +1,7 @@
 /* submit.c — dag_submit: the task's info, arguments and accesses are
- * checked once, its body chosen among its variants, and the task handed to
- * the rank-uniform planner (several ranks, a top-level task) or to the
- * local core. The plain task (no accesses, a CPU body, small arguments)
+ * checked once, and the task handed to the rank-uniform planner (several
+ * ranks, a top-level task) or to the device layer and the local core, which
+ * choose among its variants. The plain task (no accesses, a CPU body, small arguments)
  * takes a short path of its own: it is most of the tasks of fine-grained
  * programs.
  */
@@ -16,9 +16,32 @@ static bool known_device(enum dag_device d) {
   return d == DAG_DEVICE_CPU || d == DAG_DEVICE_CUDA || d == DAG_DEVICE_HIP;
 }
 
-/* The body that runs the task: fn when its device is here, else the first
- * variant for a device that is. Device tasks are not scheduled on devices
- * yet (issue 12), so only CPU bodies run. */
+/* The CPU body of the task, fn or a variant; NULL when it has none. The
+ * device layer picks among the variants once a device is in use. */
+static dag_task_fn cpu_body(const struct dag_task_info *info) {
+  if (info->device == DAG_DEVICE_CPU)
+    return info->fn;
+  for (int i = 0; i < info->nvariants; i++)
+    if (info->variants[i].device == DAG_DEVICE_CPU)
+      return info->variants[i].fn;
+  return NULL;
+}
+
+/* Whether a variant of the task runs on a device of this rank. */
+static bool device_runs_it(const struct dag_task_info *info) {
+  if (!dag__devices_discover())
+    return false;
+  if (dag__devices_can_run(info->device) && info->device != DAG_DEVICE_CPU)
+    return true;
+  for (int i = 0; i < info->nvariants; i++)
+    if (info->variants[i].device != DAG_DEVICE_CPU &&
+        dag__devices_can_run(info->variants[i].device))
+      return true;
+  return false;
+}
+
+/* Checks the task's variants; *body is its CPU body (NULL if it has none:
+ * then a device runs it). */
 static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
   if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU)) {
     *body = info->fn; /* the usual task: nothing to choose */
@@ -37,18 +60,13 @@ static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
       return dag__user_error(info, DAG_EINVAL, "variant %d: unknown device %d",
                              i, (int)info->variants[i].device);
   }
-  *body = info->fn;
-  if (info->device == DAG_DEVICE_CPU)
+  *body = cpu_body(info);
+  if (device_runs_it(info) || *body)
     return 0;
-  for (int i = 0; i < info->nvariants; i++)
-    if (info->variants[i].device == DAG_DEVICE_CPU) {
-      *body = info->variants[i].fn;
-      return 0;
-    }
   return dag__user_error(info, DAG_ENOSYS,
-                         "the task runs on device %s only, and this libdag "
-                         "does not run device tasks yet: give it a CPU "
-                         "variant (implements)",
+                         "the task runs on device %s only, and this rank has "
+                         "no such device (DAG_DEVICES selects them): give it "
+                         "a CPU variant (implements)",
                          device_name(info->device));
 }
 
@@ -110,14 +128,14 @@ static DAG_ALWAYS_INLINE int local_submit(const struct dag_task_info *info,
                                           const struct dag_access *acc,
                                           size_t n) {
   if (n == 0) {
-    dag__core_submit(info, body, args, args_size, NULL, NULL, 0, 0);
+    dag__local_submit(info, body, args, args_size, NULL, NULL, 0, 0);
     return 0;
   }
   struct validated v;
   dag__validate(&v, info, acc, n);
   if (v.kept >= 0)
-    dag__core_submit(info, body, args, args_size, v.regs, v.modes,
-                     (size_t)v.kept, 0);
+    dag__local_submit(info, body, args, args_size, v.regs, v.modes,
+                      (size_t)v.kept, 0);
   dag__validated_release(&v);
   return v.kept < 0 ? (int)v.kept : 0;
 }

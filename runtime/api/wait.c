@@ -28,9 +28,10 @@ static int wait_all(const char *call, bool flush) {
   int r = runs(call);
   if (r <= 0)
     return r;
-  if (dag__planned())
-    return dag__plan_taskwait(flush);
-  return dag__wait_children();
+  int err = dag__planned() ? dag__plan_taskwait(flush) : dag__wait_children();
+  if (flush && !err)
+    dag__devices_flush_waited();
+  return err;
 }
 
 int dag_taskwait(void) { return wait_all("dag_taskwait", true); }
@@ -54,6 +55,7 @@ int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
     if (dag__planned() && v.kept > 0)
       dag__plan_collect(v.regs, (size_t)v.kept);
     dag__core_wait_on(v.regs, v.modes, (size_t)v.kept);
+    dag__devices_flush(v.regs, (size_t)v.kept);
   }
   dag__validated_release(&v);
   return v.kept < 0 ? (int)v.kept : 0;

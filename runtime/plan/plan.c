@@ -78,8 +78,8 @@ static void plan_transfer(const struct unit *u, int from, int to) {
                        sending ? sent[to]++ : received[from]++};
   enum dag_mode mode = sending ? DAG_IN : DAG_OUT;
   const struct dag_task_info *info = sending ? &send_info : &recv_info;
-  dag__core_submit(info, info->fn, &x, sizeof x, &u->region, &mode, 1,
-                   CORE_NO_INLINE);
+  dag__local_submit(info, info->fn, &x, sizeof x, &u->region, &mode, 1,
+                    CORE_NO_INLINE);
 }
 
 /* The rank that sends u when it must travel, the same on every rank: its
@@ -170,8 +170,8 @@ static void discard_copy(const struct unit *u) {
   static const struct dag_task_info info = {.fn = discard_body,
                                             .label = "discard"};
   enum dag_mode mode = DAG_OUT;
-  dag__core_submit(&info, info.fn, &u->region, sizeof u->region, &u->region,
-                   &mode, 1, CORE_NO_INLINE);
+  dag__local_submit(&info, info.fn, &u->region, sizeof u->region, &u->region,
+                    &mode, 1, CORE_NO_INLINE);
 }
 
 /* Inlined where a task writes one block, the usual case. */
@@ -240,10 +240,11 @@ static void submit_here(const struct dag_task_info *info, dag_task_fn body,
                         const void *args, size_t args_size,
                         const struct region *regs, const enum dag_mode *modes,
                         size_t n) {
-  if (n == 0 && args_size <= DAG_CORE_PLAIN_ARGS)
+  if (n == 0 && args_size <= DAG_CORE_PLAIN_ARGS && info->nvariants == 0 &&
+      info->device == DAG_DEVICE_CPU)
     dag__core_submit_plain(info, body, args, args_size);
   else
-    dag__core_submit(info, body, args, args_size, regs, modes, n, 0);
+    dag__local_submit(info, body, args, args_size, regs, modes, n, 0);
 }
 
 /* Plans a task whose accesses are worked out; submits it here if it runs

@@ -11,6 +11,7 @@
 
 #include "comm/comm.h"
 #include "core/core.h"
+#include "device/device.h"
 #include "mem/mem.h"
 #include "plan/plan.h"
 

@@ -1,0 +1,400 @@
+/* device.c — the devices of this rank, and the choice of where each task
+ * runs once they are in use.
+ *
+ * Devices are looked for when the first task with a device variant is
+ * submitted (DAG_DEVICES says which: by default every CUDA and HIP device
+ * found; `emul` adds the emulated device, which runs bodies of either
+ * kind), so that a program without device tasks never loads a GPU library.
+ * From then on every task of the rank is wrapped (execute.c); before, none
+ * could have data on a device.
+ *
+ * Choosing a variant: each candidate (the task's function, each
+ * `implements` variant, on each device that runs its kind) is given the time
+ * it is expected to end — its history for this function and size of data,
+ * plus, on a device, the copies its data needs and the work queued there
+ * before it — and the earliest wins, as StarPU's dmda scheduler does. A
+ * variant with fewer than HISTORY_MIN runs is tried first, so that every
+ * variant gets a history.
+ */
+#include "device/device_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+pthread_mutex_t dag__devices_lock = PTHREAD_MUTEX_INITIALIZER;
+struct device dag__devices[MAX_DEVICES];
+int dag__ndevices;
+atomic_bool dag__devices_on;
+
+static pthread_once_t discovered = PTHREAD_ONCE_INIT;
+
+static bool log_info(void) {
+  const char *v = getenv("DAG_LOG");
+  return v && (!strcmp(v, "info") || !strcmp(v, "debug"));
+}
+
+static const char *kind_name(enum dag_device k) {
+  return k == DAG_DEVICE_CUDA ? "cuda" : k == DAG_DEVICE_HIP ? "hip" : "cpu";
+}
+
+static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
+                        int index) {
+  if (dag__ndevices == MAX_DEVICES) {
+    fprintf(stderr, "dag: warning: more than %d devices; %s device %d unused\n",
+            MAX_DEVICES, ops->name, index);
+    return;
+  }
+  struct device *d = &dag__devices[dag__ndevices];
+  memset(d, 0, sizeof *d);
+  if (dag__space_open(&d->space, ops, index))
+    return; /* reported */
+  d->kind = kind;
+  d->bit = (holders_t)(HOST << (dag__ndevices + 1));
+  d->granule = dag__space_granule(&d->space);
+  d->poisons_host = ops == &dag__space_emul;
+  dag__ndevices++;
+}
+
+/* Every device of `kind` (index < 0), or its device `index`. */
+static void open_kind(enum dag_device kind, int index) {
+  const struct dag_space_ops *ops = dag__space_backend(kind);
+  int count = ops ? ops->count() : 0;
+  for (int i = 0; i < count; i++)
+    if (index < 0 || i == index)
+      open_device(ops, kind, i);
+  if (index >= count)
+    fprintf(stderr, "dag: warning: DAG_DEVICES: there is no %s device %d\n",
+            kind_name(kind), index);
+}
+
+/* DAG_DEVICES: `none`, or a comma-separated list of `cuda`, `hip` (every
+ * device of the kind), `cuda:N`, `hip:N` and `emul`; unset, `cuda,hip`. */
+static void discover(void) {
+  const char *v = getenv("DAG_DEVICES");
+  char list[256];
+  snprintf(list, sizeof list, "%s", v && *v ? v : "cuda,hip");
+  char *save = NULL;
+  for (char *tok = strtok_r(list, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
+    char *colon = strchr(tok, ':');
+    int index = colon ? atoi(colon + 1) : -1;
+    if (colon)
+      *colon = 0;
+    if (!strcmp(tok, "cuda"))
+      open_kind(DAG_DEVICE_CUDA, index);
+    else if (!strcmp(tok, "hip"))
+      open_kind(DAG_DEVICE_HIP, index);
+    else if (!strcmp(tok, "emul"))
+      open_device(&dag__space_emul, DAG_DEVICE_CPU, 0);
+    else if (strcmp(tok, "none"))
+      fprintf(stderr,
+              "dag: warning: DAG_DEVICES: unknown device '%s' (none, cuda, "
+              "hip, cuda:N, hip:N, emul)\n",
+              tok);
+  }
+  if (log_info()) {
+    if (!dag__ndevices)
+      fprintf(stderr, "dag: no device: tasks run on the CPU only\n");
+    for (int i = 0; i < dag__ndevices; i++)
+      fprintf(stderr, "dag: device %d: %s %d\n", i,
+              dag__devices[i].space.ops->name, dag__devices[i].space.index);
+  }
+  if (dag__ndevices)
+    atomic_store(&dag__devices_on, true);
+}
+
+bool dag__devices_discover(void) {
+  pthread_once(&discovered, discover);
+  return dag__ndevices > 0;
+}
+
+/* Whether device d runs bodies written for `kind`. */
+static bool runs(const struct device *d, enum dag_device kind) {
+  return d->space.ops == &dag__space_emul || d->kind == kind;
+}
+
+bool dag__devices_can_run(enum dag_device kind) {
+  if (kind == DAG_DEVICE_CPU)
+    return true;
+  for (int i = 0; i < dag__ndevices; i++)
+    if (runs(&dag__devices[i], kind))
+      return true;
+  return false;
+}
+
+/* ------------------------------------------------------------- history */
+
+/* Mean time per (function, size class of its data), in a small table. */
+#define HISTORY_SLOTS 1024
+#define HISTORY_MIN 2
+
+struct history {
+  dag_task_fn fn;
+  int size_class;
+  uint32_t runs;
+  double mean_ns;
+};
+
+static struct history history[HISTORY_SLOTS];
+static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int size_class(size_t bytes) {
+  return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
+}
+
+/* The slot of (fn, class), claimed if free; NULL when the table is full. */
+static struct history *history_slot(dag_task_fn fn, int cls) {
+  size_t h = ((uintptr_t)fn >> 4) * 31 + (size_t)cls;
+  for (size_t i = 0; i < HISTORY_SLOTS; i++) {
+    struct history *s = &history[(h + i) % HISTORY_SLOTS];
+    if (s->fn == fn && s->size_class == cls)
+      return s;
+    if (!s->fn) {
+      s->fn = fn;
+      s->size_class = cls;
+      return s;
+    }
+  }
+  return NULL;
+}
+
+void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
+  pthread_mutex_lock(&history_lock);
+  struct history *s = history_slot(fn, size_class(bytes));
+  if (s) {
+    s->runs++;
+    s->mean_ns += ((double)ns - s->mean_ns) / (s->runs < 16 ? s->runs : 16);
+  }
+  pthread_mutex_unlock(&history_lock);
+}
+
+/* The expected time of fn on `bytes`, and whether it is known. */
+static bool expected(dag_task_fn fn, size_t bytes, double *ns) {
+  pthread_mutex_lock(&history_lock);
+  struct history *s = history_slot(fn, size_class(bytes));
+  bool known = s && s->runs >= HISTORY_MIN;
+  *ns = s ? s->mean_ns : 0;
+  pthread_mutex_unlock(&history_lock);
+  return known;
+}
+
+/* -------------------------------------------------------------- choice */
+
+/* Copies are assumed to move this many bytes per ns (PCIe-class). */
+#define COPY_BYTES_PER_NS 10.0
+
+struct lacking_bytes {
+  holders_t bit;
+  size_t bytes;
+};
+
+static void count_lacking(uintptr_t lo, uintptr_t hi, holders_t h,
+                          void *arg) {
+  struct lacking_bytes *l = arg;
+  if (!(h & l->bit))
+    l->bytes += hi - lo;
+}
+
+static void count_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  dag__validity_each(lo, hi, count_lacking, arg);
+}
+
+/* Bytes that the task's reads would copy to `bit`'s space. */
+static size_t to_copy(holders_t bit, const struct region *regs,
+                      const enum dag_mode *modes, size_t n) {
+  struct lacking_bytes l = {bit, 0};
+  pthread_mutex_lock(&dag__devices_lock);
+  for (size_t i = 0; i < n; i++)
+    if (modes[i] != DAG_OUT)
+      dag__region_each_span(&regs[i], count_span, &l);
+  pthread_mutex_unlock(&dag__devices_lock);
+  return l.bytes;
+}
+
+struct choice {
+  dag_task_fn fn;
+  struct device *device; /* NULL: the host */
+  double end_ns;
+  bool untried;
+};
+
+static void consider(struct choice *best, dag_task_fn fn, struct device *d,
+                     size_t bytes, const struct region *regs,
+                     const enum dag_mode *modes, size_t n) {
+  double ns;
+  bool untried = !expected(fn, bytes, &ns);
+  if (d) {
+    ns += (double)to_copy(d->bit, regs, modes, n) / COPY_BYTES_PER_NS;
+    uint64_t now = dag__now_ns(), busy = atomic_load(&d->busy_until_ns);
+    ns += busy > now ? (double)(busy - now) : 0;
+  } else {
+    ns += (double)to_copy(HOST, regs, modes, n) / COPY_BYTES_PER_NS;
+  }
+  bool better = best->fn == NULL || (untried && !best->untried) ||
+                (untried == best->untried && ns < best->end_ns);
+  if (better)
+    *best = (struct choice){fn, d, ns, untried};
+}
+
+static void consider_all(struct choice *best, dag_task_fn fn,
+                         enum dag_device kind, size_t bytes,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t n) {
+  if (kind == DAG_DEVICE_CPU) {
+    consider(best, fn, NULL, bytes, regs, modes, n);
+    return;
+  }
+  for (int i = 0; i < dag__ndevices; i++)
+    if (runs(&dag__devices[i], kind))
+      consider(best, fn, &dag__devices[i], bytes, regs, modes, n);
+}
+
+static struct choice choose(const struct dag_task_info *info, dag_task_fn body,
+                            size_t bytes, const struct region *regs,
+                            const enum dag_mode *modes, size_t n) {
+  struct choice best = {0};
+  if (info->nvariants == 0 && info->device == DAG_DEVICE_CPU) {
+    best.fn = body; /* a CPU task, or one of the planner's */
+    return best;
+  }
+  consider_all(&best, info->fn, info->device, bytes, regs, modes, n);
+  for (int i = 0; i < info->nvariants; i++)
+    consider_all(&best, info->variants[i].fn, info->variants[i].device, bytes,
+                 regs, modes, n);
+  return best;
+}
+
+/* -------------------------------------------------------------- submit */
+
+void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t n, unsigned flags) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < n; i++)
+    bytes += dag__region_bytes(&regs[i]);
+  struct choice where = choose(info, body, bytes, regs, modes, n);
+  if (!where.device && n == 0) {
+    dag__core_submit(info, where.fn, args, args_size, regs, modes, n, flags);
+    return;
+  }
+  size_t size = dag__call_size(n, args_size);
+  struct call *c = aligned_alloc(16, (size + 15) & ~(size_t)15);
+  if (!c)
+    dag__out_of_memory("a task's call");
+  *c = (struct call){.fn = where.fn,
+                     .device = where.device,
+                     .label = info->label,
+                     .file = info->file,
+                     .line = info->line,
+                     .n = (uint32_t)n,
+                     .args_size = (uint32_t)args_size,
+                     .bytes = bytes};
+  memcpy(dag__call_regions(c), regs, n * sizeof *regs);
+  memcpy(dag__call_modes(c), modes, n * sizeof *modes);
+  if (args_size)
+    memcpy(dag__call_args(c), args, args_size);
+  if (where.device) {
+    uint64_t now = dag__now_ns(), busy = atomic_load(&where.device->busy_until_ns);
+    atomic_store(&where.device->busy_until_ns,
+                 (busy > now ? busy : now) + (uint64_t)where.end_ns);
+    flags |= CORE_NO_INLINE; /* its body holds it until the device is done */
+  }
+  dag__core_submit(info, where.device ? dag__run_on_device : dag__run_on_host,
+                   c, size, regs, modes, n, flags);
+  free(c);
+}
+
+/* --------------------------------------------------------------- flush */
+
+struct write_back {
+  uintptr_t (*at)[3]; /* lo, hi, holders */
+  size_t n, cap;
+};
+
+static void note_stale(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
+  struct write_back *w = arg;
+  if (h & HOST)
+    return;
+  w->at = dag__grow(w->at, &w->cap, w->n + 1, sizeof *w->at, "a flush");
+  w->at[w->n][0] = lo;
+  w->at[w->n][1] = hi;
+  w->at[w->n++][2] = h;
+}
+
+static void stale_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  dag__validity_each(lo, hi, note_stale, arg);
+}
+
+void dag__devices_flush(const struct region *regs, size_t n) {
+  if (!atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
+    return;
+  pthread_mutex_lock(&dag__devices_lock);
+  struct write_back w = {0};
+  if (regs)
+    for (size_t i = 0; i < n; i++)
+      dag__region_each_span(&regs[i], stale_span, &w);
+  else
+    dag__validity_each_held(note_stale, &w);
+  atomic_long pending = 0;
+  for (size_t i = 0; i < w.n; i++) {
+    holders_t h = (holders_t)w.at[i][2];
+    dag__copy_range(dag__device_of_bit((holders_t)(h & -h)), false, w.at[i][0],
+                    w.at[i][1], &pending);
+  }
+  dag__wait_pending(&pending);
+  for (size_t i = 0; i < w.n; i++)
+    dag__validity_update(w.at[i][0], w.at[i][1], (holders_t)~0, HOST);
+  free(w.at);
+  pthread_mutex_unlock(&dag__devices_lock);
+}
+
+/* ---------------------------------------------------------------- stop */
+
+struct resident {
+  holders_t bit;
+  size_t bytes;
+};
+
+static void count_resident(uintptr_t lo, uintptr_t hi, holders_t h,
+                           void *arg) {
+  struct resident *r = arg;
+  if (h & r->bit)
+    r->bytes += hi - lo;
+}
+
+static void write_stats(const struct device *d) {
+  struct resident r = {d->bit, 0};
+  dag__validity_each_held(count_resident, &r);
+  fprintf(stderr,
+          "dag: device %s %d: %llu tasks; %llu copies in (%.1f MiB), %llu "
+          "out (%.1f MiB); %llu granules evicted; memory committed %.1f MiB "
+          "(peak %.1f MiB) for %.1f MiB of data resident\n",
+          d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
+          (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
+          (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
+          (unsigned long long)d->evicted,
+          (double)(d->committed * d->granule) / (1 << 20),
+          (double)(d->committed_peak * d->granule) / (1 << 20),
+          (double)r.bytes / (1 << 20));
+}
+
+void dag__devices_stop(void) {
+  if (!dag__ndevices)
+    return;
+  dag__devices_flush(NULL, 0);
+  pthread_mutex_lock(&dag__devices_lock);
+  for (int i = 0; i < dag__ndevices; i++) {
+    struct device *d = &dag__devices[i];
+    dag__device_drain(d);
+    if (dag__stats)
+      write_stats(d);
+    dag__residency_release(d);
+    dag__space_close(&d->space);
+  }
+  dag__validity_release();
+  dag__ndevices = 0;
+  atomic_store(&dag__devices_on, false);
+  pthread_mutex_unlock(&dag__devices_lock);
+}

@@ -1,0 +1,59 @@
+/* device.h — device tasks, and the coherence of data between the host and
+ * the devices of this rank (device/), as the layers above see it. The layer
+ * sits between the planner and the core: every task that runs on this rank
+ * enters the core through dag__local_submit, which, once a device is in
+ * use, wraps it so that its data is valid where it runs before it starts
+ * (docs/gpu.md).
+ */
+#ifndef DAG_DEVICE_H
+#define DAG_DEVICE_H
+
+#include "core/core.h"
+
+/* Whether a device is in use: set, once, by the first task with a device
+ * variant on a rank that has a device. Until then the layer costs one test
+ * per task. */
+extern atomic_bool dag__devices_on;
+
+/* Finds and opens the devices DAG_DEVICES selects, once; later calls
+ * return at once. True if any device is open. */
+bool dag__devices_discover(void);
+
+/* Whether a body for `device` can run on this rank (CPU: always). */
+bool dag__devices_can_run(enum dag_device device);
+
+void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t n, unsigned flags);
+
+/* Submits a task that runs on this rank (dag__core_submit's arguments).
+ * body is the CPU body chosen; with devices in use, the layer picks among
+ * the task's variants instead, and runs it where its data will be. */
+static inline void dag__local_submit(const struct dag_task_info *info,
+                                     dag_task_fn body, const void *args,
+                                     size_t args_size, const struct region *regs,
+                                     const enum dag_mode *modes, size_t n,
+                                     unsigned flags) {
+  if (likely(!atomic_load_explicit(&dag__devices_on, memory_order_relaxed)))
+    dag__core_submit(info, body, args, args_size, regs, modes, n, flags);
+  else
+    dag__devices_submit(info, body, args, args_size, regs, modes, n, flags);
+}
+
+/* After a wait: makes every byte of regs (n regions; all data when regs is
+ * NULL) that a device wrote valid in host memory again. Devices keep their
+ * copies. */
+void dag__devices_flush(const struct region *regs, size_t n);
+
+/* After a taskwait: what the waited tasks wrote on devices comes back to
+ * the host. For the program, all data; inside a task, the task's own
+ * regions (its children's data lies in them), as they run concurrently
+ * with tasks that are not its descendants. */
+void dag__devices_flush_waited(void);
+
+/* Writes the devices' DAG_STATS lines, waits for and closes the devices;
+ * at finalize, after the last wait. */
+void dag__devices_stop(void);
+
+#endif /* DAG_DEVICE_H */

@@ -1,0 +1,141 @@
+/* device_internal.h — what the files of the device layer share: the open
+ * devices (device.c), which spaces hold each byte (validity.c), device
+ * memory as a cache of host memory in the host's layout (residency.c), and
+ * the wrapped task bodies that move data and launch (execute.c). One mutex,
+ * dag__devices_lock, guards all of it; the spaces' own threads, which call
+ * the done functions, never take it.
+ */
+#ifndef DAG_DEVICE_INTERNAL_H
+#define DAG_DEVICE_INTERNAL_H
+
+#include "device/device.h"
+#include "mem/space.h"
+
+#include <pthread.h>
+
+/* ---------------------------------------------------------- validity.c */
+
+/* The spaces that hold a valid copy of a byte: bit 0 the host, bit 1 + i
+ * open device i. Never empty. */
+typedef uint8_t holders_t;
+#define HOST ((holders_t)1)
+#define MAX_DEVICES 7
+
+/* Calls fn on the maximal ranges of [lo, hi) whose bytes have the same
+ * holders, in order. fn must not change validity. */
+void dag__validity_each(uintptr_t lo, uintptr_t hi,
+                        void (*fn)(uintptr_t lo, uintptr_t hi,
+                                   holders_t holders, void *arg),
+                        void *arg);
+/* Every byte of [lo, hi) gets holders (holders & keep) | add. */
+void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
+                          holders_t add);
+/* Whether some byte is held by a device. */
+bool dag__validity_any(void);
+/* Calls fn on every range held otherwise than by the host alone (in no
+ * particular order); fn must not change validity. */
+void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
+                                        holders_t holders, void *arg),
+                             void *arg);
+void dag__validity_release(void);
+
+/* ---------------------------------------------------------- residency.c */
+
+/* A device address range that mirrors host range [lo, hi) (granule
+ * aligned) at `at`: host byte x is at at + (x - lo) there. Windows may
+ * overlap; a granule of device memory is mapped into each window that
+ * covers it and needed it. */
+struct window {
+  uintptr_t lo, hi;
+  char *at;
+  uint64_t *mapped; /* a bit per granule of the window */
+};
+
+struct granule;
+
+struct device {
+  struct space space;
+  enum dag_device kind; /* the bodies it runs; the emulated device any */
+  holders_t bit;
+  size_t granule; /* bytes; a power of two */
+  struct window **windows;
+  size_t nwindows, windows_cap;
+  struct granule *granules; /* an open-addressing table by host granule */
+  size_t granules_size, granules_used;
+  uint64_t epoch;        /* granules used in this epoch are pinned */
+  bool poisons_host;     /* the emulated device: see execute.c */
+  atomic_long in_flight; /* queued operations not yet done */
+  _Atomic uint64_t last_done_ns;  /* when the last body finished */
+  _Atomic uint64_t busy_until_ns; /* expected end of the queued work */
+  /* DAG_STATS */
+  uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
+  size_t committed, committed_peak; /* granules */
+};
+
+/* A window of d covering [lo, hi) (made if there is none). */
+struct window *dag__residency_window(struct device *d, uintptr_t lo,
+                                     uintptr_t hi);
+/* Backs every granule of [lo, hi) in w with device memory, evicting
+ * granules not used in this epoch when the device is full (their data
+ * written back first). False when even that leaves no room. */
+bool dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
+                         uintptr_t hi);
+/* The device address of host byte x, which a window of d maps, for copies
+ * within x's granule. */
+char *dag__residency_address(struct device *d, uintptr_t x);
+/* Frees all of d's memory (nothing may be queued). */
+void dag__residency_release(struct device *d);
+
+static inline char *dag__window_address(const struct window *w, uintptr_t x) {
+  return w->at + (x - w->lo);
+}
+
+/* ------------------------------------------------------------ device.c */
+
+extern pthread_mutex_t dag__devices_lock;
+extern struct device dag__devices[MAX_DEVICES];
+extern int dag__ndevices;
+
+static inline struct device *dag__device_of_bit(holders_t bit) {
+  return &dag__devices[__builtin_ctz(bit) - 1];
+}
+
+/* Records that fn took ns on data of `bytes` bytes (any thread). */
+void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns);
+
+/* ----------------------------------------------------------- execute.c */
+
+/* The argument block of a wrapped task: this header, the task's regions
+ * and modes, then the body's own arguments (16-byte aligned). */
+struct call {
+  dag_task_fn fn;        /* the body chosen */
+  struct device *device; /* where it runs; NULL: the host */
+  const char *label, *file;
+  int line;
+  uint32_t n, args_size;
+  size_t bytes;       /* of its regions: the size for its history */
+  struct task *task;  /* a device task, while its body is queued */
+  uint64_t queued_ns; /* ... since when */
+};
+
+struct region *dag__call_regions(struct call *c);
+enum dag_mode *dag__call_modes(struct call *c);
+void *dag__call_args(struct call *c);
+/* Bytes of the block of a task with n regions and args_size bytes of
+ * arguments. */
+size_t dag__call_size(size_t n, size_t args_size);
+
+/* The wrapped bodies. */
+void dag__run_on_host(void *call);
+void dag__run_on_device(void *call);
+
+/* Queues a copy of host range [lo, hi) to device d (to_device) or back,
+ * counted in *pending until done. */
+void dag__copy_range(struct device *d, bool to_device, uintptr_t lo,
+                     uintptr_t hi, atomic_long *pending);
+/* Waits until *pending is 0. */
+void dag__wait_pending(atomic_long *pending);
+/* Waits until nothing is queued on d. */
+void dag__device_drain(struct device *d);
+
+#endif /* DAG_DEVICE_INTERNAL_H */

@@ -1,0 +1,387 @@
+/* execute.c — the bodies that the device layer wraps around tasks once a
+ * device is in use (device.c submits them): before a task starts, its data
+ * is made valid where it runs, and the holders of what it writes become
+ * that space alone.
+ *
+ * A device task's wrapped body runs on a worker: it backs the task's
+ * regions with device memory (residency.c), queues copies of the bytes the
+ * device lacks on the device's queue (one 2-D copy for a tile that moves
+ * whole), gives the body device addresses for every pointer in its
+ * arguments that falls in one of its regions, and queues the body. The
+ * worker goes on; the task completes when the device's thread says the
+ * body's work is done (dag__task_hold). The queue runs in order, so the
+ * body starts after its copies without anyone waiting.
+ *
+ * A host task's wrapped body copies back from a device what the host lacks
+ * and waits for it, then runs the body.
+ *
+ * On the emulated device, host bytes that a device task writes are
+ * poisoned while it runs, and checked after: a body that wrote through a
+ * host pointer instead of the device address is caught.
+ */
+#include "device/device_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- copies */
+
+struct copy_done {
+  struct device *d;
+  atomic_long *pending;
+};
+
+static void copy_finished(void *arg) {
+  struct copy_done *c = arg;
+  atomic_fetch_sub(&c->d->in_flight, 1);
+  if (c->pending)
+    atomic_fetch_sub(c->pending, 1);
+  free(c);
+}
+
+static void queue_copy(struct device *d, bool to_device,
+                       const struct space_copy *c, atomic_long *pending) {
+  struct copy_done *done = malloc(sizeof *done);
+  if (!done)
+    dag__out_of_memory("a device copy");
+  *done = (struct copy_done){d, pending};
+  size_t bytes = c->span * c->rows;
+  if (to_device) {
+    d->copies_in++;
+    d->bytes_in += bytes;
+  } else {
+    d->copies_out++;
+    d->bytes_out += bytes;
+  }
+  atomic_fetch_add(&d->in_flight, 1);
+  if (pending)
+    atomic_fetch_add(pending, 1);
+  dag__space_copy(&d->space, to_device, c, copy_finished, done);
+}
+
+void dag__copy_range(struct device *d, bool to_device, uintptr_t lo,
+                     uintptr_t hi, atomic_long *pending) {
+  while (lo < hi) {
+    /* Within one granule: granules may be mapped in different windows. */
+    uintptr_t end = (lo | (d->granule - 1)) + 1;
+    if (end > hi)
+      end = hi;
+    char *dev = dag__residency_address(d, lo);
+    struct space_copy c = {to_device ? dev : (void *)lo,
+                           to_device ? (const void *)lo : dev, end - lo, 1, 0};
+    queue_copy(d, to_device, &c, pending);
+    lo = end;
+  }
+}
+
+void dag__wait_pending(atomic_long *pending) {
+  while (atomic_load(pending) > 0)
+    sched_yield();
+}
+
+void dag__device_drain(struct device *d) { dag__wait_pending(&d->in_flight); }
+
+/* ------------------------------------------------- ranges and holders */
+
+/* Ranges of host memory with their holders, collected from validity.c
+ * before acting on them (validity may not change while it is walked). */
+struct ranges {
+  struct range {
+    uintptr_t lo, hi;
+    holders_t holders;
+  } *at;
+  size_t n, cap;
+  holders_t lacking; /* collect ranges whose holders lack this bit */
+};
+
+static void collect(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
+  struct ranges *r = arg;
+  if (h & r->lacking)
+    return;
+  r->at = dag__grow(r->at, &r->cap, r->n + 1, sizeof *r->at,
+                    "device coherence");
+  r->at[r->n++] = (struct range){lo, hi, h};
+}
+
+static void collect_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  dag__validity_each(lo, hi, collect, arg);
+}
+
+/* The device that holds every byte of a range the host lacks. */
+static struct device *holder(holders_t h) {
+  return dag__device_of_bit((holders_t)(h & -h));
+}
+
+/* Copies back to the host every range of r, and waits. */
+static void copy_back(const struct ranges *r) {
+  atomic_long pending = 0;
+  for (size_t i = 0; i < r->n; i++)
+    dag__copy_range(holder(r->at[i].holders), false, r->at[i].lo, r->at[i].hi,
+                    &pending);
+  dag__wait_pending(&pending);
+  for (size_t i = 0; i < r->n; i++)
+    dag__validity_update(r->at[i].lo, r->at[i].hi, (holders_t)~0, HOST);
+}
+
+static void drop_holders(uintptr_t lo, uintptr_t hi, void *arg) {
+  dag__validity_update(lo, hi, 0, *(holders_t *)arg);
+}
+
+/* ------------------------------------------------------------- calls */
+
+struct region *dag__call_regions(struct call *c) {
+  return (struct region *)(c + 1);
+}
+
+enum dag_mode *dag__call_modes(struct call *c) {
+  return (enum dag_mode *)(dag__call_regions(c) + c->n);
+}
+
+/* Offsets from the start of the block, which the core's copy may place at
+ * any 8-byte boundary. */
+static size_t head_size(size_t n) {
+  size_t head =
+      sizeof(struct call) + n * (sizeof(struct region) + sizeof(enum dag_mode));
+  return (head + 15) & ~(size_t)15;
+}
+
+void *dag__call_args(struct call *c) { return (char *)c + head_size(c->n); }
+
+/* Where each region is on the device: device address - host address. */
+static intptr_t *call_shifts(struct call *c) {
+  return (intptr_t *)((char *)dag__call_args(c) + c->args_size +
+                      (-c->args_size & 7));
+}
+
+size_t dag__call_size(size_t n, size_t args_size) {
+  return head_size(n) + ((args_size + 7) & ~(size_t)7) + n * sizeof(intptr_t);
+}
+
+static bool writes(enum dag_mode m) { return m != DAG_IN; }
+
+/* ---------------------------------------------------------- host tasks */
+
+/* Makes the host hold every byte the task reads, and the host alone those
+ * it writes. */
+static void prepare_host(struct call *c) {
+  struct ranges lacking = {.lacking = HOST};
+  for (uint32_t i = 0; i < c->n; i++)
+    if (dag__call_modes(c)[i] != DAG_OUT)
+      dag__region_each_span(&dag__call_regions(c)[i], collect_span, &lacking);
+  copy_back(&lacking);
+  free(lacking.at);
+  holders_t host = HOST;
+  for (uint32_t i = 0; i < c->n; i++)
+    if (writes(dag__call_modes(c)[i]))
+      dag__region_each_span(&dag__call_regions(c)[i], drop_holders, &host);
+}
+
+/* The host task whose body runs on this thread (bodies nest: a wait runs
+ * others). */
+static DAG_THREAD_LOCAL struct call *running_on_host;
+
+void dag__run_on_host(void *p) {
+  struct call *c = p;
+  pthread_mutex_lock(&dag__devices_lock);
+  if (dag__validity_any())
+    prepare_host(c);
+  pthread_mutex_unlock(&dag__devices_lock);
+  struct call *outer = running_on_host;
+  running_on_host = c;
+  uint64_t t0 = dag__now_ns();
+  c->fn(dag__call_args(c));
+  dag__history_note(c->fn, c->bytes, dag__now_ns() - t0);
+  running_on_host = outer;
+}
+
+void dag__devices_flush_waited(void) {
+  if (!atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
+    return;
+  if (dag__current_task() == &dag__root_task)
+    dag__devices_flush(NULL, 0);
+  else if (running_on_host)
+    dag__devices_flush(dag__call_regions(running_on_host), running_on_host->n);
+}
+
+/* -------------------------------------------------------- device tasks */
+
+/* Brings to device d, in window w, the bytes of r that d lacks: one copy
+ * of the whole region when the host holds all of it and d none (the usual
+ * tile), else a copy per range, through the host for ranges only another
+ * device holds. */
+static void fetch(struct device *d, struct window *w, const struct region *r) {
+  struct ranges lacking = {.lacking = d->bit};
+  dag__region_each_span(r, collect_span, &lacking);
+  size_t spans = dag__region_bytes(r) / r->span;
+  bool whole = r->ndims <= 1 && lacking.n == spans;
+  for (size_t i = 0; whole && i < lacking.n; i++)
+    whole = (lacking.at[i].holders & HOST) &&
+            lacking.at[i].hi - lacking.at[i].lo == r->span;
+  if (whole) {
+    struct space_copy c = {dag__window_address(w, r->lo), (const void *)r->lo,
+                           r->span, spans, r->ndims ? r->dim[0].stride : 0};
+    queue_copy(d, true, &c, NULL);
+  } else {
+    struct ranges elsewhere = {.lacking = HOST};
+    for (size_t i = 0; i < lacking.n; i++)
+      if (!(lacking.at[i].holders & HOST))
+        collect(lacking.at[i].lo, lacking.at[i].hi, lacking.at[i].holders,
+                &elsewhere);
+    copy_back(&elsewhere);
+    free(elsewhere.at);
+    for (size_t i = 0; i < lacking.n; i++) {
+      struct range g = lacking.at[i];
+      struct space_copy c = {dag__window_address(w, g.lo), (const void *)g.lo,
+                             g.hi - g.lo, 1, 0};
+      queue_copy(d, true, &c, NULL);
+    }
+  }
+  for (size_t i = 0; i < lacking.n; i++)
+    dag__validity_update(lacking.at[i].lo, lacking.at[i].hi, (holders_t)~0,
+                         d->bit);
+  free(lacking.at);
+}
+
+/* The device address of host byte x, if it is in one of the regions of
+ * the task; else NULL. */
+static void *device_address(struct call *c, uintptr_t x) {
+  for (uint32_t i = 0; i < c->n; i++) {
+    const struct region *r = &dag__call_regions(c)[i];
+    if (x >= r->lo && x < r->hi)
+      return (void *)(x + (uintptr_t)call_shifts(c)[i]);
+  }
+  return NULL;
+}
+
+/* Every pointer-sized word of the arguments whose value falls in one of the
+ * task's regions becomes the device address of that byte. */
+static void translate(struct call *c) {
+  char *args = dag__call_args(c);
+  for (size_t at = 0; at + sizeof(uintptr_t) <= c->args_size;
+       at += sizeof(uintptr_t)) {
+    uintptr_t v;
+    memcpy(&v, args + at, sizeof v);
+    void *dev = device_address(c, v);
+    if (dev)
+      memcpy(args + at, &dev, sizeof dev);
+  }
+}
+
+/* The device task whose body runs on this thread. */
+static DAG_THREAD_LOCAL struct call *running;
+
+void *dag_device_ptr(const void *host) {
+  if (!running)
+    return (void *)host; /* a CPU body: the host's address is the one */
+  return device_address(running, (uintptr_t)host);
+}
+
+/* The emulated device's check of a device body: what it writes, the host
+ * copy of which is stale, is poisoned in host memory while it runs and must
+ * still be so after. (A real device cannot write host memory this way.) */
+#define HOST_POISON 0x5a
+
+static void poison_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  (void)arg;
+  memset((void *)lo, HOST_POISON, hi - lo);
+}
+
+static void check_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct call *c = arg;
+  for (const unsigned char *b = (const void *)lo; b < (const unsigned char *)hi;
+       b++)
+    if (*b != HOST_POISON)
+      dag_check(dag__user_error(
+          &(struct dag_task_info){
+              .label = c->label, .file = c->file, .line = c->line},
+          DAG_EINVAL,
+          "its device body wrote host memory at %p, in data it writes: a "
+          "device body must use the device's address (its argument, or "
+          "dag_device_ptr)",
+          (const void *)b));
+}
+
+static void each_written_span(struct call *c,
+                              void (*fn)(uintptr_t, uintptr_t, void *)) {
+  for (uint32_t i = 0; i < c->n; i++)
+    if (writes(dag__call_modes(c)[i]))
+      dag__region_each_span(&dag__call_regions(c)[i], fn, c);
+}
+
+/* The body as the device runs it: on the device's thread for the emulated
+ * device, which also poisons and checks; on the launching worker for a GPU,
+ * whose body only queues work. */
+static void device_body(void *p) {
+  struct call *c = p;
+  if (c->device->poisons_host)
+    each_written_span(c, poison_span);
+  running = c;
+  c->fn(dag__call_args(c));
+  running = NULL;
+  if (c->device->poisons_host)
+    each_written_span(c, check_span);
+}
+
+static void device_finished(void *p) {
+  struct call *c = p;
+  struct device *d = c->device;
+  /* Its own time: from when the device finished what came before. */
+  uint64_t now = dag__now_ns();
+  uint64_t before = atomic_exchange(&d->last_done_ns, now);
+  dag__history_note(c->fn, c->bytes,
+                    now - (c->queued_ns > before ? c->queued_ns : before));
+  struct task *t = c->task;
+  atomic_fetch_sub(&d->in_flight, 1);
+  dag__task_release(t); /* c is gone after this */
+}
+
+struct back {
+  struct device *d;
+  struct window *w;
+  bool ok;
+};
+
+static void back_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  struct back *b = arg;
+  b->ok = b->ok && dag__residency_back(b->d, b->w, lo, hi);
+}
+
+void dag__run_on_device(void *p) {
+  struct call *c = p;
+  struct device *d = c->device;
+  struct window *stack[8], **w = c->n <= 8 ? stack : malloc(c->n * sizeof *w);
+  if (!w)
+    dag__out_of_memory("a device task");
+  pthread_mutex_lock(&dag__devices_lock);
+  d->epoch++; /* pins what this task uses against its own evictions */
+  for (uint32_t i = 0; i < c->n; i++) {
+    const struct region *r = &dag__call_regions(c)[i];
+    w[i] = dag__residency_window(d, r->lo, r->hi);
+    call_shifts(c)[i] = (intptr_t)(w[i]->at - w[i]->lo);
+    struct back b = {d, w[i], true};
+    dag__region_each_span(r, back_span, &b);
+    if (!b.ok)
+      dag_check(dag__user_error(
+          &(struct dag_task_info){
+              .label = c->label, .file = c->file, .line = c->line},
+          DAG_ENOMEM, "its data does not fit in the memory of %s device %d",
+          d->space.ops->name, d->space.index));
+  }
+  for (uint32_t i = 0; i < c->n; i++)
+    if (dag__call_modes(c)[i] != DAG_OUT)
+      fetch(d, w[i], &dag__call_regions(c)[i]);
+  holders_t only = d->bit;
+  for (uint32_t i = 0; i < c->n; i++)
+    if (writes(dag__call_modes(c)[i]))
+      dag__region_each_span(&dag__call_regions(c)[i], drop_holders, &only);
+  translate(c);
+  d->tasks++;
+  c->task = dag__task_hold();
+  c->queued_ns = dag__now_ns();
+  atomic_fetch_add(&d->in_flight, 1);
+  dag__space_launch(&d->space, device_body, c, device_finished, c);
+  pthread_mutex_unlock(&dag__devices_lock);
+  if (w != stack)
+    free(w);
+}

@@ -1,0 +1,301 @@
+/* residency.c — device memory as a cache of host memory, in the host's
+ * layout: host byte x of a task's region lives at w->at + (x - w->lo) in a
+ * window w, a device address range reserved over the region's extent, so a
+ * body's pointer arithmetic with the host's leading dimension lands on the
+ * right element. Only the granules that the region's spans touch are
+ * backed, each by one granule of device memory mapped into every window
+ * that needs it: a tile of a large matrix costs the granules of its rows,
+ * not its bounding box, and two overlapping windows share their memory.
+ *
+ * When the device is full, granules that the task being prepared does not
+ * use are evicted, those holding no byte that only this device has first,
+ * then the least recently used; bytes only the device held are copied back
+ * to the host before their memory goes. Nothing is lost, and nothing fails
+ * while a single task's data fits.
+ *
+ * Called with the devices' lock held (device.c).
+ */
+#include "device/device_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct granule {
+  uintptr_t index; /* host address / granule; 0: a free slot */
+  uint64_t mem;
+  uint64_t epoch; /* when it was last used */
+  struct window **windows; /* the windows it is mapped into */
+  size_t nwindows, windows_cap;
+};
+
+/* Victims per eviction: an eighth of the device, so that the scan that
+ * picks them is paid once per many granules. */
+#define EVICT_SHARE 8
+
+static size_t slot_of(const struct device *d, uintptr_t index) {
+  return (size_t)(index * 0x9e3779b97f4a7c15u) & (d->granules_size - 1);
+}
+
+static struct granule *lookup(struct device *d, uintptr_t index) {
+  if (!d->granules_size)
+    return NULL;
+  for (size_t s = slot_of(d, index);; s = (s + 1) & (d->granules_size - 1)) {
+    if (d->granules[s].index == index)
+      return &d->granules[s];
+    if (!d->granules[s].index)
+      return NULL;
+  }
+}
+
+static void place(struct device *d, const struct granule *g) {
+  size_t s = slot_of(d, g->index);
+  while (d->granules[s].index)
+    s = (s + 1) & (d->granules_size - 1);
+  d->granules[s] = *g;
+}
+
+static struct granule *insert(struct device *d, uintptr_t index) {
+  if (2 * (d->granules_used + 1) > d->granules_size) {
+    struct granule *old = d->granules;
+    size_t old_size = d->granules_size;
+    d->granules_size = old_size ? 2 * old_size : 1024;
+    d->granules = calloc(d->granules_size, sizeof *d->granules);
+    if (!d->granules)
+      dag__out_of_memory("a device's granule table");
+    for (size_t i = 0; i < old_size; i++)
+      if (old[i].index)
+        place(d, &old[i]);
+    free(old);
+  }
+  d->granules_used++;
+  place(d, &(struct granule){.index = index});
+  return lookup(d, index);
+}
+
+/* Linear probing's deletion: later members of the run move back into the
+ * hole, so that lookups never stop early. */
+static void erase(struct device *d, struct granule *g) {
+  size_t mask = d->granules_size - 1, hole = (size_t)(g - d->granules);
+  d->granules[hole].index = 0;
+  d->granules_used--;
+  for (size_t s = (hole + 1) & mask; d->granules[s].index; s = (s + 1) & mask) {
+    size_t want = slot_of(d, d->granules[s].index);
+    /* Move s into the hole unless its home lies cyclically in (hole, s]. */
+    bool stays = hole <= s ? (want > hole && want <= s)
+                           : (want > hole || want <= s);
+    if (stays)
+      continue;
+    d->granules[hole] = d->granules[s];
+    d->granules[s].index = 0;
+    hole = s;
+  }
+}
+
+static uintptr_t granule_base(const struct device *d, uintptr_t index) {
+  return index * d->granule;
+}
+
+struct window *dag__residency_window(struct device *d, uintptr_t lo,
+                                     uintptr_t hi) {
+  uintptr_t glo = lo & ~(d->granule - 1);
+  uintptr_t ghi = (hi + d->granule - 1) & ~(d->granule - 1);
+  for (size_t i = d->nwindows; i-- > 0;) {
+    struct window *w = d->windows[i];
+    if (w->lo <= glo && ghi <= w->hi)
+      return w;
+  }
+  struct window *w = calloc(1, sizeof *w);
+  size_t granules = (ghi - glo) / d->granule;
+  if (!w || !(w->mapped = calloc((granules + 63) / 64, sizeof(uint64_t))))
+    dag__out_of_memory("a device window");
+  w->lo = glo;
+  w->hi = ghi;
+  w->at = dag__space_reserve(&d->space, ghi - glo);
+  if (!w->at)
+    dag_check(dag__user_error(NULL, DAG_ENOMEM,
+                              "%s device %d: no device addresses left for "
+                              "%zu bytes",
+                              d->space.ops->name, d->space.index,
+                              (size_t)(ghi - glo)));
+  d->windows = dag__grow(d->windows, &d->windows_cap, d->nwindows + 1,
+                         sizeof *d->windows, "device windows");
+  d->windows[d->nwindows++] = w;
+  return w;
+}
+
+char *dag__residency_address(struct device *d, uintptr_t x) {
+  struct granule *g = lookup(d, x / d->granule);
+  return dag__window_address(g->windows[0], x);
+}
+
+/* The ranges of a granule that only this device holds: what eviction
+ * writes back. */
+struct only_here {
+  holders_t bit;
+  uintptr_t (*ranges)[2];
+  size_t n, cap;
+};
+
+static void note_only_here(uintptr_t lo, uintptr_t hi, holders_t h,
+                           void *arg) {
+  struct only_here *o = arg;
+  if (h != o->bit)
+    return;
+  o->ranges = dag__grow(o->ranges, &o->cap, o->n + 1, sizeof *o->ranges,
+                        "a device's write-back");
+  o->ranges[o->n][0] = lo;
+  o->ranges[o->n++][1] = hi;
+}
+
+static bool dirty(struct device *d, const struct granule *g) {
+  struct only_here o = {.bit = d->bit};
+  uintptr_t lo = granule_base(d, g->index);
+  dag__validity_each(lo, lo + d->granule, note_only_here, &o);
+  free(o.ranges);
+  return o.n > 0;
+}
+
+/* Orders eviction candidates: clean before dirty, then least recently
+ * used first. */
+struct candidate {
+  struct granule *g;
+  bool dirty;
+  uint64_t epoch;
+};
+
+static int by_cost(const void *a, const void *b) {
+  const struct candidate *x = a, *y = b;
+  if (x->dirty != y->dirty)
+    return x->dirty ? 1 : -1;
+  return (x->epoch > y->epoch) - (x->epoch < y->epoch);
+}
+
+/* Gives granule g's memory back: its bytes that only d holds are copied to
+ * the host first (the caller waits for *pending), then d holds none of its
+ * bytes. */
+static void write_back(struct device *d, struct granule *g,
+                       atomic_long *pending) {
+  struct only_here o = {.bit = d->bit};
+  uintptr_t lo = granule_base(d, g->index);
+  dag__validity_each(lo, lo + d->granule, note_only_here, &o);
+  for (size_t i = 0; i < o.n; i++) {
+    dag__copy_range(d, false, o.ranges[i][0], o.ranges[i][1], pending);
+    dag__validity_update(o.ranges[i][0], o.ranges[i][1], (holders_t)~0, HOST);
+  }
+  free(o.ranges);
+}
+
+static void forget(struct device *d, struct granule *g) {
+  uintptr_t lo = granule_base(d, g->index);
+  dag__validity_update(lo, lo + d->granule, (holders_t)~d->bit, 0);
+  for (size_t i = 0; i < g->nwindows; i++) {
+    struct window *w = g->windows[i];
+    size_t k = (lo - w->lo) / d->granule;
+    dag__space_unmap(&d->space, dag__window_address(w, lo));
+    w->mapped[k / 64] &= ~((uint64_t)1 << (k % 64));
+  }
+  free(g->windows);
+  dag__space_decommit(&d->space, g->mem);
+  d->committed--;
+  d->evicted++;
+  erase(d, g);
+}
+
+/* Evicts granules not used in this epoch; false if there is none. */
+static bool evict(struct device *d) {
+  dag__device_drain(d); /* nothing queued may still use a victim */
+  struct candidate *c = malloc(d->granules_used * sizeof *c);
+  if (!c)
+    dag__out_of_memory("a device's eviction");
+  size_t n = 0;
+  for (size_t s = 0; s < d->granules_size; s++) {
+    struct granule *g = &d->granules[s];
+    if (g->index && g->epoch != d->epoch)
+      c[n++] = (struct candidate){g, false, g->epoch};
+  }
+  for (size_t i = 0; i < n; i++)
+    c[i].dirty = dirty(d, c[i].g);
+  qsort(c, n, sizeof *c, by_cost);
+  size_t victims = d->committed / EVICT_SHARE ? d->committed / EVICT_SHARE : 1;
+  if (victims > n)
+    victims = n;
+  atomic_long pending = 0;
+  for (size_t i = 0; i < victims; i++)
+    write_back(d, c[i].g, &pending);
+  dag__wait_pending(&pending);
+  /* By index: erasing moves the table's entries. */
+  uintptr_t *index = malloc((victims ? victims : 1) * sizeof *index);
+  if (!index)
+    dag__out_of_memory("a device's eviction");
+  for (size_t i = 0; i < victims; i++)
+    index[i] = c[i].g->index;
+  for (size_t i = 0; i < victims; i++)
+    forget(d, lookup(d, index[i]));
+  free(index);
+  free(c);
+  return victims > 0;
+}
+
+/* The record of host granule `index`, backed by device memory. */
+static struct granule *backed(struct device *d, uintptr_t index) {
+  struct granule *g = lookup(d, index);
+  if (g)
+    return g;
+  uint64_t mem;
+  while (!dag__space_commit(&d->space, &mem))
+    if (!evict(d))
+      return NULL;
+  g = insert(d, index);
+  g->mem = mem;
+  if (++d->committed > d->committed_peak)
+    d->committed_peak = d->committed;
+  return g;
+}
+
+bool dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
+                         uintptr_t hi) {
+  for (uintptr_t i = lo / d->granule; i <= (hi - 1) / d->granule; i++) {
+    struct granule *g = backed(d, i);
+    if (!g)
+      return false;
+    g->epoch = d->epoch;
+    size_t k = (granule_base(d, i) - w->lo) / d->granule;
+    if (w->mapped[k / 64] >> (k % 64) & 1)
+      continue;
+    if (dag__space_map(&d->space, dag__window_address(w, granule_base(d, i)),
+                       g->mem))
+      dag_check(dag__user_error(NULL, DAG_ENOMEM,
+                                "%s device %d: cannot map device memory",
+                                d->space.ops->name, d->space.index));
+    w->mapped[k / 64] |= (uint64_t)1 << (k % 64);
+    g->windows = dag__grow(g->windows, &g->windows_cap, g->nwindows + 1,
+                           sizeof *g->windows, "a device granule");
+    g->windows[g->nwindows++] = w;
+  }
+  return true;
+}
+
+void dag__residency_release(struct device *d) {
+  for (size_t s = 0; s < d->granules_size; s++) {
+    struct granule *g = &d->granules[s];
+    if (!g->index)
+      continue;
+    for (size_t i = 0; i < g->nwindows; i++)
+      dag__space_unmap(&d->space,
+                       dag__window_address(g->windows[i],
+                                           granule_base(d, g->index)));
+    dag__space_decommit(&d->space, g->mem);
+    free(g->windows);
+  }
+  free(d->granules);
+  for (size_t i = 0; i < d->nwindows; i++) {
+    struct window *w = d->windows[i];
+    dag__space_unreserve(&d->space, w->at, w->hi - w->lo);
+    free(w->mapped);
+    free(w);
+  }
+  free(d->windows);
+  d->granules = NULL;
+  d->windows = NULL;
+  d->granules_size = d->granules_used = d->nwindows = d->windows_cap = 0;
+}
