@@ -13,7 +13,7 @@
  * it is expected to end — its history for this function and size of data,
  * plus, on a device, the copies its data needs and the work queued there
  * before it — and the earliest wins, as StarPU's dmda scheduler does. A
- * variant with fewer than HISTORY_MIN runs is tried first, so that every
+ * variant chosen fewer than HISTORY_MIN times is tried first, so that every
  * variant gets a history.
  */
 #include "device/device_internal.h"
@@ -132,7 +132,7 @@ bool dag__devices_can_run(enum dag_device kind) {
 struct history {
   dag_task_fn fn;
   int size_class;
-  uint32_t runs;
+  uint32_t chosen, runs;
   double mean_ns;
 };
 
@@ -169,14 +169,23 @@ void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
   pthread_mutex_unlock(&history_lock);
 }
 
-/* The expected time of fn on `bytes`, and whether it is known. */
+/* The expected time of fn on `bytes`, and whether it was chosen often
+ * enough to be known (counting the runs still to come). */
 static bool expected(dag_task_fn fn, size_t bytes, double *ns) {
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(fn, size_class(bytes));
-  bool known = s && s->runs >= HISTORY_MIN;
+  bool known = s && s->chosen >= HISTORY_MIN;
   *ns = s ? s->mean_ns : 0;
   pthread_mutex_unlock(&history_lock);
   return known;
+}
+
+static void note_chosen(dag_task_fn fn, size_t bytes) {
+  pthread_mutex_lock(&history_lock);
+  struct history *s = history_slot(fn, size_class(bytes));
+  if (s)
+    s->chosen++;
+  pthread_mutex_unlock(&history_lock);
 }
 
 /* -------------------------------------------------------------- choice */
@@ -262,6 +271,7 @@ static struct choice choose(const struct dag_task_info *info, dag_task_fn body,
   for (int i = 0; i < info->nvariants; i++)
     consider_all(&best, info->variants[i].fn, info->variants[i].device, bytes,
                  regs, modes, n);
+  note_chosen(best.fn, bytes);
   return best;
 }
 
@@ -295,15 +305,20 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
   memcpy(dag__call_modes(c), modes, n * sizeof *modes);
   if (args_size)
     memcpy(dag__call_args(c), args, args_size);
-  if (where.device) {
-    uint64_t now = dag__now_ns(), busy = atomic_load(&where.device->busy_until_ns);
-    atomic_store(&where.device->busy_until_ns,
-                 (busy > now ? busy : now) + (uint64_t)where.end_ns);
-    flags |= CORE_NO_INLINE; /* its body holds it until the device is done */
+  if (!where.device) {
+    dag__core_submit(info, dag__run_on_host, c, size, regs, modes, n, flags);
+    free(c);
+    return;
   }
-  dag__core_submit(info, where.device ? dag__run_on_device : dag__run_on_host,
-                   c, size, regs, modes, n, flags);
-  free(c);
+  uint64_t now = dag__now_ns(), busy = atomic_load(&where.device->busy_until_ns);
+  atomic_store(&where.device->busy_until_ns,
+               (busy > now ? busy : now) + (uint64_t)where.end_ns);
+  /* The call outlives the body that queues it (the core frees arguments
+   * when the body returns): the task's arguments are its address, and the
+   * device layer frees it when the device is done. Its body holds the task
+   * until then. */
+  dag__core_submit(info, dag__run_on_device, &c, sizeof c, regs, modes, n,
+                   flags | CORE_NO_INLINE);
 }
 
 /* --------------------------------------------------------------- flush */

@@ -125,9 +125,11 @@ void *dag__call_args(struct call *c);
  * arguments. */
 size_t dag__call_size(size_t n, size_t args_size);
 
-/* The wrapped bodies. */
+/* The wrapped bodies: of a host task, whose arguments are the call; of a
+ * device task, whose arguments are the call's address (freed when the
+ * device is done). */
 void dag__run_on_host(void *call);
-void dag__run_on_device(void *call);
+void dag__run_on_device(void *call_address);
 
 /* Queues a copy of host range [lo, hi) to device d (to_device) or back,
  * counted in *pending until done. */

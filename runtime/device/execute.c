@@ -332,8 +332,9 @@ static void device_finished(void *p) {
   dag__history_note(c->fn, c->bytes,
                     now - (c->queued_ns > before ? c->queued_ns : before));
   struct task *t = c->task;
+  free(c);
   atomic_fetch_sub(&d->in_flight, 1);
-  dag__task_release(t); /* c is gone after this */
+  dag__task_release(t);
 }
 
 struct back {
@@ -348,7 +349,7 @@ static void back_span(uintptr_t lo, uintptr_t hi, void *arg) {
 }
 
 void dag__run_on_device(void *p) {
-  struct call *c = p;
+  struct call *c = *(struct call **)p;
   struct device *d = c->device;
   struct window *stack[8], **w = c->n <= 8 ? stack : malloc(c->n * sizeof *w);
   if (!w)

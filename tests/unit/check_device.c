@@ -1,0 +1,324 @@
+/* check_device.c — device tasks on the emulated device (DAG_DEVICES=emul),
+ * through the public API, as a program would submit them: the body gets
+ * device addresses, data moves to the device and back as the graph needs
+ * it, a tile keeps the host's layout, a working set four times the
+ * device's memory completes (eviction with write-back), a body that writes
+ * through a host pointer is caught, variants are chosen among, and a task
+ * for a device the rank lacks is refused. Each test runs in a process of
+ * its own (Check forks), which sets DAG_DEVICES before the runtime starts.
+ */
+#include <check.h>
+#include <dag.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_suite.h"
+
+static void start(const char *devices, const char *mem) {
+  ck_assert_int_eq(setenv("DAG_DEVICES", devices, 1), 0);
+  ck_assert_int_eq(setenv("DAG_EMUL_MEM", mem, 1), 0);
+  ck_assert_int_eq(setenv("DAG_EMUL_DELAY_US", "50", 1), 0);
+  ck_assert_int_eq(dag_init(), 0);
+}
+
+static struct dag_access access_of(enum dag_mode mode, const void *base,
+                                   size_t bytes) {
+  return (struct dag_access){mode, {base, bytes, 0, {{0, 0}}}};
+}
+
+/* ----------------------------------------------------- a vector's blocks */
+
+struct add_args {
+  double *x;
+  size_t n;
+  double by;
+  const double *seen; /* the address the body got, for the test */
+};
+
+static const double *addresses_seen[64];
+static int nseen;
+
+static void add_body(void *p) {
+  struct add_args *a = p;
+  for (size_t i = 0; i < a->n; i++)
+    a->x[i] += a->by;
+  addresses_seen[nseen++ % 64] = a->x;
+}
+
+static void submit_add(enum dag_device device, double *x, size_t n, double by) {
+  static struct dag_task_info cuda_info = {.fn = add_body,
+                                           .label = "add on device",
+                                           .device = DAG_DEVICE_CUDA};
+  static struct dag_task_info cpu_info = {.fn = add_body, .label = "add"};
+  struct add_args a = {x, n, by, NULL};
+  struct dag_access acc = access_of(DAG_INOUT, x, n * sizeof *x);
+  ck_assert_int_eq(dag_submit(device == DAG_DEVICE_CPU ? &cpu_info : &cuda_info,
+                              &a, sizeof a, &acc, 1),
+                   0);
+}
+
+/* The body runs on the device's copy: its pointer is not the host's, and
+ * what it wrote is in host memory after taskwait. */
+START_TEST(device_task_gets_device_copy) {
+  start("emul", "16M");
+  enum { N = 1000 };
+  double *x = malloc(N * sizeof *x);
+  for (int i = 0; i < N; i++)
+    x[i] = i;
+  submit_add(DAG_DEVICE_CUDA, x, N, 1);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert_ptr_nonnull(addresses_seen[0]);
+  ck_assert_ptr_ne(addresses_seen[0], x);
+  for (int i = 0; i < N; i++)
+    ck_assert(x[i] == i + 1);
+  free(x);
+}
+END_TEST
+
+/* Host, device, host, device on the same data with no wait between: each
+ * task sees the last one's writes, wherever it ran. */
+START_TEST(host_and_device_alternate) {
+  start("emul", "16M");
+  enum { N = 512, ROUNDS = 20 };
+  double *x = calloc(N, sizeof *x);
+  for (int r = 0; r < ROUNDS; r++)
+    submit_add(r % 2 ? DAG_DEVICE_CUDA : DAG_DEVICE_CPU, x, N, r + 1);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int i = 0; i < N; i++)
+    ck_assert(x[i] == ROUNDS * (ROUNDS + 1) / 2);
+  free(x);
+}
+END_TEST
+
+/* ------------------------------------------------------ a matrix's tile */
+
+enum { LD = 96, BS = 16 };
+
+struct tile_args {
+  double *t; /* &A[i][j]: the host's leading dimension LD still holds */
+  int ld, bs;
+};
+
+static void tile_body(void *p) {
+  struct tile_args *a = p;
+  for (int i = 0; i < a->bs; i++)
+    for (int j = 0; j < a->bs; j++)
+      a->t[i * a->ld + j] = 2 * a->t[i * a->ld + j] + 1;
+}
+
+static struct dag_access tile_access(double (*a)[LD], int i, int j) {
+  return (struct dag_access){
+      DAG_INOUT,
+      {&a[i][j], BS * sizeof(double), 1, {{BS, LD * sizeof(double)}}}};
+}
+
+/* Every tile of the matrix once on the device, in a checkerboard (the
+ * others on the host): the bytes between a tile's rows belong to other
+ * tasks, and stay as those left them. */
+START_TEST(tiles_keep_host_layout) {
+  start("emul", "16M");
+  double(*a)[LD] = malloc(LD * sizeof *a);
+  for (int i = 0; i < LD; i++)
+    for (int j = 0; j < LD; j++)
+      a[i][j] = i * LD + j;
+  static struct dag_task_info dev = {
+      .fn = tile_body, .label = "tile", .device = DAG_DEVICE_CUDA};
+  static struct dag_task_info cpu = {.fn = tile_body, .label = "tile"};
+  for (int i = 0; i < LD; i += BS)
+    for (int j = 0; j < LD; j += BS) {
+      struct tile_args t = {&a[i][j], LD, BS};
+      struct dag_access acc = tile_access(a, i, j);
+      ck_assert_int_eq(
+          dag_submit((i / BS + j / BS) % 2 ? &dev : &cpu, &t, sizeof t, &acc, 1),
+          0);
+    }
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int i = 0; i < LD; i++)
+    for (int j = 0; j < LD; j++)
+      ck_assert(a[i][j] == 2 * (i * LD + j) + 1);
+  free(a);
+}
+END_TEST
+
+/* --------------------------------------------------- more than fits */
+
+/* 4 MiB of blocks on a device of 1 MiB, each block updated on the device
+ * in rounds, read on the host between two: evicted blocks come back with
+ * their writes. */
+static void working_set(int blocks) {
+  enum { BLOCK = 32768, ROUNDS = 3 }; /* doubles: 256 KiB */
+  double **x = malloc(blocks * sizeof *x);
+  for (int b = 0; b < blocks; b++) {
+    x[b] = malloc(BLOCK * sizeof(double));
+    for (int i = 0; i < BLOCK; i++)
+      x[b][i] = b;
+  }
+  for (int r = 0; r < ROUNDS; r++)
+    for (int b = 0; b < blocks; b++)
+      submit_add(DAG_DEVICE_CUDA, x[b], BLOCK, 1);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int b = 0; b < blocks; b++) {
+    for (int i = 0; i < BLOCK; i++)
+      ck_assert(x[b][i] == b + ROUNDS);
+    free(x[b]);
+  }
+  free(x);
+}
+
+START_TEST(working_set_four_times_device) {
+  start("emul", "1M");
+  working_set(16);
+}
+END_TEST
+
+/* One task whose data cannot fit stops the program with a message. */
+START_TEST(task_larger_than_device) {
+  start("emul", "64K");
+  double *x = calloc(65536, sizeof *x);
+  submit_add(DAG_DEVICE_CUDA, x, 65536, 1);
+  dag_taskwait();
+}
+END_TEST
+
+/* ------------------------------------------------------ host pointers */
+
+static double *global_x;
+
+static void stale_body(void *p) {
+  (void)p;
+  global_x[3] = 42; /* the host's copy, which is not the device's */
+}
+
+START_TEST(host_pointer_write_is_caught) {
+  start("emul", "16M");
+  global_x = calloc(64, sizeof *global_x);
+  static struct dag_task_info info = {
+      .fn = stale_body, .label = "stale", .device = DAG_DEVICE_CUDA};
+  struct dag_access acc = access_of(DAG_INOUT, global_x, 64 * sizeof(double));
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), 0);
+  dag_taskwait(); /* the check ends the program with status 1 */
+}
+END_TEST
+
+static void by_hand_body(void *p) {
+  (void)p;
+  double *x = dag_device_ptr(global_x);
+  x[3] = 42;
+  nseen = dag_device_ptr(&nseen) == NULL; /* not the task's data */
+}
+
+START_TEST(device_ptr_by_hand) {
+  start("emul", "16M");
+  global_x = calloc(64, sizeof *global_x);
+  ck_assert_ptr_eq(dag_device_ptr(global_x), global_x); /* not in a body */
+  static struct dag_task_info info = {
+      .fn = by_hand_body, .label = "by hand", .device = DAG_DEVICE_CUDA};
+  struct dag_access acc = access_of(DAG_INOUT, global_x, 64 * sizeof(double));
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert(global_x[3] == 42);
+  ck_assert_int_eq(nseen, 1);
+}
+END_TEST
+
+/* ------------------------------------------------ taskwait on a list */
+
+START_TEST(taskwait_on_brings_data_back) {
+  start("emul", "16M");
+  double *x = calloc(256, sizeof *x), *y = calloc(256, sizeof *y);
+  submit_add(DAG_DEVICE_CUDA, x, 256, 5);
+  submit_add(DAG_DEVICE_CUDA, y, 256, 7);
+  struct dag_access acc = access_of(DAG_IN, x, 256 * sizeof(double));
+  ck_assert_int_eq(dag_taskwait_on(&acc, 1), 0);
+  for (int i = 0; i < 256; i++)
+    ck_assert(x[i] == 5);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int i = 0; i < 256; i++)
+    ck_assert(y[i] == 7);
+  free(x);
+  free(y);
+}
+END_TEST
+
+/* ---------------------------------------------------------- variants */
+
+static int cpu_runs, device_runs;
+
+static void cpu_variant(void *p) {
+  add_body(p);
+  __atomic_fetch_add(&cpu_runs, 1, __ATOMIC_RELAXED);
+}
+
+static void device_variant(void *p) {
+  add_body(p);
+  __atomic_fetch_add(&device_runs, 1, __ATOMIC_RELAXED);
+}
+
+/* A task with a CPU body and a device variant: both get tried (each needs
+ * a history), and every run gives the right result. */
+START_TEST(variants_both_tried) {
+  start("emul", "16M");
+  static const struct dag_variant variants[] = {
+      {device_variant, DAG_DEVICE_CUDA}};
+  static struct dag_task_info info = {.fn = cpu_variant,
+                                      .label = "add, two ways",
+                                      .variants = variants,
+                                      .nvariants = 1};
+  enum { N = 4096, TASKS = 40 };
+  double *x = calloc(N, sizeof *x);
+  for (int t = 0; t < TASKS; t++) {
+    struct add_args a = {x, N, 1, NULL};
+    struct dag_access acc = access_of(DAG_INOUT, x, N * sizeof *x);
+    ck_assert_int_eq(dag_submit(&info, &a, sizeof a, &acc, 1), 0);
+  }
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int i = 0; i < N; i++)
+    ck_assert(x[i] == TASKS);
+  ck_assert_int_ge(cpu_runs, 2);
+  ck_assert_int_ge(device_runs, 2);
+  ck_assert_int_eq(cpu_runs + device_runs, TASKS);
+  free(x);
+}
+END_TEST
+
+/* Without a device, a device-only task is refused and one with a CPU
+ * variant runs there. */
+START_TEST(no_device) {
+  start("none", "16M");
+  double x[8] = {0};
+  static struct dag_task_info only = {
+      .fn = add_body, .label = "device only", .device = DAG_DEVICE_HIP};
+  struct add_args a = {x, 8, 1, NULL};
+  struct dag_access acc = access_of(DAG_INOUT, x, sizeof x);
+  ck_assert_int_eq(dag_submit(&only, &a, sizeof a, &acc, 1), DAG_ENOSYS);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "device only"));
+  static const struct dag_variant cpu[] = {{cpu_variant, DAG_DEVICE_CPU}};
+  static struct dag_task_info both = {.fn = device_variant,
+                                      .label = "either",
+                                      .device = DAG_DEVICE_HIP,
+                                      .variants = cpu,
+                                      .nvariants = 1};
+  ck_assert_int_eq(dag_submit(&both, &a, sizeof a, &acc, 1), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert(x[0] == 1);
+  ck_assert_int_eq(cpu_runs, 1);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("device");
+  TCase *tc = tcase_create("emulated device");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, device_task_gets_device_copy);
+  tcase_add_test(tc, host_and_device_alternate);
+  tcase_add_test(tc, tiles_keep_host_layout);
+  tcase_add_test(tc, working_set_four_times_device);
+  tcase_add_exit_test(tc, task_larger_than_device, 1);
+  tcase_add_exit_test(tc, host_pointer_write_is_caught, 1);
+  tcase_add_test(tc, device_ptr_by_hand);
+  tcase_add_test(tc, taskwait_on_brings_data_back);
+  tcase_add_test(tc, variants_both_tried);
+  tcase_add_test(tc, no_device);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
