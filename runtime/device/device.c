@@ -323,44 +323,49 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
 
 /* --------------------------------------------------------------- flush */
 
-struct write_back {
-  uintptr_t (*at)[3]; /* lo, hi, holders */
+struct held {
+  struct held_range {
+    uintptr_t lo, hi;
+    holders_t holders;
+  } *at;
   size_t n, cap;
 };
 
-static void note_stale(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
-  struct write_back *w = arg;
-  if (h & HOST)
+static void note_held(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
+  struct held *w = arg;
+  if (h == HOST)
     return;
   w->at = dag__grow(w->at, &w->cap, w->n + 1, sizeof *w->at, "a flush");
-  w->at[w->n][0] = lo;
-  w->at[w->n][1] = hi;
-  w->at[w->n++][2] = h;
+  w->at[w->n++] = (struct held_range){lo, hi, h};
 }
 
-static void stale_span(uintptr_t lo, uintptr_t hi, void *arg) {
-  dag__validity_each(lo, hi, note_stale, arg);
+static void held_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  dag__validity_each(lo, hi, note_held, arg);
 }
 
+/* Copies back what only devices hold, then forgets the devices' copies:
+ * after a wait the program may write its data directly, which no task
+ * declares. The memory stays committed, as a clean cache. */
 void dag__devices_flush(const struct region *regs, size_t n) {
   if (!atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
     return;
   pthread_mutex_lock(&dag__devices_lock);
-  struct write_back w = {0};
+  struct held w = {0};
   if (regs)
     for (size_t i = 0; i < n; i++)
-      dag__region_each_span(&regs[i], stale_span, &w);
+      dag__region_each_span(&regs[i], held_span, &w);
   else
-    dag__validity_each_held(note_stale, &w);
+    dag__validity_each_held(note_held, &w);
   atomic_long pending = 0;
   for (size_t i = 0; i < w.n; i++) {
-    holders_t h = (holders_t)w.at[i][2];
-    dag__copy_range(dag__device_of_bit((holders_t)(h & -h)), false, w.at[i][0],
-                    w.at[i][1], &pending);
+    holders_t h = w.at[i].holders;
+    if (!(h & HOST))
+      dag__copy_range(dag__device_of_bit((holders_t)(h & -h)), false,
+                      w.at[i].lo, w.at[i].hi, &pending);
   }
   dag__wait_pending(&pending);
   for (size_t i = 0; i < w.n; i++)
-    dag__validity_update(w.at[i][0], w.at[i][1], (holders_t)~0, HOST);
+    dag__validity_update(w.at[i].lo, w.at[i].hi, 0, HOST);
   free(w.at);
   pthread_mutex_unlock(&dag__devices_lock);
 }
@@ -385,7 +390,8 @@ static void write_stats(const struct device *d) {
   fprintf(stderr,
           "dag: device %s %d: %llu tasks; %llu copies in (%.1f MiB), %llu "
           "out (%.1f MiB); %llu granules evicted; memory committed %.1f MiB "
-          "(peak %.1f MiB) for %.1f MiB of data resident\n",
+          "(peak %.1f MiB) for %.1f MiB of data valid there since the last "
+          "wait\n",
           d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
           (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
           (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
@@ -398,13 +404,15 @@ static void write_stats(const struct device *d) {
 void dag__devices_stop(void) {
   if (!dag__ndevices)
     return;
+  pthread_mutex_lock(&dag__devices_lock);
+  for (int i = 0; dag__stats && i < dag__ndevices; i++)
+    write_stats(&dag__devices[i]);
+  pthread_mutex_unlock(&dag__devices_lock);
   dag__devices_flush(NULL, 0);
   pthread_mutex_lock(&dag__devices_lock);
   for (int i = 0; i < dag__ndevices; i++) {
     struct device *d = &dag__devices[i];
     dag__device_drain(d);
-    if (dag__stats)
-      write_stats(d);
     dag__residency_release(d);
     dag__space_close(&d->space);
   }

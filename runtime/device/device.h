@@ -42,8 +42,8 @@ static inline void dag__local_submit(const struct dag_task_info *info,
 }
 
 /* After a wait: makes every byte of regs (n regions; all data when regs is
- * NULL) that a device wrote valid in host memory again. Devices keep their
- * copies. */
+ * NULL) that a device wrote valid in host memory again, and the host its
+ * only holder (the program may now write it directly). */
 void dag__devices_flush(const struct region *regs, size_t n);
 
 /* After a taskwait: what the waited tasks wrote on devices comes back to

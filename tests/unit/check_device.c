@@ -90,6 +90,25 @@ START_TEST(host_and_device_alternate) {
 }
 END_TEST
 
+/* The program writes its data itself between two waits: the device's
+ * copy from before the wait is not used again. */
+START_TEST(program_writes_between_waits) {
+  start("emul", "16M");
+  enum { N = 300 };
+  double *x = calloc(N, sizeof *x);
+  submit_add(DAG_DEVICE_CUDA, x, N, 1);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert(x[7] == 1);
+  for (int i = 0; i < N; i++)
+    x[i] = 100;
+  submit_add(DAG_DEVICE_CUDA, x, N, 1);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int i = 0; i < N; i++)
+    ck_assert(x[i] == 101);
+  free(x);
+}
+END_TEST
+
 /* ------------------------------------------------------ a matrix's tile */
 
 enum { LD = 96, BS = 16 };
@@ -311,6 +330,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, device_task_gets_device_copy);
   tcase_add_test(tc, host_and_device_alternate);
+  tcase_add_test(tc, program_writes_between_waits);
   tcase_add_test(tc, tiles_keep_host_layout);
   tcase_add_test(tc, working_set_four_times_device);
   tcase_add_exit_test(tc, task_larger_than_device, 1);
