@@ -1,9 +1,9 @@
 /* submit.c — dag_submit: the task's info, arguments and accesses are
  * checked once, and the task handed to the rank-uniform planner (several
  * ranks, a top-level task) or to the device layer and the local core, which
- * choose among its variants. The plain task (no accesses, a CPU body, small arguments)
- * takes a short path of its own: it is most of the tasks of fine-grained
- * programs.
+ * choose among its variants. The plain task (no accesses, a CPU body, small
+ * arguments) takes a short path of its own: it is most of the tasks of
+ * fine-grained programs.
  */
 #include "api/api.h"
 #include "plan/plan.h"

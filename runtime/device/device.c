@@ -198,8 +198,7 @@ struct lacking_bytes {
   size_t bytes;
 };
 
-static void count_lacking(uintptr_t lo, uintptr_t hi, holders_t h,
-                          void *arg) {
+static void count_lacking(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
   struct lacking_bytes *l = arg;
   if (!(h & l->bit))
     l->bytes += hi - lo;
@@ -310,7 +309,8 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
     free(c);
     return;
   }
-  uint64_t now = dag__now_ns(), busy = atomic_load(&where.device->busy_until_ns);
+  uint64_t now = dag__now_ns(),
+           busy = atomic_load(&where.device->busy_until_ns);
   atomic_store(&where.device->busy_until_ns,
                (busy > now ? busy : now) + (uint64_t)where.end_ns);
   /* The call outlives the body that queues it (the core frees arguments
@@ -327,7 +327,7 @@ struct held {
   struct held_range {
     uintptr_t lo, hi;
     holders_t holders;
-  } *at;
+  } * at;
   size_t n, cap;
 };
 
@@ -377,8 +377,7 @@ struct resident {
   size_t bytes;
 };
 
-static void count_resident(uintptr_t lo, uintptr_t hi, holders_t h,
-                           void *arg) {
+static void count_resident(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
   struct resident *r = arg;
   if (h & r->bit)
     r->bytes += hi - lo;

@@ -30,11 +30,10 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
 /* Submits a task that runs on this rank (dag__core_submit's arguments).
  * body is the CPU body chosen; with devices in use, the layer picks among
  * the task's variants instead, and runs it where its data will be. */
-static inline void dag__local_submit(const struct dag_task_info *info,
-                                     dag_task_fn body, const void *args,
-                                     size_t args_size, const struct region *regs,
-                                     const enum dag_mode *modes, size_t n,
-                                     unsigned flags) {
+static inline void
+dag__local_submit(const struct dag_task_info *info, dag_task_fn body,
+                  const void *args, size_t args_size, const struct region *regs,
+                  const enum dag_mode *modes, size_t n, unsigned flags) {
   if (likely(!atomic_load_explicit(&dag__devices_on, memory_order_relaxed)))
     dag__core_submit(info, body, args, args_size, regs, modes, n, flags);
   else

@@ -62,9 +62,9 @@ struct device {
   size_t nwindows, windows_cap;
   struct granule *granules; /* an open-addressing table by host granule */
   size_t granules_size, granules_used;
-  uint64_t epoch;        /* granules used in this epoch are pinned */
-  bool poisons_host;     /* the emulated device: see execute.c */
-  atomic_long in_flight; /* queued operations not yet done */
+  uint64_t epoch;                 /* granules used in this epoch are pinned */
+  bool poisons_host;              /* the emulated device: see execute.c */
+  atomic_long in_flight;          /* queued operations not yet done */
   _Atomic uint64_t last_done_ns;  /* when the last body finished */
   _Atomic uint64_t busy_until_ns; /* expected end of the queued work */
   /* DAG_STATS */

@@ -90,7 +90,7 @@ struct ranges {
   struct range {
     uintptr_t lo, hi;
     holders_t holders;
-  } *at;
+  } * at;
   size_t n, cap;
   holders_t lacking; /* collect ranges whose holders lack this bit */
 };
@@ -99,8 +99,8 @@ static void collect(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
   struct ranges *r = arg;
   if (h & r->lacking)
     return;
-  r->at = dag__grow(r->at, &r->cap, r->n + 1, sizeof *r->at,
-                    "device coherence");
+  r->at =
+      dag__grow(r->at, &r->cap, r->n + 1, sizeof *r->at, "device coherence");
   r->at[r->n++] = (struct range){lo, hi, h};
 }
 
@@ -359,7 +359,7 @@ void dag__run_on_device(void *p) {
   for (uint32_t i = 0; i < c->n; i++) {
     const struct region *r = &dag__call_regions(c)[i];
     w[i] = dag__residency_window(d, r->lo, r->hi);
-    call_shifts(c)[i] = (intptr_t)(w[i]->at - w[i]->lo);
+    call_shifts(c)[i] = (intptr_t)((uintptr_t)w[i]->at - w[i]->lo);
     struct back b = {d, w[i], true};
     dag__region_each_span(r, back_span, &b);
     if (!b.ok)

@@ -23,7 +23,7 @@
 struct granule {
   uintptr_t index; /* host address / granule; 0: a free slot */
   uint64_t mem;
-  uint64_t epoch; /* when it was last used */
+  uint64_t epoch;          /* when it was last used */
   struct window **windows; /* the windows it is mapped into */
   size_t nwindows, windows_cap;
 };
@@ -81,8 +81,8 @@ static void erase(struct device *d, struct granule *g) {
   for (size_t s = (hole + 1) & mask; d->granules[s].index; s = (s + 1) & mask) {
     size_t want = slot_of(d, d->granules[s].index);
     /* Move s into the hole unless its home lies cyclically in (hole, s]. */
-    bool stays = hole <= s ? (want > hole && want <= s)
-                           : (want > hole || want <= s);
+    bool stays =
+        hole <= s ? (want > hole && want <= s) : (want > hole || want <= s);
     if (stays)
       continue;
     d->granules[hole] = d->granules[s];
@@ -136,8 +136,7 @@ struct only_here {
   size_t n, cap;
 };
 
-static void note_only_here(uintptr_t lo, uintptr_t hi, holders_t h,
-                           void *arg) {
+static void note_only_here(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
   struct only_here *o = arg;
   if (h != o->bit)
     return;
@@ -281,9 +280,9 @@ void dag__residency_release(struct device *d) {
     if (!g->index)
       continue;
     for (size_t i = 0; i < g->nwindows; i++)
-      dag__space_unmap(&d->space,
-                       dag__window_address(g->windows[i],
-                                           granule_base(d, g->index)));
+      dag__space_unmap(
+          &d->space,
+          dag__window_address(g->windows[i], granule_base(d, g->index)));
     dag__space_decommit(&d->space, g->mem);
     free(g->windows);
   }

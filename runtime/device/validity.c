@@ -80,8 +80,7 @@ static struct chunk *insert(uintptr_t index) {
   return &table[s];
 }
 
-/* The chunk's pieces and the host-only gaps between them, from `from`:
- * calls fn for each maximal range and returns when fn says stop. */
+/* A range of bytes with the same holders. */
 struct segment {
   uintptr_t lo, hi;
   holders_t holders;
@@ -105,13 +104,15 @@ static size_t segments(const struct chunk *c, uintptr_t base,
   return k;
 }
 
+/* Room for the segments of one chunk (the devices' lock guards it). */
+static struct segment *scratch_buf;
+static size_t scratch_cap;
+
 static struct segment *scratch(size_t n) {
-  static DAG_THREAD_LOCAL struct segment *buf;
-  static DAG_THREAD_LOCAL size_t cap;
-  if (n > cap) {
-    buf = dag__grow(buf, &cap, n, sizeof *buf, "the devices' validity table");
-  }
-  return buf;
+  if (n > scratch_cap)
+    scratch_buf = dag__grow(scratch_buf, &scratch_cap, n, sizeof *scratch_buf,
+                            "the devices' validity table");
+  return scratch_buf;
 }
 
 void dag__validity_each(uintptr_t lo, uintptr_t hi,
@@ -119,8 +120,8 @@ void dag__validity_each(uintptr_t lo, uintptr_t hi,
                                    holders_t holders, void *arg),
                         void *arg) {
   struct segment run = {lo, lo, 0};
-  for (uintptr_t ci = lo >> CHUNK_SHIFT; lo < hi && ci <= (hi - 1) >> CHUNK_SHIFT;
-       ci++) {
+  for (uintptr_t ci = lo >> CHUNK_SHIFT;
+       lo < hi && ci <= (hi - 1) >> CHUNK_SHIFT; ci++) {
     const struct chunk *c = lookup(ci);
     struct segment *seg = scratch(2 * (c ? c->n : 0) + 1);
     size_t k = segments(c && c->n ? c : NULL, ci << CHUNK_SHIFT, seg);
@@ -185,8 +186,8 @@ static void update_chunk(struct chunk *c, uintptr_t a, uintptr_t b,
 
 void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
                           holders_t add) {
-  for (uintptr_t ci = lo >> CHUNK_SHIFT; lo < hi && ci <= (hi - 1) >> CHUNK_SHIFT;
-       ci++) {
+  for (uintptr_t ci = lo >> CHUNK_SHIFT;
+       lo < hi && ci <= (hi - 1) >> CHUNK_SHIFT; ci++) {
     uintptr_t base = ci << CHUNK_SHIFT;
     uintptr_t a = lo > base ? lo - base : 0;
     uintptr_t b = hi - base < CHUNK ? hi - base : CHUNK;
@@ -214,6 +215,8 @@ void dag__validity_release(void) {
   for (size_t s = 0; s < table_size; s++)
     free(table[s].pieces);
   free(table);
+  free(scratch_buf);
   table = NULL;
-  table_size = table_used = chunks_held = 0;
+  scratch_buf = NULL;
+  table_size = table_used = chunks_held = scratch_cap = 0;
 }

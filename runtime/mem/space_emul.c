@@ -47,9 +47,9 @@ struct emul {
   bool stopping;
   long delay_us;
   pthread_t thread;
-  int fd;          /* the device's memory */
-  char *view;      /* all of it, mapped once: for poisoning */
-  size_t granule;  /* bytes */
+  int fd;         /* the device's memory */
+  char *view;     /* all of it, mapped once: for poisoning */
+  size_t granule; /* bytes */
   size_t ngranules;
   uint64_t *spare; /* free granules, a stack */
   size_t nspare;

@@ -64,10 +64,10 @@ static void load(void) {
   if (!lib || !vmm)
     return; /* no such runtime here: no device of this kind */
 #define API_RESOLVE(name)                                                      \
-  if (!(*(void **)&api.name = dlsym(lib, GPU_SYMBOL(name))))                  \
+  if (!(*(void **)&api.name = dlsym(lib, GPU_SYMBOL(name))))                   \
     return;
 #define VMM_RESOLVE(name)                                                      \
-  if (!(*(void **)&api.vmm_##name = dlsym(vmm, VMM_SYMBOL(name))))            \
+  if (!(*(void **)&api.vmm_##name = dlsym(vmm, VMM_SYMBOL(name))))             \
     return;
   GPU_CALLS(API_RESOLVE)
   VMM_CALLS(VMM_RESOLVE)
@@ -122,9 +122,9 @@ static int check(int device, const char *call, GPU(Error_t) err) {
 static int check_vmm(int device, const char *call, vmm_result err) {
   if (likely(err == VMM_SUCCESS))
     return 0;
-  return dag__user_error(NULL, err == VMM_OUT_OF_MEMORY ? DAG_ENOMEM : DAG_EINVAL,
-                         "%s failed on " GPU_NAME " device %d: error %d", call,
-                         device, (int)err);
+  return dag__user_error(
+      NULL, err == VMM_OUT_OF_MEMORY ? DAG_ENOMEM : DAG_EINVAL,
+      "%s failed on " GPU_NAME " device %d: error %d", call, device, (int)err);
 }
 #define VMM_CALL(device, fn, ...)                                              \
   check_vmm(device, VMM_SYMBOL(fn), VMM_API(fn)(__VA_ARGS__))
@@ -207,7 +207,9 @@ static int gpu_open(int index, void **state) {
   return 0;
 }
 
-static size_t gpu_granule(void *state) { return ((struct gpu *)state)->granule; }
+static size_t gpu_granule(void *state) {
+  return ((struct gpu *)state)->granule;
+}
 
 static void *gpu_reserve(void *state, size_t bytes) {
   struct gpu *g = state;
@@ -244,8 +246,8 @@ static int gpu_map(void *state, void *at, uint64_t mem) {
   struct gpu *g = state;
   vmm_access access = VMM_ACCESS(g->device);
   vmm_address a = (vmm_address)(uintptr_t)at;
-  int err = VMM_CALL(g->device, Map, a, g->granule, 0,
-                     (vmm_handle)(uintptr_t)mem, 0);
+  int err =
+      VMM_CALL(g->device, Map, a, g->granule, 0, (vmm_handle)(uintptr_t)mem, 0);
   if (!err)
     err = VMM_CALL(g->device, SetAccess, a, g->granule, &access, 1);
   return err;

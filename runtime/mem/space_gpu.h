@@ -5,8 +5,8 @@
  * runtime library's file name (loaded when the space is first asked for its
  * devices, not linked). Device memory comes from the virtual memory calls,
  * which CUDA has in its driver library (cuMem*) and HIP in its runtime
- * (hipMem*): VMM(Create) names them. Only space_gpu.c includes this header: it is the
- * one place a vendor header enters the runtime.
+ * (hipMem*): VMM(Create) names them. Only space_gpu.c includes this header: it
+ * is the one place a vendor header enters the runtime.
  */
 #ifndef DAG_SPACE_GPU_H
 #define DAG_SPACE_GPU_H
@@ -39,11 +39,17 @@ typedef CUmemGenericAllocationHandle vmm_handle;
 typedef CUmemAllocationProp vmm_prop;
 typedef CUmemAccessDesc vmm_access;
 #define VMM_PROP(device)                                                       \
-  {.type = CU_MEM_ALLOCATION_TYPE_PINNED,                                      \
-   .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = (device)}}
+  {                                                                            \
+    .type = CU_MEM_ALLOCATION_TYPE_PINNED, .location = {                       \
+      .type = CU_MEM_LOCATION_TYPE_DEVICE,                                     \
+      .id = (device)                                                           \
+    }                                                                          \
+  }
 #define VMM_ACCESS(device)                                                     \
-  {.location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = (device)},          \
-   .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE}
+  {                                                                            \
+    .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = (device)},         \
+    .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE                                \
+  }
 #define VMM_GRANULARITY CU_MEM_ALLOC_GRANULARITY_RECOMMENDED
 #else
 #include <hip/hip_runtime_api.h>
@@ -67,11 +73,17 @@ typedef hipMemGenericAllocationHandle_t vmm_handle;
 typedef hipMemAllocationProp vmm_prop;
 typedef hipMemAccessDesc vmm_access;
 #define VMM_PROP(device)                                                       \
-  {.type = hipMemAllocationTypePinned,                                         \
-   .location = {.type = hipMemLocationTypeDevice, .id = (device)}}
+  {                                                                            \
+    .type = hipMemAllocationTypePinned, .location = {                          \
+      .type = hipMemLocationTypeDevice,                                        \
+      .id = (device)                                                           \
+    }                                                                          \
+  }
 #define VMM_ACCESS(device)                                                     \
-  {.location = {.type = hipMemLocationTypeDevice, .id = (device)},             \
-   .flags = hipMemAccessFlagsProtReadWrite}
+  {                                                                            \
+    .location = {.type = hipMemLocationTypeDevice, .id = (device)},            \
+    .flags = hipMemAccessFlagsProtReadWrite                                    \
+  }
 #define VMM_GRANULARITY hipMemAllocationGranularityRecommended
 #endif
 
@@ -86,11 +98,10 @@ typedef hipMemAccessDesc vmm_access;
   X(StreamDestroy)                                                             \
   X(EventCreateWithFlags)                                                      \
   X(EventRecord)                                                               \
-  X(EventSynchronize)                                                         \
+  X(EventSynchronize)                                                          \
   X(EventDestroy)                                                              \
   X(MemcpyAsync)                                                               \
   X(Memcpy2DAsync)
-
 
 /* The virtual memory calls, each X(name): VMM(Create) is cuMemCreate
  * (hipMemCreate). */

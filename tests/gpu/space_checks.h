@@ -198,8 +198,8 @@ static inline void space_check_alias(struct space *s) {
   norder = 0;
   dag__space_copy(s, true, &(struct space_copy){one + 8, host, 64, 1, 0}, note,
                   (void *)1);
-  dag__space_copy(s, false, &(struct space_copy){back, two + 8, 64, 1, 0},
-                  note, (void *)2);
+  dag__space_copy(s, false, &(struct space_copy){back, two + 8, 64, 1, 0}, note,
+                  (void *)2);
   drain(2);
   SPACE_CHECK(strcmp(back, host) == 0);
   dag__space_unmap(s, one);

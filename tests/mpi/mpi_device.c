@@ -43,7 +43,8 @@ static void sum_two(void *p) {
   *s->out = t;
 }
 
-static struct dag_access whole(enum dag_mode mode, const void *p, size_t bytes) {
+static struct dag_access whole(enum dag_mode mode, const void *p,
+                               size_t bytes) {
   return (struct dag_access){mode, {p, bytes, 0, {{0, 0}}}};
 }
 

@@ -46,9 +46,8 @@ static void add_body(void *p) {
 }
 
 static void submit_add(enum dag_device device, double *x, size_t n, double by) {
-  static struct dag_task_info cuda_info = {.fn = add_body,
-                                           .label = "add on device",
-                                           .device = DAG_DEVICE_CUDA};
+  static struct dag_task_info cuda_info = {
+      .fn = add_body, .label = "add on device", .device = DAG_DEVICE_CUDA};
   static struct dag_task_info cpu_info = {.fn = add_body, .label = "add"};
   struct add_args a = {x, n, by, NULL};
   struct dag_access acc = access_of(DAG_INOUT, x, n * sizeof *x);
@@ -147,9 +146,9 @@ START_TEST(tiles_keep_host_layout) {
     for (int j = 0; j < LD; j += BS) {
       struct tile_args t = {&a[i][j], LD, BS};
       struct dag_access acc = tile_access(a, i, j);
-      ck_assert_int_eq(
-          dag_submit((i / BS + j / BS) % 2 ? &dev : &cpu, &t, sizeof t, &acc, 1),
-          0);
+      ck_assert_int_eq(dag_submit((i / BS + j / BS) % 2 ? &dev : &cpu, &t,
+                                  sizeof t, &acc, 1),
+                       0);
     }
   ck_assert_int_eq(dag_taskwait(), 0);
   for (int i = 0; i < LD; i++)

@@ -34,7 +34,7 @@ START_TEST(memory_is_capped_and_poisoned) {
   ck_assert_ptr_nonnull(p);
   ck_assert_uint_eq(p[0], 0xa5);
   ck_assert_uint_eq(p[(40 << 10) - 1], 0xa5);
-  ck_assert_ptr_null(space_block_new(&dev, &b, 30 << 10)); /* 70K > 64K */
+  ck_assert_ptr_null(space_block_new(&dev, &b, 30 << 10));    /* 70K > 64K */
   ck_assert_ptr_nonnull(space_block_new(&dev, &b, 24 << 10)); /* full */
   uint64_t mem;
   ck_assert(!dag__space_commit(&dev, &mem));
