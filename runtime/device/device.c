@@ -343,6 +343,22 @@ static void held_span(uintptr_t lo, uintptr_t hi, void *arg) {
   dag__validity_each(lo, hi, note_held, arg);
 }
 
+/* DAG_STATS: the memory each device had committed, against the bytes it
+ * held, at the program's wait where it held most. */
+static void note_residency(const struct held *w) {
+  for (int d = 0; d < dag__ndevices; d++) {
+    struct device *dev = &dag__devices[d];
+    size_t bytes = 0;
+    for (size_t i = 0; i < w->n; i++)
+      if (w->at[i].holders & dev->bit)
+        bytes += w->at[i].hi - w->at[i].lo;
+    if (bytes > dev->resident_at_wait) {
+      dev->resident_at_wait = bytes;
+      dev->committed_at_wait = dev->committed * dev->granule;
+    }
+  }
+}
+
 /* Copies back what only devices hold, then forgets the devices' copies:
  * after a wait the program may write its data directly, which no task
  * declares. The memory stays committed, as a clean cache. */
@@ -356,6 +372,8 @@ void dag__devices_flush(const struct region *regs, size_t n) {
       dag__region_each_span(&regs[i], held_span, &w);
   else
     dag__validity_each_held(note_held, &w);
+  if (!regs)
+    note_residency(&w);
   atomic_long pending = 0;
   for (size_t i = 0; i < w.n; i++) {
     holders_t h = w.at[i].holders;
@@ -372,46 +390,31 @@ void dag__devices_flush(const struct region *regs, size_t n) {
 
 /* ---------------------------------------------------------------- stop */
 
-struct resident {
-  holders_t bit;
-  size_t bytes;
-};
-
-static void count_resident(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
-  struct resident *r = arg;
-  if (h & r->bit)
-    r->bytes += hi - lo;
-}
-
 static void write_stats(const struct device *d) {
-  struct resident r = {d->bit, 0};
-  dag__validity_each_held(count_resident, &r);
   fprintf(stderr,
           "dag: device %s %d: %llu tasks; %llu copies in (%.1f MiB), %llu "
-          "out (%.1f MiB); %llu granules evicted; memory committed %.1f MiB "
-          "(peak %.1f MiB) for %.1f MiB of data valid there since the last "
-          "wait\n",
+          "out (%.1f MiB); %llu granules evicted; memory committed peak "
+          "%.1f MiB; at the wait where it held most data, %.1f MiB "
+          "committed for %.1f MiB held\n",
           d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
           (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
           (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
           (unsigned long long)d->evicted,
-          (double)(d->committed * d->granule) / (1 << 20),
           (double)(d->committed_peak * d->granule) / (1 << 20),
-          (double)r.bytes / (1 << 20));
+          (double)d->committed_at_wait / (1 << 20),
+          (double)d->resident_at_wait / (1 << 20));
 }
 
 void dag__devices_stop(void) {
   if (!dag__ndevices)
     return;
-  pthread_mutex_lock(&dag__devices_lock);
-  for (int i = 0; dag__stats && i < dag__ndevices; i++)
-    write_stats(&dag__devices[i]);
-  pthread_mutex_unlock(&dag__devices_lock);
   dag__devices_flush(NULL, 0);
   pthread_mutex_lock(&dag__devices_lock);
   for (int i = 0; i < dag__ndevices; i++) {
     struct device *d = &dag__devices[i];
     dag__device_drain(d);
+    if (dag__stats)
+      write_stats(d);
     dag__residency_release(d);
     dag__space_close(&d->space);
   }

@@ -69,7 +69,8 @@ struct device {
   _Atomic uint64_t busy_until_ns; /* expected end of the queued work */
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
-  size_t committed, committed_peak; /* granules */
+  size_t committed, committed_peak;           /* granules */
+  size_t resident_at_wait, committed_at_wait; /* bytes: see device.c */
 };
 
 /* A window of d covering [lo, hi) (made if there is none). */
