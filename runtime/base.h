@@ -5,11 +5,13 @@
  *   api/     the public calls: validates each once, then hands it on
  *   plan/    the rank-uniform planner (several ranks only): placement,
  *            transfers, the same decisions on every rank
+ *   device/  device tasks and variants, the coherence of data between
+ *            the host and the devices of a rank, device memory as a cache
  *   core/    the local core: dependencies, tasks, scheduling, workers
- *   mem/     memory: dag_alloc's distributed allocations
+ *   mem/     memory: dag_alloc's distributed allocations, memory spaces
  *   comm/    transports between ranks
  *
- * backend.c alone knows which transports were built. Internal functions
+ * backend.c alone knows which transports and spaces were built. Internal functions
  * that cross files are named dag__*; nothing here is public API.
  */
 #ifndef DAG_BASE_H
