@@ -11,8 +11,8 @@
  *   mem/     memory: dag_alloc's distributed allocations, memory spaces
  *   comm/    transports between ranks
  *
- * backend.c alone knows which transports and spaces were built. Internal functions
- * that cross files are named dag__*; nothing here is public API.
+ * backend.c alone knows which transports and spaces were built. Internal
+ * functions that cross files are named dag__*; nothing here is public API.
  */
 #ifndef DAG_BASE_H
 #define DAG_BASE_H
