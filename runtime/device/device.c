@@ -323,29 +323,9 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
 
 /* --------------------------------------------------------------- flush */
 
-struct held {
-  struct held_range {
-    uintptr_t lo, hi;
-    holders_t holders;
-  } * at;
-  size_t n, cap;
-};
-
-static void note_held(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
-  struct held *w = arg;
-  if (h == HOST)
-    return;
-  w->at = dag__grow(w->at, &w->cap, w->n + 1, sizeof *w->at, "a flush");
-  w->at[w->n++] = (struct held_range){lo, hi, h};
-}
-
-static void held_span(uintptr_t lo, uintptr_t hi, void *arg) {
-  dag__validity_each(lo, hi, note_held, arg);
-}
-
 /* DAG_STATS: the memory each device had committed, against the bytes it
  * held, at the program's wait where it held most. */
-static void note_residency(const struct held *w) {
+static void note_residency(const struct ranges *w) {
   for (int d = 0; d < dag__ndevices; d++) {
     struct device *dev = &dag__devices[d];
     size_t bytes = 0;
@@ -366,24 +346,18 @@ void dag__devices_flush(const struct region *regs, size_t n) {
   if (!atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
     return;
   pthread_mutex_lock(&dag__devices_lock);
-  struct held w = {0};
+  struct ranges w = {.mask = 0, .want = 0}; /* every range */
   if (regs)
     for (size_t i = 0; i < n; i++)
-      dag__region_each_span(&regs[i], held_span, &w);
+      dag__region_each_span(&regs[i], dag__ranges_add_span, &w);
   else
-    dag__validity_each_held(note_held, &w);
+    dag__validity_each_held(dag__ranges_add, &w);
   if (!regs)
     note_residency(&w);
-  atomic_long pending = 0;
-  for (size_t i = 0; i < w.n; i++) {
-    holders_t h = w.at[i].holders;
-    if (!(h & HOST))
-      dag__copy_range(dag__device_of_bit((holders_t)(h & -h)), false,
-                      w.at[i].lo, w.at[i].hi, &pending);
-  }
-  dag__wait_pending(&pending);
+  dag__copy_back(&w);
   for (size_t i = 0; i < w.n; i++)
-    dag__validity_update(w.at[i].lo, w.at[i].hi, 0, HOST);
+    if (w.at[i].holders != HOST)
+      dag__validity_update(w.at[i].lo, w.at[i].hi, 0, HOST);
   free(w.at);
   pthread_mutex_unlock(&dag__devices_lock);
 }

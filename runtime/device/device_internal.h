@@ -39,6 +39,23 @@ void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
                              void *arg);
 void dag__validity_release(void);
 
+/* Ranges of host memory with their holders, collected before acting on
+ * them (validity may not change while it is walked): those whose holders h
+ * have (h & mask) == want. */
+struct ranges {
+  struct range {
+    uintptr_t lo, hi;
+    holders_t holders;
+  } * at;
+  size_t n, cap;
+  holders_t mask, want;
+};
+
+/* Callbacks of dag__validity_each (and _each_held), and of
+ * dag__region_each_span, that add to the struct ranges `arg`. */
+void dag__ranges_add(uintptr_t lo, uintptr_t hi, holders_t h, void *ranges);
+void dag__ranges_add_span(uintptr_t lo, uintptr_t hi, void *ranges);
+
 /* ---------------------------------------------------------- residency.c */
 
 /* A device address range that mirrors host range [lo, hi) (granule
@@ -136,8 +153,9 @@ void dag__run_on_device(void *call_address);
  * counted in *pending until done. */
 void dag__copy_range(struct device *d, bool to_device, uintptr_t lo,
                      uintptr_t hi, atomic_long *pending);
-/* Waits until *pending is 0. */
-void dag__wait_pending(atomic_long *pending);
+/* Copies back to the host, from the first device holding it, every range
+ * of r the host lacks; waits; then the host holds them too. */
+void dag__copy_back(const struct ranges *r);
 /* Waits until nothing is queued on d. */
 void dag__device_drain(struct device *d);
 

@@ -75,51 +75,30 @@ void dag__copy_range(struct device *d, bool to_device, uintptr_t lo,
   }
 }
 
-void dag__wait_pending(atomic_long *pending) {
+/* Waits until *pending is 0. */
+static void wait_pending(atomic_long *pending) {
   while (atomic_load(pending) > 0)
     sched_yield();
 }
 
-void dag__device_drain(struct device *d) { dag__wait_pending(&d->in_flight); }
+void dag__device_drain(struct device *d) { wait_pending(&d->in_flight); }
 
 /* ------------------------------------------------- ranges and holders */
 
-/* Ranges of host memory with their holders, collected from validity.c
- * before acting on them (validity may not change while it is walked). */
-struct ranges {
-  struct range {
-    uintptr_t lo, hi;
-    holders_t holders;
-  } * at;
-  size_t n, cap;
-  holders_t lacking; /* collect ranges whose holders lack this bit */
-};
-
-static void collect(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
-  struct ranges *r = arg;
-  if (h & r->lacking)
-    return;
-  r->at =
-      dag__grow(r->at, &r->cap, r->n + 1, sizeof *r->at, "device coherence");
-  r->at[r->n++] = (struct range){lo, hi, h};
+/* Collects the ranges whose holders lack `bit`. */
+static struct ranges lacking(holders_t bit) {
+  return (struct ranges){.mask = bit, .want = 0};
 }
 
-static void collect_span(uintptr_t lo, uintptr_t hi, void *arg) {
-  dag__validity_each(lo, hi, collect, arg);
-}
-
-/* The device that holds every byte of a range the host lacks. */
-static struct device *holder(holders_t h) {
-  return dag__device_of_bit((holders_t)(h & -h));
-}
-
-/* Copies back to the host every range of r, and waits. */
-static void copy_back(const struct ranges *r) {
+void dag__copy_back(const struct ranges *r) {
   atomic_long pending = 0;
-  for (size_t i = 0; i < r->n; i++)
-    dag__copy_range(holder(r->at[i].holders), false, r->at[i].lo, r->at[i].hi,
-                    &pending);
-  dag__wait_pending(&pending);
+  for (size_t i = 0; i < r->n; i++) {
+    holders_t h = r->at[i].holders;
+    if (!(h & HOST))
+      dag__copy_range(dag__device_of_bit((holders_t)(h & -h)), false,
+                      r->at[i].lo, r->at[i].hi, &pending);
+  }
+  wait_pending(&pending);
   for (size_t i = 0; i < r->n; i++)
     dag__validity_update(r->at[i].lo, r->at[i].hi, (holders_t)~0, HOST);
 }
@@ -165,12 +144,13 @@ static bool writes(enum dag_mode m) { return m != DAG_IN; }
 /* Makes the host hold every byte the task reads, and the host alone those
  * it writes. */
 static void prepare_host(struct call *c) {
-  struct ranges lacking = {.lacking = HOST};
+  struct ranges stale = lacking(HOST);
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
-      dag__region_each_span(&dag__call_regions(c)[i], collect_span, &lacking);
-  copy_back(&lacking);
-  free(lacking.at);
+      dag__region_each_span(&dag__call_regions(c)[i], dag__ranges_add_span,
+                            &stale);
+  dag__copy_back(&stale);
+  free(stale.at);
   holders_t host = HOST;
   for (uint32_t i = 0; i < c->n; i++)
     if (writes(dag__call_modes(c)[i]))
@@ -211,36 +191,30 @@ void dag__devices_flush_waited(void) {
  * tile), else a copy per range, through the host for ranges only another
  * device holds. */
 static void fetch(struct device *d, struct window *w, const struct region *r) {
-  struct ranges lacking = {.lacking = d->bit};
-  dag__region_each_span(r, collect_span, &lacking);
+  struct ranges missing = lacking(d->bit);
+  dag__region_each_span(r, dag__ranges_add_span, &missing);
   size_t spans = dag__region_bytes(r) / r->span;
-  bool whole = r->ndims <= 1 && lacking.n == spans;
-  for (size_t i = 0; whole && i < lacking.n; i++)
-    whole = (lacking.at[i].holders & HOST) &&
-            lacking.at[i].hi - lacking.at[i].lo == r->span;
+  bool whole = r->ndims <= 1 && missing.n == spans;
+  for (size_t i = 0; whole && i < missing.n; i++)
+    whole = (missing.at[i].holders & HOST) &&
+            missing.at[i].hi - missing.at[i].lo == r->span;
   if (whole) {
     struct space_copy c = {dag__window_address(w, r->lo), (const void *)r->lo,
                            r->span, spans, r->ndims ? r->dim[0].stride : 0};
     queue_copy(d, true, &c, NULL);
   } else {
-    struct ranges elsewhere = {.lacking = HOST};
-    for (size_t i = 0; i < lacking.n; i++)
-      if (!(lacking.at[i].holders & HOST))
-        collect(lacking.at[i].lo, lacking.at[i].hi, lacking.at[i].holders,
-                &elsewhere);
-    copy_back(&elsewhere);
-    free(elsewhere.at);
-    for (size_t i = 0; i < lacking.n; i++) {
-      struct range g = lacking.at[i];
+    dag__copy_back(&missing); /* what only another device holds */
+    for (size_t i = 0; i < missing.n; i++) {
+      struct range g = missing.at[i];
       struct space_copy c = {dag__window_address(w, g.lo), (const void *)g.lo,
                              g.hi - g.lo, 1, 0};
       queue_copy(d, true, &c, NULL);
     }
   }
-  for (size_t i = 0; i < lacking.n; i++)
-    dag__validity_update(lacking.at[i].lo, lacking.at[i].hi, (holders_t)~0,
+  for (size_t i = 0; i < missing.n; i++)
+    dag__validity_update(missing.at[i].lo, missing.at[i].hi, (holders_t)~0,
                          d->bit);
-  free(lacking.at);
+  free(missing.at);
 }
 
 /* The device address of host byte x, if it is in one of the regions of

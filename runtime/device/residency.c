@@ -128,30 +128,23 @@ char *dag__residency_address(struct device *d, uintptr_t x) {
   return dag__window_address(g->windows[0], x);
 }
 
-/* The ranges of a granule that only this device holds: what eviction
+/* Adds to r the ranges of granule g that only d holds: what eviction
  * writes back. */
-struct only_here {
-  holders_t bit;
-  uintptr_t (*ranges)[2];
-  size_t n, cap;
-};
+static void only_here(struct device *d, const struct granule *g,
+                      struct ranges *r) {
+  uintptr_t lo = granule_base(d, g->index);
+  dag__validity_each(lo, lo + d->granule, dag__ranges_add, r);
+}
 
-static void note_only_here(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
-  struct only_here *o = arg;
-  if (h != o->bit)
-    return;
-  o->ranges = dag__grow(o->ranges, &o->cap, o->n + 1, sizeof *o->ranges,
-                        "a device's write-back");
-  o->ranges[o->n][0] = lo;
-  o->ranges[o->n++][1] = hi;
+static struct ranges only_on(const struct device *d) {
+  return (struct ranges){.mask = (holders_t)~0, .want = d->bit};
 }
 
 static bool dirty(struct device *d, const struct granule *g) {
-  struct only_here o = {.bit = d->bit};
-  uintptr_t lo = granule_base(d, g->index);
-  dag__validity_each(lo, lo + d->granule, note_only_here, &o);
-  free(o.ranges);
-  return o.n > 0;
+  struct ranges r = only_on(d);
+  only_here(d, g, &r);
+  free(r.at);
+  return r.n > 0;
 }
 
 /* Orders eviction candidates: clean before dirty, then least recently
@@ -167,21 +160,6 @@ static int by_cost(const void *a, const void *b) {
   if (x->dirty != y->dirty)
     return x->dirty ? 1 : -1;
   return (x->epoch > y->epoch) - (x->epoch < y->epoch);
-}
-
-/* Gives granule g's memory back: its bytes that only d holds are copied to
- * the host first (the caller waits for *pending), then d holds none of its
- * bytes. */
-static void write_back(struct device *d, struct granule *g,
-                       atomic_long *pending) {
-  struct only_here o = {.bit = d->bit};
-  uintptr_t lo = granule_base(d, g->index);
-  dag__validity_each(lo, lo + d->granule, note_only_here, &o);
-  for (size_t i = 0; i < o.n; i++) {
-    dag__copy_range(d, false, o.ranges[i][0], o.ranges[i][1], pending);
-    dag__validity_update(o.ranges[i][0], o.ranges[i][1], (holders_t)~0, HOST);
-  }
-  free(o.ranges);
 }
 
 static void forget(struct device *d, struct granule *g) {
@@ -218,10 +196,12 @@ static bool evict(struct device *d) {
   size_t victims = d->committed / EVICT_SHARE ? d->committed / EVICT_SHARE : 1;
   if (victims > n)
     victims = n;
-  atomic_long pending = 0;
+  /* What only the device holds goes to the host before its memory goes. */
+  struct ranges back = only_on(d);
   for (size_t i = 0; i < victims; i++)
-    write_back(d, c[i].g, &pending);
-  dag__wait_pending(&pending);
+    only_here(d, c[i].g, &back);
+  dag__copy_back(&back);
+  free(back.at);
   /* By index: erasing moves the table's entries. */
   uintptr_t *index = malloc((victims ? victims : 1) * sizeof *index);
   if (!index)

@@ -211,6 +211,19 @@ void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
   }
 }
 
+void dag__ranges_add(uintptr_t lo, uintptr_t hi, holders_t h, void *ranges) {
+  struct ranges *r = ranges;
+  if ((h & r->mask) != r->want)
+    return;
+  r->at =
+      dag__grow(r->at, &r->cap, r->n + 1, sizeof *r->at, "device coherence");
+  r->at[r->n++] = (struct range){lo, hi, h};
+}
+
+void dag__ranges_add_span(uintptr_t lo, uintptr_t hi, void *ranges) {
+  dag__validity_each(lo, hi, dag__ranges_add, ranges);
+}
+
 void dag__validity_release(void) {
   for (size_t s = 0; s < table_size; s++)
     free(table[s].pieces);
