@@ -98,9 +98,13 @@ struct window *dag__residency_window(struct device *d, uintptr_t lo,
  * written back first). False when even that leaves no room. */
 bool dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
                          uintptr_t hi);
-/* The device address of host byte x, which a window of d maps, for copies
- * within x's granule. */
-char *dag__residency_address(struct device *d, uintptr_t x);
+/* Of the windows that map host byte x's granule, the one that maps the
+ * longest prefix of [x, *hi) whole; *hi becomes that prefix's end. */
+struct window *dag__residency_mapping(struct device *d, uintptr_t x,
+                                      uintptr_t *hi);
+/* Whether w maps every granule of [lo, hi). */
+bool dag__residency_maps(const struct device *d, const struct window *w,
+                         uintptr_t lo, uintptr_t hi);
 /* Frees all of d's memory (nothing may be queued). */
 void dag__residency_release(struct device *d);
 
@@ -149,10 +153,6 @@ size_t dag__call_size(size_t n, size_t args_size);
 void dag__run_on_host(void *call);
 void dag__run_on_device(void *call_address);
 
-/* Queues a copy of host range [lo, hi) to device d (to_device) or back,
- * counted in *pending until done. */
-void dag__copy_range(struct device *d, bool to_device, uintptr_t lo,
-                     uintptr_t hi, atomic_long *pending);
 /* Copies back to the host, from the first device holding it, every range
  * of r the host lacks; waits; then the host holds them too. */
 void dag__copy_back(const struct ranges *r);

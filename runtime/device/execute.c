@@ -60,18 +60,60 @@ static void queue_copy(struct device *d, bool to_device,
   dag__space_copy(&d->space, to_device, c, copy_finished, done);
 }
 
-void dag__copy_range(struct device *d, bool to_device, uintptr_t lo,
-                     uintptr_t hi, atomic_long *pending) {
-  while (lo < hi) {
-    /* Within one granule: granules may be mapped in different windows. */
-    uintptr_t end = (lo | (d->granule - 1)) + 1;
-    if (end > hi)
-      end = hi;
-    char *dev = dag__residency_address(d, lo);
+static int by_address(const void *a, const void *b) {
+  const struct range *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Sorts ranges by address and joins those that touch; returns how many
+ * remain. */
+static size_t sort_and_join(struct range *at, size_t n) {
+  if (n < 2)
+    return n;
+  qsort(at, n, sizeof *at, by_address);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (m && at[m - 1].hi == at[i].lo)
+      at[m - 1].hi = at[i].hi;
+    else
+      at[m++] = at[i];
+  return m;
+}
+
+/* Queues copies of ranges at[0..n) (sorted, disjoint) between the host and
+ * device d: one per stretch that one window maps, and one 2-D copy for
+ * rows of one length at one stride (a tile's). `known`, if not NULL, is a
+ * window that maps them all. */
+static void copy_ranges(struct device *d, bool to_device, struct window *known,
+                        const struct range *at, size_t n,
+                        atomic_long *pending) {
+  size_t i = 0;
+  uintptr_t lo = n ? at[0].lo : 0;
+  while (i < n) {
+    uintptr_t hi = at[i].hi;
+    struct window *w = known ? known : dag__residency_mapping(d, lo, &hi);
+    size_t rows = 1, stride = 0, span = hi - lo;
+    if (lo == at[i].lo && hi == at[i].hi)
+      for (; i + rows < n; rows++) {
+        const struct range *next = &at[i + rows];
+        size_t step = next->lo - next[-1].lo;
+        if (next->hi - next->lo != span || (rows > 1 && step != stride) ||
+            !(known || dag__residency_maps(d, w, next->lo, next->hi)))
+          break;
+        stride = step;
+      }
+    char *dev = dag__window_address(w, lo);
     struct space_copy c = {to_device ? dev : (void *)lo,
-                           to_device ? (const void *)lo : dev, end - lo, 1, 0};
+                           to_device ? (const void *)lo : dev, span, rows,
+                           stride};
     queue_copy(d, to_device, &c, pending);
-    lo = end;
+    if (hi < at[i].hi) {
+      lo = hi; /* the rest of this range is in another window */
+      continue;
+    }
+    i += rows;
+    if (i < n)
+      lo = at[i].lo;
   }
 }
 
@@ -92,12 +134,23 @@ static struct ranges lacking(holders_t bit) {
 
 void dag__copy_back(const struct ranges *r) {
   atomic_long pending = 0;
-  for (size_t i = 0; i < r->n; i++) {
-    holders_t h = r->at[i].holders;
-    if (!(h & HOST))
-      dag__copy_range(dag__device_of_bit((holders_t)(h & -h)), false,
-                      r->at[i].lo, r->at[i].hi, &pending);
+  struct range *from = malloc((r->n ? r->n : 1) * sizeof *from);
+  if (!from)
+    dag__out_of_memory("a copy from a device");
+  for (int k = 0; k < dag__ndevices; k++) {
+    /* The ranges the host lacks that device k copies: it is their first
+     * holder. */
+    struct device *d = &dag__devices[k];
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+      holders_t h = r->at[i].holders;
+      if (!(h & HOST) && (holders_t)(h & -h) == d->bit)
+        from[n++] = r->at[i];
+    }
+    n = sort_and_join(from, n);
+    copy_ranges(d, false, NULL, from, n, &pending);
   }
+  free(from);
   wait_pending(&pending);
   for (size_t i = 0; i < r->n; i++)
     dag__validity_update(r->at[i].lo, r->at[i].hi, (holders_t)~0, HOST);
@@ -186,34 +239,18 @@ void dag__devices_flush_waited(void) {
 
 /* -------------------------------------------------------- device tasks */
 
-/* Brings to device d, in window w, the bytes of r that d lacks: one copy
- * of the whole region when the host holds all of it and d none (the usual
- * tile), else a copy per range, through the host for ranges only another
- * device holds. */
+/* Brings to device d, in window w, the bytes of r that d lacks, through the
+ * host for those only another device holds: a tile that moves whole is one
+ * 2-D copy. */
 static void fetch(struct device *d, struct window *w, const struct region *r) {
   struct ranges missing = lacking(d->bit);
   dag__region_each_span(r, dag__ranges_add_span, &missing);
-  size_t spans = dag__region_bytes(r) / r->span;
-  bool whole = r->ndims <= 1 && missing.n == spans;
-  for (size_t i = 0; whole && i < missing.n; i++)
-    whole = (missing.at[i].holders & HOST) &&
-            missing.at[i].hi - missing.at[i].lo == r->span;
-  if (whole) {
-    struct space_copy c = {dag__window_address(w, r->lo), (const void *)r->lo,
-                           r->span, spans, r->ndims ? r->dim[0].stride : 0};
-    queue_copy(d, true, &c, NULL);
-  } else {
-    dag__copy_back(&missing); /* what only another device holds */
-    for (size_t i = 0; i < missing.n; i++) {
-      struct range g = missing.at[i];
-      struct space_copy c = {dag__window_address(w, g.lo), (const void *)g.lo,
-                             g.hi - g.lo, 1, 0};
-      queue_copy(d, true, &c, NULL);
-    }
-  }
+  dag__copy_back(&missing); /* what only another device holds */
   for (size_t i = 0; i < missing.n; i++)
     dag__validity_update(missing.at[i].lo, missing.at[i].hi, (holders_t)~0,
                          d->bit);
+  size_t n = sort_and_join(missing.at, missing.n);
+  copy_ranges(d, true, w, missing.at, n, NULL);
   free(missing.at);
 }
 

@@ -123,9 +123,41 @@ struct window *dag__residency_window(struct device *d, uintptr_t lo,
   return w;
 }
 
-char *dag__residency_address(struct device *d, uintptr_t x) {
-  struct granule *g = lookup(d, x / d->granule);
-  return dag__window_address(g->windows[0], x);
+/* Whether host granule `index` is mapped in w. */
+static bool mapped_in(const struct device *d, const struct window *w,
+                      uintptr_t index) {
+  uintptr_t base = granule_base(d, index);
+  if (base < w->lo || base >= w->hi)
+    return false;
+  size_t k = (base - w->lo) / d->granule;
+  return w->mapped[k / 64] >> (k % 64) & 1;
+}
+
+bool dag__residency_maps(const struct device *d, const struct window *w,
+                         uintptr_t lo, uintptr_t hi) {
+  for (uintptr_t i = lo / d->granule; i <= (hi - 1) / d->granule; i++)
+    if (!mapped_in(d, w, i))
+      return false;
+  return true;
+}
+
+struct window *dag__residency_mapping(struct device *d, uintptr_t lo,
+                                      uintptr_t *hi) {
+  const struct granule *g = lookup(d, lo / d->granule);
+  struct window *best = NULL;
+  uintptr_t best_end = lo;
+  for (size_t i = 0; i < g->nwindows; i++) {
+    uintptr_t next = lo / d->granule + 1;
+    while (granule_base(d, next) < *hi && mapped_in(d, g->windows[i], next))
+      next++;
+    uintptr_t end = granule_base(d, next) < *hi ? granule_base(d, next) : *hi;
+    if (end > best_end) {
+      best = g->windows[i];
+      best_end = end;
+    }
+  }
+  *hi = best_end;
+  return best;
 }
 
 /* Adds to r the ranges of granule g that only d holds: what eviction
@@ -238,9 +270,9 @@ bool dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
     if (!g)
       return false;
     g->epoch = d->epoch;
-    size_t k = (granule_base(d, i) - w->lo) / d->granule;
-    if (w->mapped[k / 64] >> (k % 64) & 1)
+    if (mapped_in(d, w, i))
       continue;
+    size_t k = (granule_base(d, i) - w->lo) / d->granule;
     if (dag__space_map(&d->space, dag__window_address(w, granule_base(d, i)),
                        g->mem))
       dag_check(dag__user_error(NULL, DAG_ENOMEM,

@@ -9,8 +9,10 @@
  */
 #include <check.h>
 #include <dag.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run_suite.h"
 
@@ -154,6 +156,63 @@ START_TEST(tiles_keep_host_layout) {
   for (int i = 0; i < LD; i++)
     for (int j = 0; j < LD; j++)
       ck_assert(a[i][j] == 2 * (i * LD + j) + 1);
+  free(a);
+}
+END_TEST
+
+/* A page-aligned matrix whose rows are a page each, tiled 8 x 8, all on
+ * the device, then one tile read on the host before the wait: each tile
+ * moves in as one 2-D copy, the tile read moves back as one, and the wait
+ * brings the rest back in a copy per stretch of device memory (a block
+ * row's window) rather than one per row or per page. Counted from the
+ * DAG_STATS line. */
+enum { WIDE = 512, TILE = 64 };
+
+static void read_tile(void *p) { (void)p; }
+
+START_TEST(tiles_move_in_few_copies) {
+  ck_assert_int_eq(setenv("DAG_STATS", "1", 1), 0);
+  start("emul", "16M");
+  double(*a)[WIDE] = aligned_alloc(4096, WIDE * sizeof *a);
+  for (int i = 0; i < WIDE; i++)
+    for (int j = 0; j < WIDE; j++)
+      a[i][j] = i + j;
+  static struct dag_task_info dev = {
+      .fn = tile_body, .label = "tile", .device = DAG_DEVICE_CUDA};
+  for (int i = 0; i < WIDE; i += TILE)
+    for (int j = 0; j < WIDE; j += TILE) {
+      struct tile_args t = {&a[i][j], WIDE, TILE};
+      struct dag_access acc = {
+          DAG_INOUT,
+          {&a[i][j], TILE * sizeof(double), 1, {{TILE, sizeof a[0]}}}};
+      ck_assert_int_eq(dag_submit(&dev, &t, sizeof t, &acc, 1), 0);
+    }
+  static struct dag_task_info host = {.fn = read_tile, .label = "read"};
+  struct dag_access acc = {
+      DAG_IN, {&a[0][0], TILE * sizeof(double), 1, {{TILE, sizeof a[0]}}}};
+  ck_assert_int_eq(dag_submit(&host, NULL, 0, &acc, 1), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int i = 0; i < WIDE; i++)
+    for (int j = 0; j < WIDE; j++)
+      ck_assert(a[i][j] == 2 * (i + j) + 1);
+  FILE *log = tmpfile();
+  ck_assert_ptr_nonnull(log);
+  fflush(stderr);
+  ck_assert_int_ne(dup2(fileno(log), STDERR_FILENO), -1);
+  dag_finalize();
+  rewind(log);
+  char line[1024];
+  unsigned long long tasks = 0, in = 0, out = 0;
+  while (fgets(line, sizeof line, log))
+    if (sscanf(line,
+               "dag: device emul 0: %llu tasks; %llu copies in (%*f "
+               "MiB), %llu out",
+               &tasks, &in, &out) == 3)
+      break;
+  ck_assert_int_eq(tasks, 64);
+  ck_assert_int_eq(in, 64);
+  ck_assert_int_ge(out, 1 + WIDE / TILE);
+  ck_assert_int_le(out, 2 + WIDE / TILE);
   free(a);
 }
 END_TEST
@@ -331,6 +390,7 @@ int main(void) {
   tcase_add_test(tc, host_and_device_alternate);
   tcase_add_test(tc, program_writes_between_waits);
   tcase_add_test(tc, tiles_keep_host_layout);
+  tcase_add_test(tc, tiles_move_in_few_copies);
   tcase_add_test(tc, working_set_four_times_device);
   tcase_add_exit_test(tc, task_larger_than_device, 1);
   tcase_add_exit_test(tc, host_pointer_write_is_caught, 1);
