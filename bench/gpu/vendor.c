@@ -1,0 +1,169 @@
+/* vendor.c — what a CUDA user would run instead of dag: one cuBLAS dgemm
+ * (C := C + A B) or one cuSOLVER dpotrf on the whole matrix, from host
+ * memory and back, the figure the tiled samples/gpu programs are compared
+ * with (bench/gpu/run).
+ *
+ *   gpu_vendor gemm|potrf [-n N] [-r reps]
+ *
+ * prints one line per operation: the best time with the copies to the
+ * device and back (what the dag programs do: their matrices start and end
+ * in host memory) and the best time of the computation alone, with the
+ * rates of both. Same matrices as the samples (splitmix64 entries; for
+ * potrf n added to the diagonal).
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void check(int status, const char *what) {
+  if (status) {
+    fprintf(stderr, "gpu_vendor: %s failed (status %d)\n", what, status);
+    exit(1);
+  }
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double uniform_at(uint64_t x) {
+  uint64_t z = x * 0x9e3779b97f4a7c15u;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* A host matrix; for potrf symmetric with n on the diagonal (SPD). */
+static double *matrix(size_t n, uint64_t seed, int spd) {
+  double *m = malloc(n * n * sizeof *m);
+  if (!m)
+    check(-1, "malloc");
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      size_t hi = i > j ? i : j, lo = i > j ? j : i;
+      m[i * n + j] = spd ? uniform_at(seed + hi * (hi + 1) / 2 + lo)
+                         : uniform_at(seed + i * n + j);
+    }
+  if (spd)
+    for (size_t i = 0; i < n; i++)
+      m[i * n + i] += (double)n;
+  return m;
+}
+
+struct timing {
+  double with_copies, compute;
+};
+
+static void gemm(int n, int reps, struct timing *best) {
+  size_t bytes = (size_t)n * n * sizeof(double);
+  double *a = matrix(n, 1, 0), *b = matrix(n, 2, 0), *c = matrix(n, 3, 0);
+  double *da, *db, *dc;
+  check(cudaMalloc((void **)&da, bytes), "cudaMalloc");
+  check(cudaMalloc((void **)&db, bytes), "cudaMalloc");
+  check(cudaMalloc((void **)&dc, bytes), "cudaMalloc");
+  cublasHandle_t h;
+  check(cublasCreate(&h), "cublasCreate");
+  const double one = 1.0;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    check(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(dc, c, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    double t1 = now();
+    /* Row-major C + A B is column-major C^T + B^T A^T. */
+    check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, n, da, n,
+                      &one, dc, n),
+          "cublasDgemm");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    double t2 = now();
+    check(cudaMemcpy(c, dc, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    double t3 = now();
+    best->with_copies = fmin(best->with_copies, t3 - t0);
+    best->compute = fmin(best->compute, t2 - t1);
+  }
+  cublasDestroy(h);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  free(a);
+  free(b);
+  free(c);
+}
+
+static void potrf(int n, int reps, struct timing *best) {
+  size_t bytes = (size_t)n * n * sizeof(double);
+  double *a = matrix(n, 2024, 1), *da, *work;
+  int *info, lwork = 0, host_info = 0;
+  cusolverDnHandle_t h;
+  check(cusolverDnCreate(&h), "cusolverDnCreate");
+  check(cudaMalloc((void **)&da, bytes), "cudaMalloc");
+  check(cudaMalloc((void **)&info, sizeof *info), "cudaMalloc");
+  check(
+      cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_UPPER, n, da, n, &lwork),
+      "cusolverDnDpotrf_bufferSize");
+  check(cudaMalloc((void **)&work, (size_t)lwork * sizeof *work), "cudaMalloc");
+  double *out = malloc(bytes);
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    check(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    double t1 = now();
+    /* Row-major lower is column-major upper, as the tiles do. */
+    check(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_UPPER, n, da, n, work, lwork,
+                           info),
+          "cusolverDnDpotrf");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    double t2 = now();
+    check(cudaMemcpy(out, da, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    double t3 = now();
+    check(
+        cudaMemcpy(&host_info, info, sizeof host_info, cudaMemcpyDeviceToHost),
+        "cudaMemcpy");
+    check(host_info, "dpotrf (not positive definite)");
+    best->with_copies = fmin(best->with_copies, t3 - t0);
+    best->compute = fmin(best->compute, t2 - t1);
+  }
+  free(out);
+  cudaFree(work);
+  cudaFree(info);
+  cudaFree(da);
+  cusolverDnDestroy(h);
+  free(a);
+}
+
+int main(int argc, char **argv) {
+  int n = 8192, reps = 3;
+  const char *op = argc > 1 ? argv[1] : "";
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "-n"))
+      n = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "-r"))
+      reps = atoi(argv[i + 1]);
+  }
+  int is_gemm = !strcmp(op, "gemm");
+  if ((!is_gemm && strcmp(op, "potrf")) || n <= 0 || reps <= 0) {
+    fprintf(stderr, "usage: %s gemm|potrf [-n N] [-r reps]\n", argv[0]);
+    return 2;
+  }
+  struct timing best = {INFINITY, INFINITY};
+  (is_gemm ? gemm : potrf)(n, reps, &best);
+  double flops = is_gemm ? 2.0 * n * n * n : (double)n * n * n / 3.0;
+  printf("%s runtime=%s n=%d time=%.4f tflops=%.2f compute_time=%.4f "
+         "compute_tflops=%.2f\n",
+         is_gemm ? "gemm" : "cholesky", is_gemm ? "cublas" : "cusolver", n,
+         best.with_copies, flops / best.with_copies * 1e-12, best.compute,
+         flops / best.compute * 1e-12);
+  return 0;
+}
