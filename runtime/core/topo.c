@@ -9,6 +9,7 @@
 #include "core/internal.h"
 
 #include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,25 @@ void dag__topo_bind_worker(int id) {
   /* Failing to pin (a container that forbids it) only costs locality. */
   (void)hwloc_set_cpubind(topology, core_sets[id % ncores],
                           HWLOC_CPUBIND_THREAD);
+}
+
+bool dag__topo_near_pci(const char *bus_id, cpu_set_t *cpus) {
+  /* A topology of its own with the PCI devices, which the workers' does
+   * not load (it would cost every program the PCI scan). */
+  hwloc_topology_t t;
+  if (hwloc_topology_init(&t))
+    return false;
+  bool found = false;
+  hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (!hwloc_topology_load(t)) {
+    hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(t, bus_id);
+    hwloc_obj_t near = pci ? hwloc_get_non_io_ancestor_obj(t, pci) : NULL;
+    found = near && near->cpuset && !hwloc_bitmap_iszero(near->cpuset) &&
+            !hwloc_cpuset_to_glibc_sched_affinity(t, near->cpuset, cpus,
+                                                  sizeof *cpus);
+  }
+  hwloc_topology_destroy(t);
+  return found;
 }
 
 void dag__topo_release(void) {

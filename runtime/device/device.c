@@ -38,6 +38,21 @@ static const char *kind_name(enum dag_device k) {
   return k == DAG_DEVICE_CUDA ? "cuda" : k == DAG_DEVICE_HIP ? "hip" : "cpu";
 }
 
+/* Pins the thread that drives d to the CPUs nearest it (its NUMA node,
+ * from hwloc), where it has a PCI address. */
+static void pin_near(struct device *d) {
+  char bus[32];
+  cpu_set_t cpus;
+  if (dag__space_bus_id(&d->space, bus, sizeof bus) &&
+      dag__topo_near_pci(bus, &cpus)) {
+    dag__space_bind(&d->space, &cpus);
+    if (log_info())
+      fprintf(stderr,
+              "dag: %s device %d (%s): its thread runs on %d CPUs near it\n",
+              d->space.ops->name, d->space.index, bus, CPU_COUNT(&cpus));
+  }
+}
+
 static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
                         int index) {
   if (dag__ndevices == MAX_DEVICES) {
@@ -53,6 +68,7 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
   d->bit = (holders_t)(HOST << (dag__ndevices + 1));
   d->granule = dag__space_granule(&d->space);
   d->poisons_host = ops == &dag__space_emul;
+  pin_near(d);
   dag__ndevices++;
 }
 

@@ -53,3 +53,12 @@ void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg) {
   s->ops->launch(s->state, fn, args, done, arg);
 }
+
+bool dag__space_bus_id(struct space *s, char *buf, size_t len) {
+  return s->ops->bus_id && s->ops->bus_id(s->state, buf, len);
+}
+
+void dag__space_bind(struct space *s, const cpu_set_t *cpus) {
+  if (s->ops->bind)
+    s->ops->bind(s->state, cpus);
+}

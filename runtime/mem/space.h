@@ -19,6 +19,8 @@
 
 #include "base.h"
 
+#include <sched.h>
+
 typedef void (*dag_space_done_fn)(void *arg);
 
 /* `rows` spans of `span` bytes, `stride` bytes apart on both sides (a
@@ -59,6 +61,11 @@ struct dag_space_ops {
    * that work is complete. */
   void (*launch)(void *state, dag_task_fn fn, void *args,
                  dag_space_done_fn done, void *arg);
+  /* The device's PCI address ("0000:65:00.0") into buf; false when it has
+   * none. NULL for a space without one (the emulated device). */
+  bool (*bus_id)(void *state, char *buf, size_t len);
+  /* Pins the space's own thread to `cpus`. */
+  void (*bind)(void *state, const cpu_set_t *cpus);
 };
 
 /* One open device. */
@@ -100,6 +107,9 @@ void dag__space_copy(struct space *s, bool to_device,
                      void *arg);
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg);
+/* The device's PCI address, if it has one (false otherwise). */
+bool dag__space_bus_id(struct space *s, char *buf, size_t len);
+void dag__space_bind(struct space *s, const cpu_set_t *cpus);
 
 /* ----------------------------------------------------------- backend.c */
 

@@ -354,6 +354,17 @@ static void gpu_close(void *state) {
   free(g);
 }
 
+static bool gpu_bus_id(void *state, char *buf, size_t len) {
+  struct gpu *g = state;
+  return !CALL(g->device, DeviceGetPCIBusId, buf, (int)len, g->device);
+}
+
+static void gpu_bind(void *state, const cpu_set_t *cpus) {
+  struct gpu *g = state;
+  /* Failing to pin (a container that forbids it) only costs locality. */
+  (void)pthread_setaffinity_np(g->thread, sizeof *cpus, cpus);
+}
+
 const struct dag_space_ops GPU_SPACE = {
     .name = GPU_NAME,
     .count = gpu_count,
@@ -368,4 +379,6 @@ const struct dag_space_ops GPU_SPACE = {
     .unmap = gpu_unmap,
     .copy = gpu_copy,
     .launch = gpu_launch,
+    .bus_id = gpu_bus_id,
+    .bind = gpu_bind,
 };

@@ -94,6 +94,7 @@ typedef hipMemAccessDesc vmm_access;
   X(GetDeviceCount)                                                            \
   X(SetDevice)                                                                 \
   X(DeviceGetAttribute)                                                        \
+  X(DeviceGetPCIBusId)                                                         \
   X(StreamCreateWithFlags)                                                     \
   X(StreamDestroy)                                                             \
   X(EventCreateWithFlags)                                                      \

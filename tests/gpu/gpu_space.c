@@ -3,13 +3,15 @@
  * checks the emulated device passes (space_checks.h): a round trip, a
  * strided tile, a queue in order around a device body that queues a copy on
  * dag_cuda_stream() (dag_hip_stream(); gpu_body.c), one granule seen at
- * two addresses.
+ * two addresses, a PCI address near which hwloc finds CPUs.
  * Every device of every GPU space built is checked; exits 77 (skipped) when
  * there is none. A plain program, not a Check suite: Check's fork is unsafe
  * after GPU setup.
  */
 #include "gpu_body.h"
 #include "space_checks.h"
+
+#include "core/core.h"
 
 void *gpu_body_stream;
 int gpu_body_error;
@@ -49,6 +51,13 @@ static void check_device(const struct dag_space_ops *ops, const struct kind *k,
   SPACE_CHECK(gpu_body_error == 0);
   SPACE_CHECK(k->stream() == NULL); /* outside device bodies */
   space_check_alias(&s);
+  /* Its PCI address, and hwloc's CPUs near it, where its thread runs. */
+  char bus[32];
+  cpu_set_t near;
+  SPACE_CHECK(dag__space_bus_id(&s, bus, sizeof bus));
+  SPACE_CHECK(dag__topo_near_pci(bus, &near) && CPU_COUNT(&near) > 0);
+  printf("%s device %d: PCI %s, %d CPUs near it\n", ops->name, index, bus,
+         CPU_COUNT(&near));
   dag__space_close(&s);
   printf("%s device %d: passed\n", ops->name, index);
 }

@@ -8,11 +8,14 @@
  * later than it was queued (DAG_EMUL_DELAY_US).
  */
 #include <check.h>
+#include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #define SPACE_CHECK(cond) ck_assert(cond)
 #include "../gpu/space_checks.h"
+#include "core/core.h"
 #include "run_suite.h"
 
 static struct space dev;
@@ -109,6 +112,40 @@ START_TEST(close_drains) {
 }
 END_TEST
 
+/* The CPUs near a PCI device, from hwloc, for this machine's network and
+ * storage controllers (which hwloc keeps), as for a GPU's; the emulated
+ * device has no PCI address; an address that does not exist has no CPUs. */
+START_TEST(near_pci_device) {
+  open_device("64K", "0");
+  char bus[32];
+  ck_assert(!dag__space_bus_id(&dev, bus, sizeof bus));
+  cpu_set_t cpus;
+  ck_assert(!dag__topo_near_pci("ffff:ff:1f.7", &cpus));
+  DIR *dir = opendir("/sys/bus/pci/devices");
+  int tried = 0;
+  for (struct dirent *e; dir && (e = readdir(dir));) {
+    char path[300];
+    unsigned cls = 0;
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/class", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    bool kept = fscanf(f, "%x", &cls) == 1 &&
+                (cls >> 16 == 0x01 || cls >> 16 == 0x02 || cls >> 16 == 0x03);
+    fclose(f);
+    if (!kept)
+      continue;
+    tried++;
+    CPU_ZERO(&cpus);
+    ck_assert_msg(dag__topo_near_pci(e->d_name, &cpus) && CPU_COUNT(&cpus) > 0,
+                  "no CPUs near PCI device %s", e->d_name);
+  }
+  if (dir)
+    closedir(dir);
+  printf("check_space: CPUs found near %d PCI device(s)\n", tried);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("space");
   TCase *tc = tcase_create("emulated device");
@@ -120,6 +157,7 @@ int main(void) {
   tcase_add_test(tc, alias);
   tcase_add_test(tc, asynchronous);
   tcase_add_test(tc, close_drains);
+  tcase_add_test(tc, near_pci_device);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
