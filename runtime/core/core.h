@@ -67,8 +67,9 @@ void dag__task_release(struct task *t);
  * processes of its machine when there are at least as many: how many part
  * `part` keeps. Before dag__core_start. */
 int dag__core_cores(int part, int nparts);
-/* The CPUs nearest PCI device `bus_id` ("0000:65:00.0"), from hwloc, into
- * *cpus; false when hwloc does not find it. */
+/* The CPUs nearest PCI device `bus_id` ("0000:65:00.0"), from hwloc and
+ * the kernel, that this process may use, into *cpus; false when there is
+ * no such device. */
 bool dag__topo_near_pci(const char *bus_id, cpu_set_t *cpus);
 /* Starts task pools, tracing, the ready queues and `nworkers` workers
  * pinned to the cores kept; the calling thread becomes worker 0. Returns 0

@@ -10,6 +10,8 @@
 
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
+#include <hwloc/linux.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,21 +68,24 @@ void dag__topo_bind_worker(int id) {
 }
 
 bool dag__topo_near_pci(const char *bus_id, cpu_set_t *cpus) {
-  /* A topology of its own with the PCI devices, which the workers' does
-   * not load (it would cost every program the PCI scan). */
-  hwloc_topology_t t;
-  if (hwloc_topology_init(&t))
+  /* The kernel's list of the CPUs local to the device, as hwloc's own CUDA
+   * helpers read it: no PCI scan, no plugin. Bus ids come with 4 or 8 hex
+   * digits of domain, in either case. */
+  unsigned domain, bus, dev, fn;
+  if (sscanf(bus_id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4)
     return false;
-  bool found = false;
-  hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-  if (!hwloc_topology_load(t)) {
-    hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(t, bus_id);
-    hwloc_obj_t near = pci ? hwloc_get_non_io_ancestor_obj(t, pci) : NULL;
-    found = near && near->cpuset && !hwloc_bitmap_iszero(near->cpuset) &&
-            !hwloc_cpuset_to_glibc_sched_affinity(t, near->cpuset, cpus,
-                                                  sizeof *cpus);
-  }
-  hwloc_topology_destroy(t);
+  char path[96];
+  snprintf(path, sizeof path,
+           "/sys/bus/pci/devices/%04x:%02x:%02x.%x/local_cpus", domain, bus,
+           dev, fn);
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  bool found = set && !hwloc_linux_read_path_as_cpumask(path, set);
+  if (found && topology) /* only CPUs this process may use */
+    hwloc_bitmap_and(set, set, hwloc_topology_get_allowed_cpuset(topology));
+  found =
+      found && !hwloc_bitmap_iszero(set) &&
+      !hwloc_cpuset_to_glibc_sched_affinity(topology, set, cpus, sizeof *cpus);
+  hwloc_bitmap_free(set);
   return found;
 }
 
