@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int dag__rank = 0, dag__nranks = 1, dag__node_rank = 0, dag__node_ranks = 1;
 
@@ -47,7 +48,8 @@ bool dag__comm_nothing_to_poll(void) { return false; }
 
 const struct dag_comm_ops dag__comm_self = {
     "self",        self_start,     self_stop,      self_transfer,
-    self_transfer, self_allgather, self_abort_all, dag__comm_nothing_to_poll};
+    self_transfer, self_allgather, self_abort_all, dag__comm_nothing_to_poll,
+    NULL};
 
 int dag__comm_start(void) {
   comm = dag__comm_backend();
@@ -79,6 +81,16 @@ void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
 }
 
 bool dag__comm_poll(void) { return comm->poll(); }
+
+bool dag__comm_gpu_direct(void) {
+  const char *v = getenv("DAG_MPI_GPU_DIRECT");
+  if (v && (!strcmp(v, "0") || !strcmp(v, "1")))
+    return *v == '1';
+  if (v)
+    fprintf(stderr, "dag: warning: DAG_MPI_GPU_DIRECT='%s' ignored (0 or 1)\n",
+            v);
+  return comm->gpu_aware && comm->gpu_aware();
+}
 
 _Noreturn void dag__comm_abort_all(void) {
   comm->abort_all();

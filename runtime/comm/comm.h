@@ -43,6 +43,9 @@ struct dag_comm_ops {
    * their done functions) if no other thread is at it. Returns true if
    * anything started or finished. */
   bool (*poll)(void);
+  /* Whether send and recv take GPU memory (a CUDA- or ROCm-aware MPI);
+   * NULL: they do not. */
+  bool (*gpu_aware)(void);
 };
 
 /* One process, no transport: rank 0 of 1. */
@@ -71,6 +74,10 @@ void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
                          void *arg);
 _Noreturn void dag__comm_abort_all(void);
 bool dag__comm_poll(void);
+/* Whether GPU data may travel between ranks straight from device memory:
+ * DAG_MPI_GPU_DIRECT=0 or 1 if set, else whether the transport is
+ * GPU-aware. After dag__comm_start. */
+bool dag__comm_gpu_direct(void);
 
 /* ----------------------------------------------------------- backend.c */
 

@@ -23,6 +23,9 @@
 #include "comm/comm.h"
 
 #include <mpi.h>
+#ifdef OPEN_MPI
+#include <mpi-ext.h> /* MPIX_Query_cuda_support */
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,9 +387,24 @@ static void mpi_abort_all(void) {
   _Exit(1);
 }
 
+/* Asked of the library that runs, not the one compiled against: a CUDA-
+ * or ROCm-aware build of Open MPI may replace the one libdag was built
+ * with. */
+static bool mpi_gpu_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  if (MPIX_Query_cuda_support())
+    return true;
+#endif
+#if defined(MPIX_ROCM_AWARE_SUPPORT)
+  if (MPIX_Query_rocm_support())
+    return true;
+#endif
+  return false;
+}
+
 const struct dag_comm_ops dag__comm_mpi = {
-    "mpi",    mpi_start,     mpi_stop,      mpi_send,
-    mpi_recv, mpi_allgather, mpi_abort_all, mpi_poll};
+    "mpi",         mpi_start,     mpi_stop, mpi_send,     mpi_recv,
+    mpi_allgather, mpi_abort_all, mpi_poll, mpi_gpu_aware};
 
 /* The program's MPI_Finalize: the runtime finishes first, while MPI still
  * works (the profiling interface gives the real one as PMPI_Finalize). */

@@ -18,6 +18,8 @@
  */
 #include "device/device_internal.h"
 
+#include "comm/comm.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 pthread_mutex_t dag__devices_lock = PTHREAD_MUTEX_INITIALIZER;
 struct device dag__devices[MAX_DEVICES];
 int dag__ndevices;
+bool dag__devices_direct;
 atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
@@ -38,8 +41,8 @@ static const char *kind_name(enum dag_device k) {
   return k == DAG_DEVICE_CUDA ? "cuda" : k == DAG_DEVICE_HIP ? "hip" : "cpu";
 }
 
-/* Pins the thread that drives d to the CPUs nearest it (its NUMA node,
- * from hwloc), where it has a PCI address. */
+/* Pins the thread that drives d to the CPUs nearest it (the kernel's list
+ * of its PCI device's local CPUs, read with hwloc), where it has one. */
 static void pin_near(struct device *d) {
   char bus[32];
   cpu_set_t cpus;
@@ -67,6 +70,7 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
   d->kind = kind;
   d->bit = (holders_t)(HOST << (dag__ndevices + 1));
   d->granule = dag__space_granule(&d->space);
+  d->memory = dag__space_memory(&d->space);
   d->poisons_host = ops == &dag__space_emul;
   pin_near(d);
   dag__ndevices++;
@@ -116,6 +120,11 @@ static void discover(void) {
       fprintf(stderr, "dag: device %d: %s %d\n", i,
               dag__devices[i].space.ops->name, dag__devices[i].space.index);
   }
+  dag__devices_direct = dag__comm_gpu_direct();
+  if (log_info() && dag__ndevices && dag__nranks > 1)
+    fprintf(stderr, "dag: GPU data between ranks: %s\n",
+            dag__devices_direct ? "straight from device memory"
+                                : "through host memory");
   if (dag__ndevices)
     atomic_store(&dag__devices_on, true);
 }
@@ -299,6 +308,8 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
   size_t bytes = 0;
   for (size_t i = 0; i < n; i++)
     bytes += dag__region_bytes(&regs[i]);
+  bool in_place = flags & DEVICES_READ_IN_PLACE;
+  flags &= ~DEVICES_READ_IN_PLACE;
   struct choice where = choose(info, body, bytes, regs, modes, n);
   if (!where.device && n == 0) {
     dag__core_submit(info, where.fn, args, args_size, regs, modes, n, flags);
@@ -315,7 +326,8 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
                      .line = info->line,
                      .n = (uint32_t)n,
                      .args_size = (uint32_t)args_size,
-                     .bytes = bytes};
+                     .bytes = bytes,
+                     .read_in_place = in_place && dag__devices_direct};
   memcpy(dag__call_regions(c), regs, n * sizeof *regs);
   memcpy(dag__call_modes(c), modes, n * sizeof *modes);
   if (args_size)
@@ -385,14 +397,17 @@ static void write_stats(const struct device *d) {
           "dag: device %s %d: %llu tasks; %llu copies in (%.1f MiB), %llu "
           "out (%.1f MiB); %llu granules evicted; memory committed peak "
           "%.1f MiB; at the wait where it held most data, %.1f MiB "
-          "committed for %.1f MiB held\n",
+          "committed for %.1f MiB held; %llu sends to other ranks straight "
+          "from its memory (%.1f MiB)\n",
           d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
           (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
           (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
           (unsigned long long)d->evicted,
           (double)(d->committed_peak * d->granule) / (1 << 20),
           (double)d->committed_at_wait / (1 << 20),
-          (double)d->resident_at_wait / (1 << 20));
+          (double)d->resident_at_wait / (1 << 20),
+          (unsigned long long)d->direct_sends,
+          (double)d->direct_bytes / (1 << 20));
 }
 
 void dag__devices_stop(void) {

@@ -27,6 +27,12 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
                          const struct region *regs, const enum dag_mode *modes,
                          size_t n, unsigned flags);
 
+/* A flag of dag__local_submit for the planner's sends: the body reads its
+ * one region where it lies, through dag__devices_direct_begin. When GPU
+ * data may travel directly (dag__comm_gpu_direct) and one device holds all
+ * of it, it is not copied back to the host first. */
+#define DEVICES_READ_IN_PLACE 0x10000u
+
 /* Submits a task that runs on this rank (dag__core_submit's arguments).
  * body is the CPU body chosen; with devices in use, the layer picks among
  * the task's variants instead, and runs it where its data will be. */
@@ -35,10 +41,20 @@ dag__local_submit(const struct dag_task_info *info, dag_task_fn body,
                   const void *args, size_t args_size, const struct region *regs,
                   const enum dag_mode *modes, size_t n, unsigned flags) {
   if (likely(!atomic_load_explicit(&dag__devices_on, memory_order_relaxed)))
-    dag__core_submit(info, body, args, args_size, regs, modes, n, flags);
+    dag__core_submit(info, body, args, args_size, regs, modes, n,
+                     flags & ~DEVICES_READ_IN_PLACE);
   else
     dag__devices_submit(info, body, args, args_size, regs, modes, n, flags);
 }
+
+/* In the body of a task submitted with DEVICES_READ_IN_PLACE: if its region
+ * r was left on a device, r becomes the device's copy (the same layout at
+ * device addresses), held there until dag__devices_direct_end(the value
+ * returned), and the value is not NULL; else r is unchanged (the host's
+ * copy is valid) and the value is NULL. */
+void *dag__devices_direct_begin(struct region *r);
+/* Lets the device memory of a direct send go (any thread). */
+void dag__devices_direct_end(void *pinned);
 
 /* After a wait: makes every byte of regs (n regions; all data when regs is
  * NULL) that a device wrote valid in host memory again, and the host its

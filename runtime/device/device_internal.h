@@ -66,6 +66,7 @@ struct window {
   uintptr_t lo, hi;
   char *at;
   uint64_t *mapped; /* a bit per granule of the window */
+  atomic_int pins;  /* direct sends reading it: its granules stay */
 };
 
 struct granule;
@@ -75,6 +76,7 @@ struct device {
   enum dag_device kind; /* the bodies it runs; the emulated device any */
   holders_t bit;
   size_t granule; /* bytes; a power of two */
+  size_t memory;  /* bytes */
   struct window **windows;
   size_t nwindows, windows_cap;
   struct granule *granules; /* an open-addressing table by host granule */
@@ -86,6 +88,8 @@ struct device {
   _Atomic uint64_t busy_until_ns; /* expected end of the queued work */
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
+  _Atomic uint64_t direct_sends, direct_bytes;
+  atomic_size_t direct_pinned;                /* bytes that direct sends hold */
   size_t committed, committed_peak;           /* granules */
   size_t resident_at_wait, committed_at_wait; /* bytes: see device.c */
 };
@@ -117,6 +121,9 @@ static inline char *dag__window_address(const struct window *w, uintptr_t x) {
 extern pthread_mutex_t dag__devices_lock;
 extern struct device dag__devices[MAX_DEVICES];
 extern int dag__ndevices;
+/* Whether GPU data may leave for other ranks straight from device memory
+ * (dag__comm_gpu_direct, read when devices are discovered). */
+extern bool dag__devices_direct;
 
 static inline struct device *dag__device_of_bit(holders_t bit) {
   return &dag__devices[__builtin_ctz(bit) - 1];
@@ -135,9 +142,11 @@ struct call {
   const char *label, *file;
   int line;
   uint32_t n, args_size;
-  size_t bytes;       /* of its regions: the size for its history */
-  struct task *task;  /* a device task, while its body is queued */
-  uint64_t queued_ns; /* ... since when */
+  size_t bytes;              /* of its regions: the size for its history */
+  struct task *task;         /* a device task, while its body is queued */
+  uint64_t queued_ns;        /* ... since when */
+  bool read_in_place;        /* DEVICES_READ_IN_PLACE, and direct is on */
+  struct direct_pin *direct; /* a send's region left on a device */
 };
 
 struct region *dag__call_regions(struct call *c);

@@ -194,9 +194,61 @@ static bool writes(enum dag_mode m) { return m != DAG_IN; }
 
 /* ---------------------------------------------------------- host tasks */
 
+/* Memory a direct send holds on a device until it is done: its window's
+ * granules are not evicted. */
+struct direct_pin {
+  struct device *d;
+  struct window *w;
+  size_t bytes; /* of the granules it spans */
+};
+
+/* Direct sends in flight hold at most this share of a device's memory, so
+ * that a task whose data fits in the rest never waits for another rank. */
+#define DIRECT_SHARE 4
+
+/* The memory of a device that holds every byte of r, when the host lacks
+ * some and one window maps them all, pinned: where a send may read r in
+ * place. NULL when r must come back to the host first. */
+static struct direct_pin *left_on_device(const struct region *r) {
+  struct ranges held = {.mask = 0, .want = 0}; /* every range */
+  dag__region_each_span(r, dag__ranges_add_span, &held);
+  holders_t all = (holders_t)~0;
+  bool host_lacks = false;
+  for (size_t i = 0; i < held.n; i++) {
+    all &= held.at[i].holders;
+    host_lacks |= !(held.at[i].holders & HOST);
+  }
+  holders_t devices = (holders_t)(all & ~HOST);
+  struct direct_pin *pin = NULL;
+  if (host_lacks && devices) {
+    struct device *d = dag__device_of_bit((holders_t)(devices & -devices));
+    uintptr_t hi = r->hi;
+    struct window *w = dag__residency_mapping(d, r->lo, &hi);
+    for (size_t i = 0; w && i < held.n; i++)
+      if (!dag__residency_maps(d, w, held.at[i].lo, held.at[i].hi))
+        w = NULL;
+    size_t bytes =
+        ((r->hi - 1) / d->granule - r->lo / d->granule + 1) * d->granule;
+    if (w &&
+        atomic_load(&d->direct_pinned) + bytes <= d->memory / DIRECT_SHARE &&
+        (pin = malloc(sizeof *pin))) {
+      *pin = (struct direct_pin){d, w, bytes};
+      atomic_fetch_add(&w->pins, 1);
+      atomic_fetch_add(&d->direct_pinned, bytes);
+      atomic_fetch_add(&d->direct_sends, 1);
+      atomic_fetch_add(&d->direct_bytes, dag__region_bytes(r));
+    }
+  }
+  free(held.at);
+  return pin;
+}
+
 /* Makes the host hold every byte the task reads, and the host alone those
- * it writes. */
+ * it writes; a send that may read its region in place on a device leaves
+ * it there. */
 static void prepare_host(struct call *c) {
+  if (c->read_in_place && (c->direct = left_on_device(dag__call_regions(c))))
+    return; /* a send: it writes nothing */
   struct ranges stale = lacking(HOST);
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
@@ -226,6 +278,24 @@ void dag__run_on_host(void *p) {
   c->fn(dag__call_args(c));
   dag__history_note(c->fn, c->bytes, dag__now_ns() - t0);
   running_on_host = outer;
+}
+
+void *dag__devices_direct_begin(struct region *r) {
+  struct direct_pin *pin = running_on_host ? running_on_host->direct : NULL;
+  if (pin) {
+    uintptr_t shift = (uintptr_t)pin->w->at - pin->w->lo;
+    r->lo += shift;
+    r->hi += shift;
+    running_on_host->direct = NULL; /* the caller ends the pin */
+  }
+  return pin;
+}
+
+void dag__devices_direct_end(void *pinned) {
+  struct direct_pin *pin = pinned;
+  atomic_fetch_sub(&pin->w->pins, 1);
+  atomic_fetch_sub(&pin->d->direct_pinned, pin->bytes);
+  free(pin);
 }
 
 void dag__devices_flush_waited(void) {

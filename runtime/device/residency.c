@@ -210,7 +210,16 @@ static void forget(struct device *d, struct granule *g) {
   erase(d, g);
 }
 
-/* Evicts granules not used in this epoch; false if there is none. */
+/* Whether a direct send to another rank reads g (its window is pinned). */
+static bool sent_from(const struct granule *g) {
+  for (size_t i = 0; i < g->nwindows; i++)
+    if (atomic_load(&g->windows[i]->pins))
+      return true;
+  return false;
+}
+
+/* Evicts granules not used in this epoch, nor read by a direct send; false
+ * if there is none. */
 static bool evict(struct device *d) {
   dag__device_drain(d); /* nothing queued may still use a victim */
   struct candidate *c = malloc(d->granules_used * sizeof *c);
@@ -219,7 +228,7 @@ static bool evict(struct device *d) {
   size_t n = 0;
   for (size_t s = 0; s < d->granules_size; s++) {
     struct granule *g = &d->granules[s];
-    if (g->index && g->epoch != d->epoch)
+    if (g->index && g->epoch != d->epoch && !sent_from(g))
       c[n++] = (struct candidate){g, false, g->epoch};
   }
   for (size_t i = 0; i < n; i++)

@@ -27,6 +27,8 @@ void dag__space_unreserve(struct space *s, void *at, size_t bytes) {
   s->ops->unreserve(s->state, at, bytes);
 }
 
+size_t dag__space_memory(struct space *s) { return s->ops->memory(s->state); }
+
 bool dag__space_commit(struct space *s, uint64_t *mem) {
   return s->ops->commit(s->state, mem);
 }

@@ -42,6 +42,8 @@ struct dag_space_ops {
   void (*close)(void *state);
   /* Bytes of a granule: the unit of backing, a power of two. */
   size_t (*granule)(void *state);
+  /* Bytes of the device's memory. */
+  size_t (*memory)(void *state);
   /* Reserves `bytes` (a multiple of the granule) of the device's addresses,
    * granule-aligned, with nothing behind them; NULL when none are left. */
   void *(*reserve)(void *state, size_t bytes);
@@ -96,6 +98,7 @@ int dag__space_open(struct space *s, const struct dag_space_ops *ops,
                     int index);
 void dag__space_close(struct space *s);
 size_t dag__space_granule(struct space *s);
+size_t dag__space_memory(struct space *s);
 void *dag__space_reserve(struct space *s, size_t bytes);
 void dag__space_unreserve(struct space *s, void *at, size_t bytes);
 bool dag__space_commit(struct space *s, uint64_t *mem);

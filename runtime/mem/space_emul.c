@@ -186,6 +186,11 @@ static void emul_close(void *state) {
   free(e);
 }
 
+static size_t emul_memory(void *state) {
+  struct emul *e = state;
+  return e->ngranules * e->granule;
+}
+
 static size_t emul_granule(void *state) {
   return ((struct emul *)state)->granule;
 }
@@ -282,6 +287,7 @@ const struct dag_space_ops dag__space_emul = {
     .open = emul_open,
     .close = emul_close,
     .granule = emul_granule,
+    .memory = emul_memory,
     .reserve = emul_reserve,
     .unreserve = emul_unreserve,
     .commit = emul_commit,

@@ -211,6 +211,14 @@ static size_t gpu_granule(void *state) {
   return ((struct gpu *)state)->granule;
 }
 
+static size_t gpu_memory(void *state) {
+  struct gpu *g = state;
+  size_t free_bytes = 0, total = 0;
+  CALL(g->device, SetDevice, g->device);
+  CALL(g->device, MemGetInfo, &free_bytes, &total);
+  return total;
+}
+
 static void *gpu_reserve(void *state, size_t bytes) {
   struct gpu *g = state;
   vmm_address at = 0;
@@ -371,6 +379,7 @@ const struct dag_space_ops GPU_SPACE = {
     .open = gpu_open,
     .close = gpu_close,
     .granule = gpu_granule,
+    .memory = gpu_memory,
     .reserve = gpu_reserve,
     .unreserve = gpu_unreserve,
     .commit = gpu_commit,

@@ -92,6 +92,7 @@ typedef hipMemAccessDesc vmm_access;
   X(GetLastError)                                                              \
   X(GetErrorString)                                                            \
   X(GetDeviceCount)                                                            \
+  X(MemGetInfo)                                                                \
   X(SetDevice)                                                                 \
   X(DeviceGetAttribute)                                                        \
   X(DeviceGetPCIBusId)                                                         \

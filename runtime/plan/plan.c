@@ -45,9 +45,32 @@ static struct {
 
 static void transfer_done(void *task) { dag__task_release(task); }
 
+/* A send straight from a device's memory, which stays until it is done. */
+struct direct_send {
+  struct task *task;
+  void *pinned;
+};
+
+static void direct_send_done(void *p) {
+  struct direct_send *s = p;
+  dag__devices_direct_end(s->pinned);
+  dag__task_release(s->task);
+  free(s);
+}
+
 static void send_body(void *p) {
   const struct transfer *x = p;
-  dag__comm_send(&x->region, x->peer, x->tag, transfer_done, dag__task_hold());
+  struct region r = x->region;
+  void *pinned = dag__devices_direct_begin(&r);
+  if (!pinned) {
+    dag__comm_send(&r, x->peer, x->tag, transfer_done, dag__task_hold());
+    return;
+  }
+  struct direct_send *s = malloc(sizeof *s);
+  if (!s)
+    dag__out_of_memory("a send");
+  *s = (struct direct_send){dag__task_hold(), pinned};
+  dag__comm_send(&r, x->peer, x->tag, direct_send_done, s);
 }
 
 static void recv_body(void *p) {
@@ -79,7 +102,7 @@ static void plan_transfer(const struct unit *u, int from, int to) {
   enum dag_mode mode = sending ? DAG_IN : DAG_OUT;
   const struct dag_task_info *info = sending ? &send_info : &recv_info;
   dag__local_submit(info, info->fn, &x, sizeof x, &u->region, &mode, 1,
-                    CORE_NO_INLINE);
+                    CORE_NO_INLINE | (sending ? DEVICES_READ_IN_PLACE : 0));
 }
 
 /* The rank that sends u when it must travel, the same on every rank: its

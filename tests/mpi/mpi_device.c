@@ -9,8 +9,9 @@
  *
  *   mpi_device [blocks [block]]
  *
- * Checks the sums and, after a taskwait on the whole vector, every element
- * on every rank; prints the figures and exits 1 on a wrong value. */
+ * Checks the sums of every round and, after a taskwait on the whole vector,
+ * every element on every rank; prints the figures and exits 1 on a wrong value.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,7 +54,7 @@ int main(int argc, char **argv) {
   size_t block = argc > 2 ? strtoul(argv[2], NULL, 10) : 16384;
   size_t bytes = block * sizeof(double);
   double *x = dag_alloc(blocks * bytes, dag_dist_block(sizeof(double), block));
-  double *sums = calloc(blocks, sizeof *sums);
+  double *sums = calloc(ROUNDS * blocks, sizeof *sums); /* per round */
   if (!x || !sums) {
     fprintf(stderr, "mpi_device: no memory\n");
     return 1;
@@ -77,7 +78,8 @@ int main(int argc, char **argv) {
     }
     for (size_t b = 0; b < blocks; b++) {
       size_t next = (b + 1) % blocks;
-      struct sum_args s = {x + b * block, x + next * block, block, &sums[b]};
+      struct sum_args s = {x + b * block, x + next * block, block,
+                           &sums[r * blocks + b]};
       struct dag_access acc[] = {whole(DAG_IN, s.a, bytes),
                                  whole(DAG_IN, s.b, bytes),
                                  whole(DAG_OUT, s.out, sizeof *s.out)};
@@ -93,7 +95,9 @@ int main(int argc, char **argv) {
     double next = (double)((b + 1) % blocks % 5 + ROUNDS);
     for (size_t i = 0; i < block; i++)
       bad += x[b * block + i] != want;
-    bad += sums[b] != (want + next) * (double)block;
+    for (int r = 0; r < ROUNDS; r++) /* after round r, ROUNDS - r - 1 less */
+      bad += sums[r * blocks + b] !=
+             (want + next - 2.0 * (ROUNDS - r - 1)) * (double)block;
   }
   printf("rank %d of %d: %zu blocks of %zu KiB, %ld wrong\n", dag_rank(),
          dag_nranks(), blocks, bytes >> 10, bad);
