@@ -72,6 +72,9 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
   d->granule = dag__space_granule(&d->space);
   d->memory = dag__space_memory(&d->space);
   d->poisons_host = ops == &dag__space_emul;
+  const char *staging = getenv("DAG_DEVICE_STAGING");
+  d->staging = !staging || strcmp(staging, "0");
+  pthread_mutex_init(&d->stage_lock, NULL);
   pin_near(d);
   dag__ndevices++;
 }
@@ -421,6 +424,8 @@ void dag__devices_stop(void) {
     if (dag__stats)
       write_stats(d);
     dag__residency_release(d);
+    dag__stage_release(d);
+    pthread_mutex_destroy(&d->stage_lock);
     dag__space_close(&d->space);
   }
   dag__validity_release();

@@ -56,6 +56,27 @@ struct ranges {
 void dag__ranges_add(uintptr_t lo, uintptr_t hi, holders_t h, void *ranges);
 void dag__ranges_add_span(uintptr_t lo, uintptr_t hi, void *ranges);
 
+/* ------------------------------------------------------------ staging.c */
+
+/* A page-locked host buffer of a device's pool, of size class cls. */
+struct stage {
+  struct stage *next;
+  void *at;
+  int cls;
+};
+#define STAGE_CLASSES 8
+
+struct device;
+/* A buffer of at least `bytes` (at most dag__stage_max()) for copies with
+ * d, waiting for one to come back if d has all it may; NULL when no
+ * page-locked memory is left (the caller copies directly). */
+struct stage *dag__stage_get(struct device *d, size_t bytes);
+/* Gives it back (any thread). */
+void dag__stage_put(struct device *d, struct stage *s);
+size_t dag__stage_max(void);
+/* Frees d's buffers (none may be out). */
+void dag__stage_release(struct device *d);
+
 /* ---------------------------------------------------------- residency.c */
 
 /* A device address range that mirrors host range [lo, hi) (granule
@@ -81,11 +102,15 @@ struct device {
   size_t nwindows, windows_cap;
   struct granule *granules; /* an open-addressing table by host granule */
   size_t granules_size, granules_used;
-  uint64_t epoch;                 /* granules used in this epoch are pinned */
-  bool poisons_host;              /* the emulated device: see execute.c */
-  atomic_long in_flight;          /* queued operations not yet done */
-  _Atomic uint64_t last_done_ns;  /* when the last body finished */
-  _Atomic uint64_t busy_until_ns; /* expected end of the queued work */
+  uint64_t epoch;    /* granules used in this epoch are pinned */
+  bool poisons_host; /* the emulated device: see execute.c */
+  bool staging;      /* copies go through staging.c's buffers */
+  pthread_mutex_t stage_lock;
+  struct stage *stages[STAGE_CLASSES]; /* idle, per size class */
+  size_t stage_bytes;                  /* of all its buffers */
+  atomic_long in_flight;               /* queued operations not yet done */
+  _Atomic uint64_t last_done_ns;       /* when the last body finished */
+  _Atomic uint64_t busy_until_ns;      /* expected end of the queued work */
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
   _Atomic uint64_t direct_sends, direct_bytes;

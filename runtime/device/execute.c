@@ -30,22 +30,71 @@
 struct copy_done {
   struct device *d;
   atomic_long *pending;
+  struct stage *stage;      /* its staging buffer, if any */
+  struct space_copy unpack; /* from the buffer to the host, if dst is set */
 };
 
 static void copy_finished(void *arg) {
   struct copy_done *c = arg;
+  if (c->unpack.dst)
+    dag__space_copy_rows(&c->unpack);
+  if (c->stage)
+    dag__stage_put(c->d, c->stage);
   atomic_fetch_sub(&c->d->in_flight, 1);
   if (c->pending)
     atomic_fetch_sub(c->pending, 1);
   free(c);
 }
 
-static void queue_copy(struct device *d, bool to_device,
-                       const struct space_copy *c, atomic_long *pending) {
-  struct copy_done *done = malloc(sizeof *done);
+/* Queues c on d's queue as it is, with s its staging buffer (NULL: none)
+ * and `unpack` what to do with the buffer when it is done (NULL: nothing). */
+static void issue(struct device *d, bool to_device, const struct space_copy *c,
+                  struct stage *s, const struct space_copy *unpack,
+                  atomic_long *pending) {
+  struct copy_done *done = calloc(1, sizeof *done);
   if (!done)
     dag__out_of_memory("a device copy");
-  *done = (struct copy_done){d, pending};
+  *done = (struct copy_done){d, pending, s, {0}};
+  if (unpack)
+    done->unpack = *unpack;
+  atomic_fetch_add(&d->in_flight, 1);
+  if (pending)
+    atomic_fetch_add(pending, 1);
+  dag__space_copy(&d->space, to_device, c, copy_finished, done);
+}
+
+/* Queues c (at most dag__stage_max() bytes) through a staging buffer:
+ * packed into it now, or unpacked from it when the copy is done. */
+static void issue_staged(struct device *d, bool to_device,
+                         const struct space_copy *c, atomic_long *pending) {
+  struct stage *s = dag__stage_get(d, c->span * c->rows);
+  if (!s) {
+    issue(d, to_device, c, NULL, NULL, pending);
+    return;
+  }
+  if (to_device) {
+    dag__space_copy_rows(&(struct space_copy){s->at, c->src, c->span, c->rows,
+                                              c->span, c->src_stride});
+    issue(d, true,
+          &(struct space_copy){c->dst, s->at, c->span, c->rows, c->dst_stride,
+                               c->span},
+          s, NULL, pending);
+  } else {
+    issue(d, false,
+          &(struct space_copy){s->at, c->src, c->span, c->rows, c->span,
+                               c->src_stride},
+          s,
+          &(struct space_copy){c->dst, s->at, c->span, c->rows, c->dst_stride,
+                               c->span},
+          pending);
+  }
+}
+
+/* Queues copy c between the host and d, counted in *pending until done:
+ * through staging buffers (staging.c) in chunks of whole rows, or of one
+ * row's pieces when a row is larger than a buffer. */
+static void queue_copy(struct device *d, bool to_device,
+                       const struct space_copy *c, atomic_long *pending) {
   size_t bytes = c->span * c->rows;
   if (to_device) {
     d->copies_in++;
@@ -54,10 +103,28 @@ static void queue_copy(struct device *d, bool to_device,
     d->copies_out++;
     d->bytes_out += bytes;
   }
-  atomic_fetch_add(&d->in_flight, 1);
-  if (pending)
-    atomic_fetch_add(pending, 1);
-  dag__space_copy(&d->space, to_device, c, copy_finished, done);
+  if (!d->staging) {
+    issue(d, to_device, c, NULL, NULL, pending);
+    return;
+  }
+  size_t max = dag__stage_max(), step = c->span <= max ? max / c->span : 0;
+  for (size_t r = 0; step && r < c->rows; r += step) {
+    struct space_copy part = *c;
+    part.dst = (char *)c->dst + r * c->dst_stride;
+    part.src = (const char *)c->src + r * c->src_stride;
+    part.rows = c->rows - r < step ? c->rows - r : step;
+    issue_staged(d, to_device, &part, pending);
+  }
+  for (size_t r = 0; !step && r < c->rows; r++)
+    for (size_t at = 0; at < c->span; at += max) {
+      struct space_copy piece = {(char *)c->dst + r * c->dst_stride + at,
+                                 (const char *)c->src + r * c->src_stride + at,
+                                 c->span - at < max ? c->span - at : max,
+                                 1,
+                                 0,
+                                 0};
+      issue_staged(d, to_device, &piece, pending);
+    }
 }
 
 static int by_address(const void *a, const void *b) {
@@ -104,7 +171,10 @@ static void copy_ranges(struct device *d, bool to_device, struct window *known,
       }
     char *dev = dag__window_address(w, lo);
     struct space_copy c = {to_device ? dev : (void *)lo,
-                           to_device ? (const void *)lo : dev, span, rows,
+                           to_device ? (const void *)lo : dev,
+                           span,
+                           rows,
+                           stride,
                            stride};
     queue_copy(d, to_device, &c, pending);
     if (hi < at[i].hi) {

@@ -4,6 +4,8 @@
  */
 #include "mem/space.h"
 
+#include <string.h>
+
 int dag__space_open(struct space *s, const struct dag_space_ops *ops,
                     int index) {
   s->ops = ops;
@@ -45,6 +47,16 @@ void dag__space_unmap(struct space *s, void *at) {
   s->ops->unmap(s->state, at);
 }
 
+void dag__space_copy_rows(const struct space_copy *c) {
+  if (c->rows > 1 && c->dst_stride == c->span && c->src_stride == c->span) {
+    memcpy(c->dst, c->src, c->span * c->rows); /* packed on both sides */
+    return;
+  }
+  for (size_t r = 0; r < c->rows; r++)
+    memcpy((char *)c->dst + r * c->dst_stride,
+           (const char *)c->src + r * c->src_stride, c->span);
+}
+
 void dag__space_copy(struct space *s, bool to_device,
                      const struct space_copy *c, dag_space_done_fn done,
                      void *arg) {
@@ -54,6 +66,14 @@ void dag__space_copy(struct space *s, bool to_device,
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg) {
   s->ops->launch(s->state, fn, args, done, arg);
+}
+
+void *dag__space_host_alloc(struct space *s, size_t bytes) {
+  return s->ops->host_alloc(s->state, bytes);
+}
+
+void dag__space_host_free(struct space *s, void *p, size_t bytes) {
+  s->ops->host_free(s->state, p, bytes);
 }
 
 bool dag__space_bus_id(struct space *s, char *buf, size_t len) {

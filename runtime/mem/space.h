@@ -23,12 +23,13 @@
 
 typedef void (*dag_space_done_fn)(void *arg);
 
-/* `rows` spans of `span` bytes, `stride` bytes apart on both sides (a
- * device copy keeps the host's layout); one span when rows is 1. */
+/* `rows` spans of `span` bytes, dst_stride bytes apart at dst and
+ * src_stride at src (the same when a device copy keeps the host's layout;
+ * span for packed rows); one span when rows is 1. */
 struct space_copy {
   void *dst;
   const void *src;
-  size_t span, rows, stride;
+  size_t span, rows, dst_stride, src_stride;
 };
 
 struct dag_space_ops {
@@ -63,6 +64,10 @@ struct dag_space_ops {
    * that work is complete. */
   void (*launch)(void *state, dag_task_fn fn, void *args,
                  dag_space_done_fn done, void *arg);
+  /* Host memory the device copies to and from at full speed, without the
+   * driver staging it (page-locked); NULL when none is left. */
+  void *(*host_alloc)(void *state, size_t bytes);
+  void (*host_free)(void *state, void *p, size_t bytes);
   /* The device's PCI address ("0000:65:00.0") into buf; false when it has
    * none. NULL for a space without one (the emulated device). */
   bool (*bus_id)(void *state, char *buf, size_t len);
@@ -105,11 +110,16 @@ bool dag__space_commit(struct space *s, uint64_t *mem);
 void dag__space_decommit(struct space *s, uint64_t mem);
 int dag__space_map(struct space *s, void *at, uint64_t mem);
 void dag__space_unmap(struct space *s, void *at);
+/* Does copy c with the CPU, at once: what the emulated device does, and
+ * what packs and unpacks staging buffers (device/staging.c). */
+void dag__space_copy_rows(const struct space_copy *c);
 void dag__space_copy(struct space *s, bool to_device,
                      const struct space_copy *c, dag_space_done_fn done,
                      void *arg);
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg);
+void *dag__space_host_alloc(struct space *s, size_t bytes);
+void dag__space_host_free(struct space *s, void *p, size_t bytes);
 /* The device's PCI address, if it has one (false otherwise). */
 bool dag__space_bus_id(struct space *s, char *buf, size_t len);
 void dag__space_bind(struct space *s, const cpu_set_t *cpus);

@@ -81,10 +81,7 @@ static void run_op(const struct op *o) {
     o->fn(o->args);
     return;
   }
-  const struct space_copy *c = &o->copy;
-  for (size_t r = 0; r < c->rows; r++)
-    memcpy((char *)c->dst + r * c->stride, (const char *)c->src + r * c->stride,
-           c->span);
+  dag__space_copy_rows(&o->copy);
 }
 
 static void *serve(void *p) {
@@ -191,6 +188,19 @@ static size_t emul_memory(void *state) {
   return e->ngranules * e->granule;
 }
 
+/* The emulated device copies from any memory alike: staging buffers are
+ * plain, page-aligned. */
+static void *emul_host_alloc(void *state, size_t bytes) {
+  (void)state;
+  return aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+}
+
+static void emul_host_free(void *state, void *p, size_t bytes) {
+  (void)state;
+  (void)bytes;
+  free(p);
+}
+
 static size_t emul_granule(void *state) {
   return ((struct emul *)state)->granule;
 }
@@ -288,6 +298,8 @@ const struct dag_space_ops dag__space_emul = {
     .close = emul_close,
     .granule = emul_granule,
     .memory = emul_memory,
+    .host_alloc = emul_host_alloc,
+    .host_free = emul_host_free,
     .reserve = emul_reserve,
     .unreserve = emul_unreserve,
     .commit = emul_commit,

@@ -115,8 +115,12 @@ static int check(int device, const char *call, GPU(Error_t) err) {
       API(GetErrorString)(err));
 }
 
-/* GPU(fn)(...), reported if it fails: 0 or a DAG_E* code. */
-#define CALL(device, fn, ...) check(device, GPU_NAME #fn, API(fn)(__VA_ARGS__))
+/* GPU(fn)(...), reported if it fails: 0 or a DAG_E* code. Through a second
+ * macro, so that fn may itself be a macro that names a call
+ * (GPU_HOST_ALLOC). */
+#define CALL(device, fn, ...) CALL_NAMED(device, fn, __VA_ARGS__)
+#define CALL_NAMED(device, fn, ...)                                            \
+  check(device, GPU_NAME #fn, API(fn)(__VA_ARGS__))
 
 /* The same for a virtual memory call (whose errors have no string here). */
 static int check_vmm(int device, const char *call, vmm_result err) {
@@ -295,21 +299,22 @@ static void enqueue_locked(struct gpu *g, dag_space_done_fn done, void *arg) {
 }
 
 /* Queues the copy c on the stream: one span as a 1-D copy (which has no
- * largest pitch), rows as one 2-D copy with the stride as the pitch on both
- * sides, or, beyond the device's largest pitch, as a copy per row. */
+ * largest pitch), rows as one 2-D copy with the strides as the pitches, or,
+ * beyond the device's largest pitch, as a copy per row. */
 static void queue_copy(struct gpu *g, const struct space_copy *c,
                        GPU_MEMCPY_KIND kind) {
   if (!c->span || !c->rows)
     return;
   if (c->rows == 1) {
     CALL(g->device, MemcpyAsync, c->dst, c->src, c->span, kind, g->stream);
-  } else if (c->stride <= g->max_pitch) {
-    CALL(g->device, Memcpy2DAsync, c->dst, c->stride, c->src, c->stride,
+  } else if (c->dst_stride <= g->max_pitch && c->src_stride <= g->max_pitch) {
+    CALL(g->device, Memcpy2DAsync, c->dst, c->dst_stride, c->src, c->src_stride,
          c->span, c->rows, kind, g->stream);
   } else {
     for (size_t r = 0; r < c->rows; r++)
-      if (CALL(g->device, MemcpyAsync, (char *)c->dst + r * c->stride,
-               (const char *)c->src + r * c->stride, c->span, kind, g->stream))
+      if (CALL(g->device, MemcpyAsync, (char *)c->dst + r * c->dst_stride,
+               (const char *)c->src + r * c->src_stride, c->span, kind,
+               g->stream))
         break;
   }
 }
@@ -362,6 +367,20 @@ static void gpu_close(void *state) {
   free(g);
 }
 
+static void *gpu_host_alloc(void *state, size_t bytes) {
+  struct gpu *g = state;
+  void *p = NULL;
+  if (CALL(g->device, GPU_HOST_ALLOC, &p, bytes, GPU_HOST_PORTABLE))
+    return NULL;
+  return p;
+}
+
+static void gpu_host_free(void *state, void *p, size_t bytes) {
+  struct gpu *g = state;
+  (void)bytes;
+  CALL(g->device, GPU_HOST_FREE, p);
+}
+
 static bool gpu_bus_id(void *state, char *buf, size_t len) {
   struct gpu *g = state;
   return !CALL(g->device, DeviceGetPCIBusId, buf, (int)len, g->device);
@@ -388,6 +407,8 @@ const struct dag_space_ops GPU_SPACE = {
     .unmap = gpu_unmap,
     .copy = gpu_copy,
     .launch = gpu_launch,
+    .host_alloc = gpu_host_alloc,
+    .host_free = gpu_host_free,
     .bus_id = gpu_bus_id,
     .bind = gpu_bind,
 };

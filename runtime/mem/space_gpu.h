@@ -27,6 +27,10 @@
 #define GPU_STREAM_FN dag_cuda_stream
 #define GPU_ATTR_MAX_PITCH cudaDevAttrMaxPitch
 #define GPU_MEMCPY_KIND enum cudaMemcpyKind
+/* Page-locked host memory, usable by every device. */
+#define GPU_HOST_ALLOC HostAlloc
+#define GPU_HOST_FREE FreeHost
+#define GPU_HOST_PORTABLE cudaHostAllocPortable
 /* The virtual memory calls are the driver's (libcuda, cuMem*). */
 #define VMM(name) cuMem##name
 #define VMM_SYMBOL(name) "cuMem" #name
@@ -61,6 +65,9 @@ typedef CUmemAccessDesc vmm_access;
 #define GPU_STREAM_FN dag_hip_stream
 #define GPU_ATTR_MAX_PITCH hipDeviceAttributeMaxPitch
 #define GPU_MEMCPY_KIND hipMemcpyKind
+#define GPU_HOST_ALLOC HostMalloc
+#define GPU_HOST_FREE HostFree
+#define GPU_HOST_PORTABLE hipHostMallocPortable
 /* HIP's virtual memory calls are in its runtime library (hipMem*). */
 #define VMM(name) hipMem##name
 #define VMM_SYMBOL(name) "hipMem" #name
@@ -103,7 +110,9 @@ typedef hipMemAccessDesc vmm_access;
   X(EventSynchronize)                                                          \
   X(EventDestroy)                                                              \
   X(MemcpyAsync)                                                               \
-  X(Memcpy2DAsync)
+  X(Memcpy2DAsync)                                                             \
+  X(GPU_HOST_ALLOC)                                                            \
+  X(GPU_HOST_FREE)
 
 /* The virtual memory calls, each X(name): VMM(Create) is cuMemCreate
  * (hipMemCreate). */

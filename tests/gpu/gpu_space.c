@@ -44,6 +44,7 @@ static void check_device(const struct dag_space_ops *ops, const struct kind *k,
   SPACE_CHECK(dag__space_open(&s, ops, index) == 0);
   space_check_round_trip(&s);
   space_check_strided_tile(&s);
+  space_check_packed_tile(&s);
   gpu_body_stream = NULL;
   gpu_body_error = -1;
   space_check_queue_in_order(&s, k->move);

@@ -103,11 +103,11 @@ static inline void space_check_round_trip(struct space *s) {
   double *d = space_block_new(s, &b, sizeof host);
   SPACE_CHECK(d != NULL);
   norder = 0;
-  dag__space_copy(s, true, &(struct space_copy){d, host, sizeof host, 1, 0},
+  dag__space_copy(s, true, &(struct space_copy){d, host, sizeof host, 1, 0, 0},
                   note, (void *)1);
   drain(1);
   memset(host, 0, sizeof host);
-  dag__space_copy(s, false, &(struct space_copy){back, d, sizeof back, 1, 0},
+  dag__space_copy(s, false, &(struct space_copy){back, d, sizeof back, 1, 0, 0},
                   note, (void *)2);
   drain(2);
   for (int i = 0; i < N; i++)
@@ -132,15 +132,15 @@ static inline void space_check_strided_tile(struct space *s) {
   SPACE_CHECK(d != NULL);
   size_t span = 3 * sizeof(double), ld = COLS * sizeof(double);
   norder = 0;
-  dag__space_copy(s, true, &(struct space_copy){d, fill, sizeof fill, 1, 0},
+  dag__space_copy(s, true, &(struct space_copy){d, fill, sizeof fill, 1, 0, 0},
                   note, (void *)1);
   dag__space_copy(s, true,
-                  &(struct space_copy){&d[1][2], &a[1][2], span, 4, ld}, note,
-                  (void *)2);
+                  &(struct space_copy){&d[1][2], &a[1][2], span, 4, ld, ld},
+                  note, (void *)2);
   dag__space_copy(s, false,
-                  &(struct space_copy){&b[1][2], &d[1][2], span, 4, ld}, note,
-                  (void *)3);
-  dag__space_copy(s, false, &(struct space_copy){seen, d, sizeof seen, 1, 0},
+                  &(struct space_copy){&b[1][2], &d[1][2], span, 4, ld, ld},
+                  note, (void *)3);
+  dag__space_copy(s, false, &(struct space_copy){seen, d, sizeof seen, 1, 0, 0},
                   note, (void *)4);
   drain(4);
   for (int i = 0; i < ROWS; i++)
@@ -148,6 +148,47 @@ static inline void space_check_strided_tile(struct space *s) {
       bool inside = i >= 1 && i < 5 && j >= 2 && j < 5;
       SPACE_CHECK(b[i][j] == (inside ? a[i][j] : -1));
       SPACE_CHECK(seen[i][j] == (inside ? a[i][j] : -2));
+    }
+  space_block_free(s, &blk);
+}
+
+/* A 4 x 3 tile packed in a buffer goes to its place in a 6 x 8 matrix on
+ * the device (pitches 3 and 8 doubles) and back into another buffer: what
+ * a copy through a staging buffer does. */
+static inline void space_check_packed_tile(struct space *s) {
+  enum { ROWS = 6, COLS = 8 };
+  double packed[4][3], back[4][3], seen[ROWS][COLS], fill[ROWS][COLS];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 3; j++) {
+      packed[i][j] = 10 * i + j;
+      back[i][j] = -1;
+    }
+  for (int i = 0; i < ROWS; i++)
+    for (int j = 0; j < COLS; j++)
+      fill[i][j] = -2;
+  struct space_block blk;
+  double(*d)[COLS] = space_block_new(s, &blk, sizeof fill);
+  SPACE_CHECK(d != NULL);
+  size_t span = sizeof packed[0], ld = sizeof fill[0];
+  norder = 0;
+  dag__space_copy(s, true, &(struct space_copy){d, fill, sizeof fill, 1, 0, 0},
+                  note, (void *)1);
+  dag__space_copy(s, true,
+                  &(struct space_copy){&d[1][2], packed, span, 4, ld, span},
+                  note, (void *)2);
+  dag__space_copy(s, false,
+                  &(struct space_copy){back, &d[1][2], span, 4, span, ld}, note,
+                  (void *)3);
+  dag__space_copy(s, false, &(struct space_copy){seen, d, sizeof seen, 1, 0, 0},
+                  note, (void *)4);
+  drain(4);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 3; j++)
+      SPACE_CHECK(back[i][j] == packed[i][j]);
+  for (int i = 0; i < ROWS; i++)
+    for (int j = 0; j < COLS; j++) {
+      bool inside = i >= 1 && i < 5 && j >= 2 && j < 5;
+      SPACE_CHECK(seen[i][j] == (inside ? packed[i - 1][j - 2] : -2));
     }
   space_block_free(s, &blk);
 }
@@ -168,13 +209,14 @@ static inline void space_check_queue_in_order(struct space *s,
   SPACE_CHECK(d != NULL);
   struct space_move m = {d + N, d, sizeof host};
   norder = 0;
-  dag__space_copy(s, true, &(struct space_copy){d + N, back, sizeof back, 1, 0},
-                  note, (void *)1);
-  dag__space_copy(s, true, &(struct space_copy){d, host, sizeof host, 1, 0},
+  dag__space_copy(s, true,
+                  &(struct space_copy){d + N, back, sizeof back, 1, 0, 0}, note,
+                  (void *)1);
+  dag__space_copy(s, true, &(struct space_copy){d, host, sizeof host, 1, 0, 0},
                   note, (void *)2);
   dag__space_launch(s, move, &m, note, (void *)3);
   dag__space_copy(s, false,
-                  &(struct space_copy){back, d + N, sizeof back, 1, 0}, note,
+                  &(struct space_copy){back, d + N, sizeof back, 1, 0, 0}, note,
                   (void *)4);
   drain(4);
   for (int i = 0; i < 4; i++)
@@ -196,10 +238,10 @@ static inline void space_check_alias(struct space *s) {
   SPACE_CHECK(dag__space_map(s, two, mem) == 0);
   char host[64] = "one memory, two addresses", back[64] = "";
   norder = 0;
-  dag__space_copy(s, true, &(struct space_copy){one + 8, host, 64, 1, 0}, note,
-                  (void *)1);
-  dag__space_copy(s, false, &(struct space_copy){back, two + 8, 64, 1, 0}, note,
-                  (void *)2);
+  dag__space_copy(s, true, &(struct space_copy){one + 8, host, 64, 1, 0, 0},
+                  note, (void *)1);
+  dag__space_copy(s, false, &(struct space_copy){back, two + 8, 64, 1, 0, 0},
+                  note, (void *)2);
   drain(2);
   SPACE_CHECK(strcmp(back, host) == 0);
   dag__space_unmap(s, one);

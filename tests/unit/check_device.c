@@ -217,6 +217,49 @@ START_TEST(tiles_move_in_few_copies) {
 }
 END_TEST
 
+/* Copies larger than a staging buffer (8 MiB) go in chunks: a 20 MiB
+ * vector, one span, in pieces of a row; a 2-D region of 2,560 rows of 4 KiB
+ * in 8 MiB chunks of whole rows, with 4 KiB between its rows left alone. */
+struct rect_args {
+  double *t;
+  int ld, rows, cols;
+};
+
+static void rect_body(void *p) {
+  struct rect_args *a = p;
+  for (int i = 0; i < a->rows; i++)
+    for (int j = 0; j < a->cols; j++)
+      a->t[i * a->ld + j] = 2 * a->t[i * a->ld + j] + 1;
+}
+
+START_TEST(large_copies_in_chunks) {
+  start("emul", "64M");
+  enum { N = 20 << 17, ROWS = 2560, ROW = 512 }; /* doubles: 20 MiB, 4 KiB */
+  double *x = malloc(N * sizeof *x);
+  double(*m)[2 * ROW] = malloc(ROWS * sizeof *m);
+  for (int i = 0; i < N; i++)
+    x[i] = i;
+  for (int i = 0; i < ROWS; i++)
+    for (int j = 0; j < 2 * ROW; j++)
+      m[i][j] = i + j;
+  submit_add(DAG_DEVICE_CUDA, x, N, 1);
+  static struct dag_task_info dev = {
+      .fn = rect_body, .label = "rows", .device = DAG_DEVICE_CUDA};
+  struct rect_args t = {&m[0][0], 2 * ROW, ROWS, ROW};
+  struct dag_access acc = {
+      DAG_INOUT, {&m[0][0], ROW * sizeof(double), 1, {{ROWS, sizeof m[0]}}}};
+  ck_assert_int_eq(dag_submit(&dev, &t, sizeof t, &acc, 1), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  for (int i = 0; i < N; i++)
+    ck_assert(x[i] == i + 1);
+  for (int i = 0; i < ROWS; i++)
+    for (int j = 0; j < 2 * ROW; j++)
+      ck_assert(m[i][j] == (j < ROW ? 2 * (i + j) + 1 : i + j));
+  free(x);
+  free(m);
+}
+END_TEST
+
 /* --------------------------------------------------- more than fits */
 
 /* 4 MiB of blocks on a device of 1 MiB, each block updated on the device
@@ -391,6 +434,7 @@ int main(void) {
   tcase_add_test(tc, program_writes_between_waits);
   tcase_add_test(tc, tiles_keep_host_layout);
   tcase_add_test(tc, tiles_move_in_few_copies);
+  tcase_add_test(tc, large_copies_in_chunks);
   tcase_add_test(tc, working_set_four_times_device);
   tcase_add_exit_test(tc, task_larger_than_device, 1);
   tcase_add_exit_test(tc, host_pointer_write_is_caught, 1);

@@ -57,6 +57,7 @@ END_TEST
 START_TEST(strided_tile) {
   open_device("1M", "0");
   space_check_strided_tile(&dev);
+  space_check_packed_tile(&dev);
 }
 END_TEST
 
@@ -87,8 +88,9 @@ START_TEST(asynchronous) {
   struct space_block b;
   char host[256] = "bytes", *d = space_block_new(&dev, &b, sizeof host);
   norder = 0;
-  dag__space_copy(&dev, true, &(struct space_copy){d, host, sizeof host, 1, 0},
-                  note, (void *)1);
+  dag__space_copy(&dev, true,
+                  &(struct space_copy){d, host, sizeof host, 1, 0, 0}, note,
+                  (void *)1);
   ck_assert_int_eq(norder, 0);
   drain(1);
   ck_assert_str_eq(d, "bytes");
@@ -102,7 +104,7 @@ START_TEST(close_drains) {
   char host[16] = "drained", dst[16] = "";
   norder = 0;
   dag__space_copy(&dev, true,
-                  &(struct space_copy){dst, host, sizeof host, 1, 0}, note,
+                  &(struct space_copy){dst, host, sizeof host, 1, 0, 0}, note,
                   (void *)7);
   dag__space_close(&dev);
   ck_assert_int_eq(norder, 1);

@@ -1,0 +1,101 @@
+/* staging.c — page-locked host buffers through which copies between a
+ * device and ordinary host memory go (DAG_DEVICE_STAGING=0 turns them off).
+ *
+ * A GPU copies pageable memory through a buffer of its driver's, and a copy
+ * from the device into pageable memory returns only once it is done: the
+ * worker that queued it would wait. Through page-locked buffers of the
+ * runtime's own, every copy is queued at once: to a device, the worker packs
+ * the rows into a buffer and queues the buffer's copy; from a device, the
+ * copy lands in a buffer that the device's thread unpacks when it is done
+ * (execute.c). Large copies go in chunks of STAGE_MAX bytes, so that packing
+ * one chunk overlaps the transfer of the one before.
+ *
+ * Buffers are pooled per device in power-of-two size classes from STAGE_MIN
+ * to STAGE_MAX bytes, at most STAGE_CAP bytes per device; past that a copy
+ * waits for a buffer to come back (copies finish on the device's thread,
+ * which never waits for the devices' lock), idle buffers of other classes
+ * being freed to make room. The pool has a lock of its own, as buffers come
+ * back on the device's thread.
+ */
+#include "device/device_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+
+#define STAGE_MIN_SHIFT 16 /* 64 KiB */
+#define STAGE_MAX_SHIFT 23 /* 8 MiB */
+#define STAGE_CAP ((size_t)64 << 20)
+_Static_assert(STAGE_MAX_SHIFT - STAGE_MIN_SHIFT + 1 == STAGE_CLASSES,
+               "the size classes of device_internal.h");
+
+static int class_of(size_t bytes) {
+  int cls = 0;
+  while (((size_t)1 << (STAGE_MIN_SHIFT + cls)) < bytes)
+    cls++;
+  return cls;
+}
+
+static size_t class_bytes(int cls) {
+  return (size_t)1 << (STAGE_MIN_SHIFT + cls);
+}
+
+/* Frees d's idle buffers of every class but `keep`; with the pool's lock
+ * held. */
+static void free_idle(struct device *d, int keep) {
+  for (int cls = 0; cls < STAGE_CLASSES; cls++)
+    while (cls != keep && d->stages[cls]) {
+      struct stage *s = d->stages[cls];
+      d->stages[cls] = s->next;
+      dag__space_host_free(&d->space, s->at, class_bytes(cls));
+      d->stage_bytes -= class_bytes(cls);
+      free(s);
+    }
+}
+
+struct stage *dag__stage_get(struct device *d, size_t bytes) {
+  int cls = class_of(bytes);
+  for (;;) {
+    pthread_mutex_lock(&d->stage_lock);
+    struct stage *s = d->stages[cls];
+    if (s) {
+      d->stages[cls] = s->next;
+      pthread_mutex_unlock(&d->stage_lock);
+      return s;
+    }
+    if (d->stage_bytes + class_bytes(cls) > STAGE_CAP)
+      free_idle(d, cls);
+    bool room = d->stage_bytes + class_bytes(cls) <= STAGE_CAP;
+    if (room)
+      d->stage_bytes += class_bytes(cls);
+    pthread_mutex_unlock(&d->stage_lock);
+    if (room) {
+      s = malloc(sizeof *s);
+      void *at = s ? dag__space_host_alloc(&d->space, class_bytes(cls)) : NULL;
+      if (at) {
+        *s = (struct stage){NULL, at, cls};
+        return s;
+      }
+      free(s); /* no page-locked memory left: the caller copies directly */
+      pthread_mutex_lock(&d->stage_lock);
+      d->stage_bytes -= class_bytes(cls);
+      pthread_mutex_unlock(&d->stage_lock);
+      return NULL;
+    }
+    sched_yield(); /* every buffer is out: one comes back when its copy ends */
+  }
+}
+
+void dag__stage_put(struct device *d, struct stage *s) {
+  pthread_mutex_lock(&d->stage_lock);
+  s->next = d->stages[s->cls];
+  d->stages[s->cls] = s;
+  pthread_mutex_unlock(&d->stage_lock);
+}
+
+size_t dag__stage_max(void) { return class_bytes(STAGE_CLASSES - 1); }
+
+void dag__stage_release(struct device *d) {
+  pthread_mutex_lock(&d->stage_lock);
+  free_idle(d, -1);
+  pthread_mutex_unlock(&d->stage_lock);
+}
