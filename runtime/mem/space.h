@@ -10,9 +10,13 @@
  * with it a device copy in the host's layout without backing whole bounding
  * boxes.
  *
- * A space has one queue, as a CUDA stream: what is queued on it (copies and
- * device bodies) runs in order, asynchronously, and each completion calls
- * its done function on a thread of the space's own, in order.
+ * What is queued on a space runs asynchronously: copies in order among
+ * themselves, device bodies in order among themselves, and a body after
+ * every copy queued before it. A copy does not wait for the bodies queued
+ * before it (on a GPU, copies and kernels overlap): the device layer copies
+ * only data whose writers are done, and bytes that no queued body uses.
+ * Each completion calls its done function on a thread of the space's own,
+ * in the order queued.
  */
 #ifndef DAG_SPACE_H
 #define DAG_SPACE_H

@@ -3,10 +3,14 @@
  * DAG_SPACE_CUDA it is dag__space_cuda, with DAG_SPACE_HIP dag__space_hip;
  * space_gpu.h maps the API's names, which differ only in their prefix.
  *
- * The device's queue is one non-blocking stream. Each copy and each device
- * body is followed on it by an event, and a FIFO of those events, in the
- * stream's order, is served by a thread of the device's own: it waits for
- * each event in turn and calls the done function. A device body runs on
+ * The device's queue is two non-blocking streams, one for device bodies and
+ * one for copies, so that the copies of the next tasks overlap the kernels
+ * of the one before; a body's stream waits for an event recorded after the
+ * copies queued before it (space.h says why copies need not wait for
+ * bodies). Each copy and each device body is followed on its stream by an
+ * event, and a FIFO of those events, in the order queued, is served by a
+ * thread of the device's own: it waits for each event in turn and calls the
+ * done function. A device body runs on
  * the thread that launches it, with the device current and its stream
  * given by dag_cuda_stream() (dag_hip_stream()); its task is done once what
  * it queued there is. Device memory comes from the virtual memory calls:
@@ -25,8 +29,8 @@
  * for ever on a broken device.
  *
  * Locking: one mutex per device guards the FIFO and the spare items;
- * queuing a copy and recording its event happen under it, so that the
- * FIFO's order is the stream's. Done functions run outside it.
+ * queuing a copy and recording its events happen under it, so that the
+ * FIFO's order is the copy stream's. Done functions run outside it.
  */
 #include "mem/space_gpu.h"
 #include "mem/space.h"
@@ -89,7 +93,10 @@ struct gpu {
   int device;
   size_t max_pitch; /* the largest pitch of a 2-D copy */
   size_t granule;
-  GPU(Stream_t) stream;
+  GPU(Stream_t) stream;      /* device bodies */
+  GPU(Stream_t) copy_stream; /* copies: they overlap the bodies */
+  GPU(Event_t) copied;       /* recorded after each copy */
+  bool copies_unseen;        /* a copy queued since the last body */
   pthread_mutex_t lock;
   pthread_cond_t wake;
   struct item *head, *tail; /* queued, in the stream's order */
@@ -193,6 +200,14 @@ static int gpu_open(int index, void **state) {
   if (!err)
     err =
         CALL(index, StreamCreateWithFlags, &g->stream, GPU(StreamNonBlocking));
+  if (!err && (err = CALL(index, StreamCreateWithFlags, &g->copy_stream,
+                          GPU(StreamNonBlocking))))
+    CALL(index, StreamDestroy, g->stream);
+  if (!err && (err = CALL(index, EventCreateWithFlags, &g->copied,
+                          GPU(EventDisableTiming)))) {
+    CALL(index, StreamDestroy, g->stream);
+    CALL(index, StreamDestroy, g->copy_stream);
+  }
   if (err) {
     free(g);
     return err;
@@ -202,6 +217,8 @@ static int gpu_open(int index, void **state) {
   pthread_cond_init(&g->wake, NULL);
   if (pthread_create(&g->thread, NULL, serve, g)) {
     CALL(index, StreamDestroy, g->stream);
+    CALL(index, StreamDestroy, g->copy_stream);
+    CALL(index, EventDestroy, g->copied);
     free(g);
     return dag__user_error(NULL, DAG_ETHREAD,
                            GPU_NAME " device %d: cannot start its thread",
@@ -271,9 +288,10 @@ static void gpu_unmap(void *state, void *at) {
   VMM_CALL(g->device, Unmap, (vmm_address)(uintptr_t)at, g->granule);
 }
 
-/* Appends to the FIFO what was just queued on the stream, with an event
+/* Appends to the FIFO what was just queued on `stream`, with an event
  * recorded after it. Called with the lock held. */
-static void enqueue_locked(struct gpu *g, dag_space_done_fn done, void *arg) {
+static void enqueue_locked(struct gpu *g, GPU(Stream_t) stream,
+                           dag_space_done_fn done, void *arg) {
   struct item *it = g->spare;
   if (it) {
     g->spare = it->next;
@@ -285,8 +303,7 @@ static void enqueue_locked(struct gpu *g, dag_space_done_fn done, void *arg) {
   if (!it->event && CALL(g->device, EventCreateWithFlags, &it->event,
                          GPU(EventDisableTiming) | GPU(EventBlockingSync)))
     it->event = NULL;
-  it->recorded =
-      it->event && !CALL(g->device, EventRecord, it->event, g->stream);
+  it->recorded = it->event && !CALL(g->device, EventRecord, it->event, stream);
   it->done = done;
   it->arg = arg;
   it->next = NULL;
@@ -298,7 +315,7 @@ static void enqueue_locked(struct gpu *g, dag_space_done_fn done, void *arg) {
   pthread_cond_signal(&g->wake);
 }
 
-/* Queues the copy c on the stream: one span as a 1-D copy (which has no
+/* Queues the copy c on the copy stream: one span as a 1-D copy (which has no
  * largest pitch), rows as one 2-D copy with the strides as the pitches, or,
  * beyond the device's largest pitch, as a copy per row. */
 static void queue_copy(struct gpu *g, const struct space_copy *c,
@@ -306,15 +323,15 @@ static void queue_copy(struct gpu *g, const struct space_copy *c,
   if (!c->span || !c->rows)
     return;
   if (c->rows == 1) {
-    CALL(g->device, MemcpyAsync, c->dst, c->src, c->span, kind, g->stream);
+    CALL(g->device, MemcpyAsync, c->dst, c->src, c->span, kind, g->copy_stream);
   } else if (c->dst_stride <= g->max_pitch && c->src_stride <= g->max_pitch) {
     CALL(g->device, Memcpy2DAsync, c->dst, c->dst_stride, c->src, c->src_stride,
-         c->span, c->rows, kind, g->stream);
+         c->span, c->rows, kind, g->copy_stream);
   } else {
     for (size_t r = 0; r < c->rows; r++)
       if (CALL(g->device, MemcpyAsync, (char *)c->dst + r * c->dst_stride,
                (const char *)c->src + r * c->src_stride, c->span, kind,
-               g->stream))
+               g->copy_stream))
         break;
   }
 }
@@ -323,17 +340,26 @@ static void gpu_copy(void *state, bool to_device, const struct space_copy *c,
                      dag_space_done_fn done, void *arg) {
   struct gpu *g = state;
   pthread_mutex_lock(&g->lock);
-  if (!CALL(g->device, SetDevice, g->device))
+  if (!CALL(g->device, SetDevice, g->device)) {
     queue_copy(g, c,
                to_device ? GPU(MemcpyHostToDevice) : GPU(MemcpyDeviceToHost));
-  enqueue_locked(g, done, arg);
+    g->copies_unseen = !CALL(g->device, EventRecord, g->copied, g->copy_stream);
+  }
+  enqueue_locked(g, g->copy_stream, done, arg);
   pthread_mutex_unlock(&g->lock);
 }
 
 static void gpu_launch(void *state, dag_task_fn fn, void *args,
                        dag_space_done_fn done, void *arg) {
   struct gpu *g = state;
-  if (!CALL(g->device, SetDevice, g->device)) {
+  /* The body's work starts after the copies queued before it. */
+  pthread_mutex_lock(&g->lock);
+  bool ready = !CALL(g->device, SetDevice, g->device) &&
+               (!g->copies_unseen ||
+                !CALL(g->device, StreamWaitEvent, g->stream, g->copied, 0));
+  g->copies_unseen = false;
+  pthread_mutex_unlock(&g->lock);
+  if (ready) {
     GPU(Stream_t) outer = body_stream;
     body_stream = g->stream;
     fn(args);
@@ -343,7 +369,7 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args,
     CALL(g->device, SetDevice, g->device); /* if the body changed it */
   }
   pthread_mutex_lock(&g->lock);
-  enqueue_locked(g, done, arg);
+  enqueue_locked(g, g->stream, done, arg);
   pthread_mutex_unlock(&g->lock);
 }
 
@@ -362,6 +388,8 @@ static void gpu_close(void *state) {
     free(it);
   }
   CALL(g->device, StreamDestroy, g->stream);
+  CALL(g->device, StreamDestroy, g->copy_stream);
+  CALL(g->device, EventDestroy, g->copied);
   pthread_cond_destroy(&g->wake);
   pthread_mutex_destroy(&g->lock);
   free(g);

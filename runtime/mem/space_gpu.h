@@ -105,6 +105,7 @@ typedef hipMemAccessDesc vmm_access;
   X(DeviceGetPCIBusId)                                                         \
   X(StreamCreateWithFlags)                                                     \
   X(StreamDestroy)                                                             \
+  X(StreamWaitEvent)                                                           \
   X(EventCreateWithFlags)                                                      \
   X(EventRecord)                                                               \
   X(EventSynchronize)                                                          \

@@ -1,10 +1,10 @@
 /* space_checks.h — checks that every memory space passes, the emulated
  * device and a GPU alike, through the dag__space_* wrappers: a round trip,
- * a strided tile with the host's pitch on both sides, a queue that runs in
- * order around a device body, one granule seen at two addresses. They read
- * device memory only through copies. Shared by tests/unit/check_space.c
- * (the emulated device, under Check) and tests/gpu/gpu_space.c (CUDA and
- * HIP, a plain program).
+ * a strided tile with the host's pitch on both sides, a packed tile, a
+ * queue that runs in order around a device body, one granule seen at two
+ * addresses. They read device memory only through copies. Shared by
+ * tests/unit/check_space.c (the emulated device, under Check) and
+ * tests/gpu/gpu_space.c (CUDA and HIP, a plain program).
  *
  * The includer may define SPACE_CHECK(cond) first (Check: ck_assert); by
  * default a failed condition is printed and the program exits with 1. The
@@ -193,9 +193,11 @@ static inline void space_check_packed_tile(struct space *s) {
   space_block_free(s, &blk);
 }
 
-/* A body queued between copies sees the earlier copies' data and the later
- * copy sees its result; the done functions run in the queue's order.
- * `move` is a device body that moves a struct space_move's bytes. */
+/* A body queued after copies sees their data, and a copy queued once the
+ * body is done sees its result; the done functions run in the queue's
+ * order. (A copy does not wait for bodies queued before it: on a GPU it
+ * overlaps them.) `move` is a device body that moves a struct space_move's
+ * bytes. */
 static inline void space_check_queue_in_order(struct space *s,
                                               dag_task_fn move) {
   enum { N = 64 };
@@ -215,6 +217,7 @@ static inline void space_check_queue_in_order(struct space *s,
   dag__space_copy(s, true, &(struct space_copy){d, host, sizeof host, 1, 0, 0},
                   note, (void *)2);
   dag__space_launch(s, move, &m, note, (void *)3);
+  drain(3);
   dag__space_copy(s, false,
                   &(struct space_copy){back, d + N, sizeof back, 1, 0, 0}, note,
                   (void *)4);
