@@ -13,6 +13,8 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "sample_util.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -21,27 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void check(int status, const char *what) {
   if (status) {
     fprintf(stderr, "gpu_vendor: %s failed (status %d)\n", what, status);
     exit(1);
   }
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double uniform_at(uint64_t x) {
-  uint64_t z = x * 0x9e3779b97f4a7c15u;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  z ^= z >> 31;
-  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
 /* A host matrix; for potrf symmetric with n on the diagonal (SPD). */
@@ -52,8 +39,8 @@ static double *matrix(size_t n, uint64_t seed, int spd) {
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < n; j++) {
       size_t hi = i > j ? i : j, lo = i > j ? j : i;
-      m[i * n + j] = spd ? uniform_at(seed + hi * (hi + 1) / 2 + lo)
-                         : uniform_at(seed + i * n + j);
+      m[i * n + j] = spd ? sample_uniform_at(seed + hi * (hi + 1) / 2 + lo)
+                         : sample_uniform_at(seed + i * n + j);
     }
   if (spd)
     for (size_t i = 0; i < n; i++)
@@ -76,20 +63,20 @@ static void gemm(int n, int reps, struct timing *best) {
   check(cublasCreate(&h), "cublasCreate");
   const double one = 1.0;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = sample_now();
     check(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(dc, c, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t1 = now();
+    double t1 = sample_now();
     /* Row-major C + A B is column-major C^T + B^T A^T. */
     check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, n, da, n,
                       &one, dc, n),
           "cublasDgemm");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t2 = now();
+    double t2 = sample_now();
     check(cudaMemcpy(c, dc, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    double t3 = now();
+    double t3 = sample_now();
     best->with_copies = fmin(best->with_copies, t3 - t0);
     best->compute = fmin(best->compute, t2 - t1);
   }
@@ -116,18 +103,18 @@ static void potrf(int n, int reps, struct timing *best) {
   check(cudaMalloc((void **)&work, (size_t)lwork * sizeof *work), "cudaMalloc");
   double *out = malloc(bytes);
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = sample_now();
     check(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t1 = now();
+    double t1 = sample_now();
     /* Row-major lower is column-major upper, as the tiles do. */
     check(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_UPPER, n, da, n, work, lwork,
                            info),
           "cusolverDnDpotrf");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t2 = now();
+    double t2 = sample_now();
     check(cudaMemcpy(out, da, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    double t3 = now();
+    double t3 = sample_now();
     check(
         cudaMemcpy(&host_info, info, sizeof host_info, cudaMemcpyDeviceToHost),
         "cudaMemcpy");

@@ -12,6 +12,8 @@
 
 #include "tiles.h"
 
+#include "sample_util.h"
+
 #include <cblas.h>
 #include <float.h>
 #include <lapacke.h>
@@ -20,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ------------------------------------------------------------ kernels */
 
@@ -92,21 +93,6 @@ int chol_tile_dim(int n, int bs, int i) {
 /* OpenBLAS has no header entry for this in every packaging. */
 extern void openblas_set_num_threads(int num_threads);
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* splitmix64's output function of x: a uniform double in [-1, 1). */
-static double uniform_at(uint64_t x) {
-  uint64_t z = x * 0x9e3779b97f4a7c15u;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  z ^= z >> 31;
-  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
-}
-
 /* A random symmetric matrix with off-diagonal entries in [-1, 1) and n on
  * the diagonal: strictly diagonally dominant, so SPD. Entry (i, j) is a
  * hash of (max, min), so rows fill in order and both halves agree. */
@@ -115,7 +101,7 @@ static void generate_spd(double *a, int n, uint64_t seed) {
     double *row = a + (size_t)i * n;
     for (int j = 0; j < n; j++) {
       uint64_t hi = j > i ? j : i, lo = j > i ? i : j;
-      row[j] = uniform_at(seed + hi * (hi + 1) / 2 + lo);
+      row[j] = sample_uniform_at(seed + hi * (hi + 1) / 2 + lo);
     }
     row[i] += n;
   }
@@ -163,7 +149,7 @@ static double residual_probe(const double *a, const double *l, int n) {
     return NAN;
   double *y = x + n;
   for (int i = 0; i < n; i++)
-    x[i] = uniform_at(~(uint64_t)i);
+    x[i] = sample_uniform_at(~(uint64_t)i);
   cblas_dsymv(CblasRowMajor, CblasLower, n, 1.0, a, n, x, 1, 0.0, y, 1);
   double norm_x = cblas_dnrm2(n, x, 1);
   cblas_dtrmv(CblasRowMajor, CblasLower, CblasTrans, CblasNonUnit, n, l, n, x,
@@ -247,9 +233,9 @@ int chol_main(int argc, char **argv, const struct chol_runtime *rt) {
   int failed = 0;
   for (int r = 0; r < reps && !failed; r++) {
     memcpy(a, orig, (size_t)n * n * sizeof *a);
-    double t0 = now();
+    double t0 = sample_now();
     failed = rt->factor(a, n, bs);
-    double t = now() - t0;
+    double t = sample_now() - t0;
     if (t < best)
       best = t;
   }

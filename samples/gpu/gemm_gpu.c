@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "sample_util.h"
 #include "tiles_cuda.h"
 
 #include <cblas.h>
@@ -26,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 extern void openblas_set_num_threads(int num_threads);
 
@@ -65,20 +65,7 @@ static void multiply(const double *a, const double *b, double *c, int n,
 #pragma dag taskwait
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
-/* splitmix64's output function of x: a uniform double in [-1, 1). */
-static double uniform_at(uint64_t x) {
-  uint64_t z = x * 0x9e3779b97f4a7c15u;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  z ^= z >> 31;
-  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
-}
 
 static double *random_matrix(int n, uint64_t seed) {
   double *m = aligned_alloc(64, ((size_t)n * n * sizeof *m + 63) / 64 * 64);
@@ -87,7 +74,7 @@ static double *random_matrix(int n, uint64_t seed) {
     exit(1);
   }
   for (size_t i = 0; i < (size_t)n * n; i++)
-    m[i] = uniform_at(seed + i);
+    m[i] = sample_uniform_at(seed + i);
   return m;
 }
 
@@ -97,7 +84,7 @@ static double residual(const double *a, const double *b, const double *c0,
                        const double *c, int n) {
   double *x = malloc(3 * (size_t)n * sizeof *x), *y = x + n, *z = y + n;
   for (int i = 0; i < n; i++)
-    x[i] = uniform_at(~(uint64_t)i);
+    x[i] = sample_uniform_at(~(uint64_t)i);
   cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, b, n, x, 1, 0.0, y, 1);
   cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, a, n, y, 1, 0.0, z, 1);
   cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, c0, n, x, 1, 1.0, z, 1);
@@ -128,9 +115,9 @@ int main(int argc, char **argv) {
   double best = INFINITY;
   for (int r = 0; r < reps; r++) {
     memcpy(c, c0, (size_t)n * n * sizeof *c);
-    double t0 = now();
+    double t0 = sample_now();
     multiply(a, b, c, n, bs);
-    double t = now() - t0;
+    double t = sample_now() - t0;
     best = t < best ? t : best;
   }
   openblas_set_num_threads(2);
