@@ -1,0 +1,163 @@
+#!/bin/sh
+# run.sh — bench/grain's runner, copied by CMake to
+# <build>/bench/grain/run-grain. For each pattern and width it sweeps the
+# task size (kernel iterations, largest first) and at each size runs every
+# runtime once in turn, each in a process of its own (best of --reps runs
+# inside), with the same thread count. It then prints, per pattern and
+# width, each runtime's METG(50%): the task granularity (wall time x
+# workers / tasks, in microseconds) at which its efficiency falls to half
+# the peak, interpolated in log scale between the two sizes around it. The
+# peak is the best efficiency any runtime reached at the largest size; the
+# efficiency of a run is the tasks' own time (one task timed alone, times
+# the tasks) over wall time x workers. With --json FILE it appends every
+# run's record and one "metg_us" record per runtime, pattern and width.
+set -eu
+
+usage() {
+  cat <<EOF
+usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
+                 [--widths "W ..."] [--kernel compute|memory] [--radix R]
+                 [--grains "N ..."] [--reps N] [--runtimes "R ..."] [--quick]
+  --patterns   default: trivial stencil_1d stencil_1d_periodic nearest
+               spread fft tree all_to_all random_nearest
+  --widths     default "2 8"
+  --grains     kernel iterations to sweep, largest first
+               (default: 2^16 down to 2^5, by factors of 2)
+  --reps       runs per process, the best counts (default 3)
+  --runtimes   default "dag gomp libomp starpu" (those built)
+  --quick      three grains, two patterns, one run each (a smoke test)
+Environment: STARPU_SCHED (default lws) and other OMP_*, DAG_*, STARPU_*
+settings pass through. Under mpiexec, run grain_dag itself.
+EOF
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+jsonl=$(cat "$here/../jsonl.awk")
+json='' threads=2 kernel=compute radix=3 reps=3
+patterns="trivial stencil_1d stencil_1d_periodic nearest spread fft tree all_to_all random_nearest"
+widths="2 8" runtimes="dag gomp libomp starpu"
+grains="65536 32768 16384 8192 4096 2048 1024 512 256 128 64 32"
+while [ $# -gt 0 ]; do
+  case $1 in
+  --json) json=${2:?}; shift ;;
+  --threads) threads=${2:?}; shift ;;
+  --patterns) patterns=${2:?}; shift ;;
+  --widths) widths=${2:?}; shift ;;
+  --kernel) kernel=${2:?}; shift ;;
+  --radix) radix=${2:?}; shift ;;
+  --grains) grains=${2:?}; shift ;;
+  --reps) reps=${2:?}; shift ;;
+  --runtimes) runtimes=${2:?}; shift ;;
+  --quick) grains="4096 256 32" patterns="stencil_1d fft" reps=1 ;;
+  -h | --help) usage; exit 0 ;;
+  *) echo "run-grain: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+
+export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
+export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
+export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
+
+built=''
+for rt in $runtimes; do
+  if [ -x "$here/grain_$rt" ]; then
+    built="$built $rt"
+  else
+    echo "run-grain: $rt: not built, skipped" >&2
+  fi
+done
+
+records=$(mktemp)
+trap 'rm -f "$records"' EXIT
+for pattern in $patterns; do
+  for width in $widths; do
+    for grain in $grains; do
+      # About 2^21 iterations per point in all, so that the graph and not
+      # the start is measured, within 50 to 4000 steps.
+      steps=$((2097152 / grain))
+      [ "$steps" -lt 50 ] && steps=50
+      [ "$steps" -gt 4000 ] && steps=4000
+      for rt in $built; do
+        "$here/grain_$rt" --pattern "$pattern" --width "$width" \
+          --steps "$steps" --radix "$radix" --kernel "$kernel" \
+          --iterations "$grain" --threads "$threads" --reps "$reps" \
+          --json "$records" >/dev/null ||
+          echo "run-grain: $rt $pattern width $width: failed" >&2
+      done
+      printf '.' >&2
+    done
+    printf ' %s width %s\n' "$pattern" "$width" >&2
+  done
+done
+
+# "pattern width runtime sign metg_us" lines; sign: = interpolated, <
+# never below half the peak, > below it at the largest size already.
+metg=$(awk "$jsonl"'
+  !/"metric"/ {
+    key = str("pattern") SUBSEP num("width"); rt = str("runtime")
+    g = num("iterations")
+    if (!(key in largest) || g > largest[key]) largest[key] = g
+    eff[key, rt, g] = num("efficiency"); gran[key, rt, g] = num("granularity_ns")
+    if (!((key, rt) in seen)) { seen[key, rt] = 1; rts[key] = rts[key] " " rt }
+    if (!((key, g) in gseen)) { gseen[key, g] = 1; gs[key] = gs[key] " " g }
+  }
+  END {
+    for (key in largest) {
+      n = split(rts[key], list, " "); m = split(gs[key], grain, " ")
+      peak = 0
+      for (i = 1; i <= n; i++)
+        if (eff[key, list[i], largest[key]] > peak)
+          peak = eff[key, list[i], largest[key]]
+      for (a = 1; a <= m; a++) # largest first
+        for (b = a + 1; b <= m; b++)
+          if (grain[b] + 0 > grain[a] + 0) { x = grain[a]; grain[a] = grain[b]; grain[b] = x }
+      split(key, kw, SUBSEP)
+      for (i = 1; i <= n; i++) {
+        rt = list[i]; have = 0; value = ""; sign = "="
+        for (a = 1; a <= m; a++) {
+          e = eff[key, rt, grain[a]] / peak; g = gran[key, rt, grain[a]]
+          if (e < 0.5) {
+            if (have)
+              value = exp(log(pg) + (0.5 - pe) * (log(g) - log(pg)) / (e - pe)) / 1000
+            else { value = g / 1000; sign = ">" }
+            break
+          }
+          have = 1; pe = e; pg = g
+        }
+        if (value == "") { value = pg / 1000; sign = "<" }
+        printf "%s %d %s %s %.3f\n", kw[1], kw[2], rt, sign, value
+      }
+    }
+  }' "$records" | sort)
+
+echo
+echo "METG(50%), microseconds of task granularity (wall x workers / tasks);"
+echo "$threads threads, kernel $kernel, radix $radix. '<': never fell to half"
+echo "the peak; '>': below half already at the largest size."
+printf '%-20s %5s' pattern width
+for rt in $built; do printf ' %9s' "$rt"; done
+printf ' %9s\n' dag/best
+echo "$metg" | awk -v built="$built" '
+  { key = $1 " " $2; v[key, $3] = $5; s[key, $3] = ($4 == "=" ? "" : $4)
+    if (!(key in order)) { order[key] = ++n; keys[n] = key } }
+  END {
+    nb = split(built, rts, " ")
+    for (k = 1; k <= n; k++) {
+      split(keys[k], kw, " "); printf "%-20s %5s", kw[1], kw[2]; best = 0
+      for (i = 1; i <= nb; i++) {
+        x = v[keys[k], rts[i]]
+        printf " %9s", s[keys[k], rts[i]] sprintf("%.2f", x)
+        if (rts[i] != "dag" && (best == 0 || x < best)) best = x
+      }
+      if (best > 0) printf " %9.2f", v[keys[k], "dag"] / best
+      printf "\n"
+    }
+  }'
+if [ -n "$json" ]; then
+  cat "$records" >>"$json"
+  echo "$metg" | awk -v t="$threads" -v k="$kernel" '{
+    printf "{\"bench\":\"grain\",\"metric\":\"metg_us\",\"runtime\":\"%s\",", $3
+    printf "\"pattern\":\"%s\",\"width\":%d,\"threads\":%d,\"kernel\":\"%s\",", $1, $2, t, k
+    printf "\"bound\":\"%s\",\"value\":%s}\n", $4, $5 }' >>"$json"
+fi
