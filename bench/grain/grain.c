@@ -199,6 +199,7 @@ struct options {
   int threads, reps;
   size_t scratch_kib;
   const char *json;
+  const char *name; /* in the records, instead of the runtime's */
 };
 
 static void usage(FILE *f, const char *prog) {
@@ -220,7 +221,9 @@ static void usage(FILE *f, const char *prog) {
           "  --scratch-kib memory kernel: buffer per point (default 8192)\n"
           "  --threads     threads that run tasks (default 2)\n"
           "  --reps        runs, the best counts (default 3)\n"
-          "  --json FILE   append one JSON object per line to FILE\n",
+          "  --json FILE   append one JSON object per line to FILE\n"
+          "  --name NAME   the runtime's name in the output (to compare two\n"
+          "                builds of one runtime)\n",
           prog);
 }
 
@@ -265,6 +268,8 @@ static int parse(int argc, char **argv, struct options *o) {
       o->g.kernel = !strcmp(val, "memory") ? GRAIN_MEMORY : GRAIN_COMPUTE;
     } else if (!strcmp(arg, "--json")) {
       o->json = val;
+    } else if (!strcmp(arg, "--name")) {
+      o->name = val;
     } else if (v < 0 || v > 1L << 30) {
       fprintf(stderr, "grain: bad value '%s' for %s\n", val, arg);
       return -1;
@@ -356,6 +361,7 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
     wrong += wrong_slots(g, slots, want, rt);
   }
   int reports = !rt->reports || rt->reports(); /* asked while it runs */
+  const char *name = o.name ? o.name : rt->name;
   rt->stop();
   double tasks = (double)g->width * g->steps;
   double granularity = best * workers / tasks * 1e9;
@@ -364,7 +370,7 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
     printf("grain runtime=%s pattern=%s width=%d steps=%d radix=%d kernel=%s "
            "iterations=%ld workers=%d time=%.6f task_ns=%.1f "
            "granularity_ns=%.1f efficiency=%.3f check=%s\n",
-           rt->name, pattern_names[g->pattern], g->width, g->steps, g->radix,
+           name, pattern_names[g->pattern], g->width, g->steps, g->radix,
            g->kernel == GRAIN_COMPUTE ? "compute" : "memory", g->iterations,
            workers, best, one, granularity, efficiency, wrong ? "WRONG" : "ok");
     FILE *f = o.json ? fopen(o.json, "a") : NULL;
@@ -375,7 +381,7 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
               "\"iterations\":%ld,\"workers\":%d,\"time_s\":%.6f,"
               "\"task_ns\":%.1f,\"granularity_ns\":%.1f,\"efficiency\":%.4f,"
               "\"check\":\"%s\"}\n",
-              rt->name, pattern_names[g->pattern], g->width, g->steps, g->radix,
+              name, pattern_names[g->pattern], g->width, g->steps, g->radix,
               g->kernel == GRAIN_COMPUTE ? "compute" : "memory", g->iterations,
               workers, best, one, granularity, efficiency,
               wrong ? "wrong" : "ok");
@@ -383,7 +389,7 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
     }
   }
   if (wrong)
-    fprintf(stderr, "grain: %s: %ld wrong outputs\n", rt->name, wrong);
+    fprintf(stderr, "grain: %s: %ld wrong outputs\n", name, wrong);
   free(want);
   free(g->scratch);
   if (!rt->alloc)

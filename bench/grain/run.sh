@@ -24,7 +24,8 @@ usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
   --grains     kernel iterations to sweep, largest first
                (default: 2^16 down to 2^5, by factors of 2)
   --reps       runs per process, the best counts (default 3)
-  --runtimes   default "dag gomp libomp starpu" (those built)
+  --runtimes   default "dag gomp libomp starpu" (those built); NAME=PATH
+               adds a grain binary of another build under NAME
   --quick      three grains, two patterns, one run each (a smoke test)
 Environment: STARPU_SCHED (default lws) and other OMP_*, DAG_*, STARPU_*
 settings pass through. Under mpiexec, run grain_dag itself.
@@ -61,10 +62,13 @@ export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
 built=''
 for rt in $runtimes; do
-  if [ -x "$here/grain_$rt" ]; then
+  bin=$here/grain_$rt
+  case $rt in *=*) bin=${rt#*=} rt=${rt%%=*} ;; esac
+  if [ -x "$bin" ]; then
     built="$built $rt"
+    eval "bin_$rt=\$bin"
   else
-    echo "run-grain: $rt: not built, skipped" >&2
+    echo "run-grain: $rt: $bin not built, skipped" >&2
   fi
 done
 
@@ -79,7 +83,8 @@ for pattern in $patterns; do
       [ "$steps" -lt 50 ] && steps=50
       [ "$steps" -gt 4000 ] && steps=4000
       for rt in $built; do
-        "$here/grain_$rt" --pattern "$pattern" --width "$width" \
+        eval "bin=\$bin_$rt"
+        "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
           --steps "$steps" --radix "$radix" --kernel "$kernel" \
           --iterations "$grain" --threads "$threads" --reps "$reps" \
           --json "$records" >/dev/null ||

@@ -139,6 +139,8 @@ enum task_flag {
                              of its submitter (task.c: run_inline) */
   TASK_PROMOTED = 0x2000, /* ... whose body deferred a child: the task now
                              lives on in `promoted` */
+  TASK_STAMPED = 0x4000,  /* `ready` holds when and by whom it became ready
+                             (handoff.c; with timing only) */
 };
 
 /* Every byte here is paid per waiting task (docs/runtime.md): fields that
@@ -155,6 +157,8 @@ struct task {
                               lazily once its body runs; */
     struct task *promoted; /* with TASK_PROMOTED, the pooled record that
                               took over (children went with it) */
+    uint64_t ready;        /* with TASK_STAMPED, while it waits in a ring,
+                              the heap or a mailbox: see handoff.c */
   };
   struct lock_set *locks; /* commutative locks, NULL if none */
   uint64_t id;            /* global submission number, from 1 */
@@ -230,6 +234,34 @@ void dag__sched_release(void);
 void dag__sched_idle(struct worker *w, const atomic_bool *stop);
 void dag__sched_wake_all(void);
 
+/* ----------------------------------------------------------- handoff.c */
+
+int dag__handoff_init(int nworkers);
+void dag__handoff_release(void);
+/* w has nothing to do and spins: a released task may be handed to it. */
+void dag__handoff_wait(struct worker *w);
+/* w stops waiting. False if it was claimed first: a task is on its way,
+ * which dag__handoff_claimed returns. */
+bool dag__handoff_unwait(struct worker *w);
+struct task *dag__handoff_claimed(struct worker *w);
+/* Whether a task is in w's mailbox; and that task, taken (or NULL). */
+bool dag__handoff_pending(struct worker *w);
+struct task *dag__handoff_take(struct worker *w);
+/* Hands t, released by a completion on w, to a waiting worker; false if
+ * none waits. */
+bool dag__handoff_give(struct worker *w, struct task *t);
+/* With timing: notes the wait of t, stamped, which w (NULL: not a worker)
+ * starts now; and writes the medians (DAG_STATS). */
+void dag__handoff_note(struct worker *w, struct task *t);
+void dag__handoff_report(int nworkers);
+
+/* `ready`: the low 48 bits of dag__now_ns(), then the worker id + 1. */
+#define READY_TIME_MASK (((uint64_t)1 << 48) - 1)
+#define READY_WORKER_SHIFT 48
+/* The histograms of waits: 25 ns bins up to 20 us (the last: beyond). */
+#define HANDOFF_BIN_NS 25
+#define HANDOFF_BINS 800
+
 /* ------------------------------------------------------------ worker.c */
 
 struct worker_stats {
@@ -239,6 +271,7 @@ struct worker_stats {
   uint64_t stolen;  /* tasks they took */
   uint64_t sleeps;
   uint64_t busy_ns;
+  uint64_t handoff[2][HANDOFF_BINS]; /* waits: on the same worker, another */
 };
 
 struct worker {
@@ -297,5 +330,15 @@ void dag__graph_node(const struct task *t);
 void dag__graph_edge(const struct task *pred, const struct task *succ);
 /* Writes the trace, graph and stats outputs and frees their buffers. */
 void dag__trace_finish(void);
+
+/* With timing, stamps t, made ready by w (NULL: not a worker), as it goes
+ * to a queue (handoff.c). */
+static inline void dag__task_stamp_ready(struct worker *w, struct task *t) {
+  if (unlikely(dag__timing)) {
+    t->ready = (dag__now_ns() & READY_TIME_MASK) | (uint64_t)(w ? w->id + 1 : 0)
+                                                       << READY_WORKER_SHIFT;
+    t->flags |= TASK_STAMPED;
+  }
+}
 
 #endif /* DAG_CORE_INTERNAL_H */

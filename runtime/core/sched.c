@@ -304,6 +304,8 @@ static struct {
 } inject = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void inject_push(struct task **tasks, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    tasks[i]->flags &= (uint16_t)~TASK_STAMPED; /* link overwrites `ready` */
   for (uint32_t i = 0; i + 1 < n; i++)
     tasks[i]->link = tasks[i + 1];
   tasks[n - 1]->link = NULL;
@@ -418,10 +420,15 @@ int dag__sched_init(int nworkers) {
     atomic_init(&rings[i].tail, 0);
   }
   atomic_store(&heap.top_priority, INT_MIN);
+  if (dag__handoff_init(nworkers)) {
+    free(rings);
+    return DAG_ENOMEM;
+  }
   return 0;
 }
 
 void dag__sched_release(void) {
+  dag__handoff_release();
   free(rings);
   rings = NULL;
   nrings = 0;
@@ -444,6 +451,7 @@ static void spill(struct worker *w, struct task *t) {
 }
 
 void dag__sched_push(struct worker *w, struct task *t) {
+  dag__task_stamp_ready(w, t);
   if (t->priority != 0)
     heap_push(t);
   else if (!w)

@@ -82,13 +82,14 @@ void dag__task_link(struct task *pred, struct task *succ) {
 
 /* Drops one predecessor of t; the last one gone makes t ready: the first
  * such successor of a completion runs next on the same worker (it likely
- * reads what was just written), the others go to the queues. */
+ * reads what was just written), the others go to a waiting worker
+ * (handoff.c) or the queues. */
 static void drop_pending(struct worker *w, struct task *t, struct task **next) {
   if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) != 1)
     return;
   if (!*next && t->priority == 0)
     *next = t;
-  else
+  else if (t->priority != 0 || !w || !dag__handoff_give(w, t))
     dag__sched_push(w, t);
 }
 
@@ -194,6 +195,8 @@ static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
 }
 
 struct task *dag__task_run(struct worker *w, struct task *t) {
+  if (unlikely(t->flags & TASK_STAMPED))
+    dag__handoff_note(w, t);
   if (t->locks && !dag__task_try_lock(t))
     return NULL;      /* parked until a commutative sibling finishes */
   t->children = NULL; /* no longer a link: see struct task */

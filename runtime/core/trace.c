@@ -249,6 +249,7 @@ static void write_stats(void) {
           "dag: stats: %llu tasks run (%llu inline), %.1f MiB in task pools\n",
           (unsigned long long)tasks, (unsigned long long)inlined,
           (double)pooled / (1024.0 * 1024.0));
+  dag__handoff_report(dag__workers_count());
 }
 
 void dag__trace_finish(void) {

@@ -19,7 +19,10 @@
  * with pauses between them that grow from 1 to IDLE_BACKOFF_MAX spin-waits:
  * a thief polling a busy producer's queue without pause would pull its
  * cache lines away on every task. For its first STEAL_PATIENCE_NS it only
- * takes batches (see steal()), and after IDLE_SLEEP_NS it sleeps. */
+ * takes batches (see steal()), and after IDLE_SLEEP_NS it sleeps. While it
+ * spins it waits for a hand-off (handoff.c): a task that another worker's
+ * completion released lands in its mailbox, which it watches during every
+ * pause. */
 #define IDLE_BACKOFF_MAX 64
 #define STEAL_PATIENCE_NS 4000
 #define IDLE_SLEEP_NS 200000
@@ -27,6 +30,7 @@
 struct idleness {
   uint64_t since; /* when the worker last ran a task; 0: it just did */
   unsigned backoff;
+  bool waiting; /* for a hand-off */
 };
 
 static struct worker *workers;
@@ -58,15 +62,16 @@ static void run_chain(struct worker *w, struct task *t) {
     t = dag__task_run(w, t);
 }
 
-/* The worker found nothing: pause a little longer each time. Returns the
- * time it has been idle, in ns. */
-static uint64_t idle_round(struct idleness *idle) {
+/* The worker found nothing: pause a little longer each time, unless a task
+ * is handed to it. Returns the time it has been idle, in ns. */
+static uint64_t idle_round(struct worker *w, struct idleness *idle) {
   uint64_t now = dag__now_ns();
   if (!idle->since) {
     idle->since = now;
     idle->backoff = 1;
   }
-  for (unsigned i = 0; i < idle->backoff; i++)
+  for (unsigned i = 0; i < idle->backoff && !(w && dag__handoff_pending(w));
+       i++)
     cpu_relax();
   if (idle->backoff < IDLE_BACKOFF_MAX)
     idle->backoff *= 2;
@@ -77,23 +82,61 @@ static bool patient(const struct idleness *idle) {
   return !idle->since || dag__now_ns() - idle->since < STEAL_PATIENCE_NS;
 }
 
+static void start_waiting(struct worker *w, struct idleness *idle) {
+  if (!idle->waiting) {
+    dag__handoff_wait(w);
+    idle->waiting = true;
+  }
+}
+
+/* w stops waiting for a hand-off; one that was on its way goes to its
+ * queue. */
+static void stop_waiting(struct worker *w, struct idleness *idle) {
+  if (idle->waiting && !dag__handoff_unwait(w))
+    dag__sched_push(w, dag__handoff_claimed(w));
+  idle->waiting = false;
+}
+
+/* Next task for w: one handed to it, else one from the queues (`ancestor`
+ * not NULL: only its descendants, and no hand-offs, which could be
+ * anything). */
+static struct task *next_task(struct worker *w, struct idleness *idle,
+                              const struct task *ancestor) {
+  struct task *t;
+  if (!ancestor && (t = dag__handoff_take(w))) {
+    idle->waiting = false; /* whoever handed it lowered the flag */
+    return t;
+  }
+  t = ancestor ? dag__sched_pop_descendant(w, ancestor)
+               : dag__sched_pop(w, patient(idle));
+  if (t)
+    stop_waiting(w, idle);
+  return t;
+}
+
 static void *worker_main(void *arg) {
   struct worker *w = arg;
   self = w;
   dag__topo_bind_worker(w->id);
-  struct idleness idle = {0, 1};
+  struct idleness idle = {0, 1, false};
   while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
-    struct task *t = dag__sched_pop(w, patient(&idle));
+    struct task *t = next_task(w, &idle, NULL);
     if (t) {
       run_chain(w, t);
       idle.since = 0;
     } else if (dag__comm_poll()) {
       idle.since = 0; /* a transfer finished: its task may be ready */
-    } else if (idle_round(&idle) > IDLE_SLEEP_NS) {
-      dag__sched_idle(w, &stopping);
-      idle.since = 0;
+    } else {
+      start_waiting(w, &idle);
+      if (idle_round(w, &idle) > IDLE_SLEEP_NS) {
+        stop_waiting(w, &idle);
+        dag__sched_idle(w, &stopping);
+        /* Woken for work: take even a single task at once. */
+        idle.since = dag__now_ns() - STEAL_PATIENCE_NS;
+      }
     }
   }
+  stop_waiting(w, &idle);
   return NULL;
 }
 
@@ -144,20 +187,6 @@ void dag__workers_release(void) {
   nworkers = 0;
 }
 
-/* Runs a task, and the successors its completion hands back: inside a
- * task body (ancestor not NULL) only descendants of it, so that the bodies
- * stacked on this thread stay as few as the program's own nesting (a
- * successor of a descendant is one: edges join siblings only). */
-static bool help_once(struct worker *w, struct idleness *idle,
-                      const struct task *ancestor) {
-  struct task *t = ancestor ? dag__sched_pop_descendant(w, ancestor)
-                            : dag__sched_pop(w, patient(idle));
-  if (!t)
-    return false;
-  run_chain(w, t);
-  return true;
-}
-
 void dag__core_help_while(bool (*cond)(void *arg), void *arg) {
   struct worker *w = self;
   struct task *waiting = dag__current_task();
@@ -168,13 +197,27 @@ void dag__core_help_while(bool (*cond)(void *arg), void *arg) {
     outer = dag__nested_enter(w);
     t0 = dag__now_ns();
   }
-  struct idleness idle = {0, 1};
+  /* Inside a task body (ancestor not NULL) it runs only descendants of it,
+   * so that the bodies stacked on this thread stay as few as the program's
+   * own nesting (a successor of a descendant is one: edges join siblings
+   * only); at the top it waits for hand-offs as a worker does. */
+  struct idleness idle = {0, 1, false};
+  struct task *t;
   while (cond(arg)) {
-    if ((w && help_once(w, &idle, ancestor)) || dag__comm_poll())
+    if (w && (t = next_task(w, &idle, ancestor))) {
+      run_chain(w, t);
       idle.since = 0;
-    else if (idle_round(&idle) > IDLE_SLEEP_NS)
-      sched_yield(); /* maybe more threads than cores: let others run */
+    } else if (dag__comm_poll()) {
+      idle.since = 0;
+    } else {
+      if (w && !ancestor)
+        start_waiting(w, &idle);
+      if (idle_round(w, &idle) > IDLE_SLEEP_NS)
+        sched_yield(); /* maybe more threads than cores: let others run */
+    }
   }
+  if (w)
+    stop_waiting(w, &idle);
   if (timed)
     dag__nested_leave(w, outer, dag__now_ns() - t0);
 }
