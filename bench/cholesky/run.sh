@@ -103,6 +103,17 @@ run() {
   }' >>"$records"
 }
 
+# The ceiling, in the same run: a threaded dgemm on the whole matrix.
+for n in $sizes; do
+  "$here/cholesky_dgemm" -n "$n" -r "$reps" | awk -v threads="$threads" '
+    /^dgemm / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+      printf "{\"bench\":\"cholesky\",\"runtime\":\"dgemm\"," \
+             "\"metric\":\"dgemm_gflops_n%d\",\"value\":%s," \
+             "\"unit\":\"GFLOP/s\",\"n\":%d,\"tile\":0,\"threads\":%d}\n",
+             f["n"], f["gflops"], f["n"], threads }' >>"$records" ||
+    echo "run-cholesky: dgemm n=$n FAILED" >&2
+done
+
 for rt in $runtimes; do
   bin=$(bin_of "$rt")
   if [ ! -x "$bin" ]; then
@@ -132,7 +143,9 @@ done
 awk -v order="$runtimes" -v sizes="$sizes" -v tiles="$tiles" \
     -v reps="$reps" -v threads="$threads" "$jsonl"'
 {
-  rt = str("runtime"); seen[rt] = 1
+  rt = str("runtime")
+  if (rt == "dgemm") { ceiling[num("n")] = num("value"); next }
+  seen[rt] = 1
   val[rt, num("n"), num("tile")] = num("value")
   if (str("config") != "") config[rt] = str("config")
 }
@@ -161,6 +174,19 @@ END {
       printf " %15s", cell
     }
     printf "\n"
+  }
+  for (s = 1; s <= ns; s++) {
+    n = nv[s]; best = 0; peer = 0
+    for (key in val) {
+      split(key, k, SUBSEP)
+      if (k[2] != n) continue
+      if (k[1] == "dag" && val[key] > best) { best = val[key]; bt = k[3] }
+      if (k[1] != "dag" && k[1] != "dag-pragma" && val[key] > peer) { peer = val[key]; pr = k[1] }
+    }
+    if (n in ceiling && best > 0)
+      printf "n=%d: dag best (tile %d) %.2f GFLOP/s = %.2fx the best peer (%s), " \
+             "%.2fx the %d-thread dgemm (%.2f GFLOP/s)\n", n, bt, best,
+             peer > 0 ? best / peer : 0, pr, best / ceiling[n], threads, ceiling[n]
   }
   for (j = 1; j <= nc; j++)
     if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]

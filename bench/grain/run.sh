@@ -60,10 +60,14 @@ export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
 export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
 export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
-built=''
+built='' peers='' # peers: the other runtimes, not other builds of dag
 for rt in $runtimes; do
   bin=$here/grain_$rt
-  case $rt in *=*) bin=${rt#*=} rt=${rt%%=*} ;; esac
+  case $rt in
+  *=*) bin=${rt#*=} rt=${rt%%=*} ;;
+  dag) ;;
+  *) peers="$peers $rt" ;;
+  esac
   if [ -x "$bin" ]; then
     built="$built $rt"
     eval "bin_$rt=\$bin"
@@ -142,18 +146,19 @@ echo "$threads threads, kernel $kernel, radix $radix. '<': never fell to half"
 echo "the peak; '>': below half already at the largest size."
 printf '%-20s %5s' pattern width
 for rt in $built; do printf ' %9s' "$rt"; done
-printf ' %9s\n' dag/best
-echo "$metg" | awk -v built="$built" '
+printf ' %9s\n' dag/peer
+echo "$metg" | awk -v built="$built" -v peers="$peers" '
   { key = $1 " " $2; v[key, $3] = $5; s[key, $3] = ($4 == "=" ? "" : $4)
     if (!(key in order)) { order[key] = ++n; keys[n] = key } }
   END {
-    nb = split(built, rts, " ")
+    nb = split(built, rts, " "); np = split(peers, pl, " ")
+    for (i = 1; i <= np; i++) peer[pl[i]] = 1
     for (k = 1; k <= n; k++) {
       split(keys[k], kw, " "); printf "%-20s %5s", kw[1], kw[2]; best = 0
       for (i = 1; i <= nb; i++) {
         x = v[keys[k], rts[i]]
         printf " %9s", s[keys[k], rts[i]] sprintf("%.2f", x)
-        if (rts[i] != "dag" && (best == 0 || x < best)) best = x
+        if ((rts[i] in peer) && (best == 0 || x < best)) best = x
       }
       if (best > 0) printf " %9.2f", v[keys[k], "dag"] / best
       printf "\n"

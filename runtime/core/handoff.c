@@ -8,16 +8,16 @@
  * worker.c), so that it does not pull a busy submitter's queue to pieces. In
  * narrow graphs (a stencil two tasks wide) that wait came at every step.
  *
- * Now a worker with nothing to do raises its bit in `waiting` while it
- * spins, and watches a mailbox of its own. A completion that releases a
- * task it will not run itself claims a waiting worker by clearing its bit
- * (an atomic and: of several claimants, one wins) and puts the task in its
- * mailbox; the waiting worker sees it within one pause. A worker that stops
- * waiting (it found work, or it is about to sleep) clears its own bit the
- * same way; if someone cleared it first, a task is on its way and the
- * worker takes it before it sleeps. A sleeping worker is never claimed: it
- * cleared its bit before sleeping, and gets work as before (queue and
- * futex wake-up).
+ * Now a worker with nothing to do marks its mailbox WAITING while it spins,
+ * and watches it. A completion that releases a task it will not run itself
+ * (while its own queue is too short for a thief to take a batch from it)
+ * looks for a waiting mailbox and swaps the task in with a compare-and-swap:
+ * of several claimants one wins, and the waiting worker sees the task
+ * within one pause. A worker that stops waiting (it found work, or it is
+ * about to sleep) swaps WAITING out the same way; if that fails, a task is
+ * there, and it takes it before it sleeps. A sleeping worker is never
+ * handed a task: it left WAITING before sleeping, and gets work as before
+ * (queue and futex wake-up).
  *
  * Tasks submitted by a program are not handed over: the submitter feeds idle
  * workers through its queue in batches (sched.c), which costs it less than
@@ -33,93 +33,79 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* A worker's mailbox: NULL while it does not wait, WAITING while it waits,
+ * then the task handed to it. Only its owner writes NULL or WAITING; a
+ * claimant replaces WAITING with a task in one compare-and-swap, so claim
+ * and delivery are one step. Each on a cache line of its own, which its
+ * owner writes only when it starts or stops waiting. */
+#define WAITING ((struct task *)1)
+
 struct mailbox {
-  _Alignas(DAG_CACHELINE) _Atomic(struct task *) task;
+  _Alignas(DAG_CACHELINE) _Atomic(struct task *) slot;
 };
 
 static struct mailbox *mailboxes;
-static _Atomic uint64_t *waiting; /* a bit per worker */
-static int nwords;
+static int nmailboxes;
 
 int dag__handoff_init(int nworkers) {
-  nwords = (nworkers + 63) / 64;
   mailboxes =
       aligned_alloc(DAG_CACHELINE, (size_t)nworkers * sizeof *mailboxes);
-  waiting = aligned_alloc(
-      DAG_CACHELINE, ((size_t)nwords * sizeof *waiting + DAG_CACHELINE - 1) /
-                         DAG_CACHELINE * DAG_CACHELINE);
-  if (!mailboxes || !waiting) {
-    free(mailboxes);
-    free(waiting);
+  if (!mailboxes)
     return DAG_ENOMEM;
-  }
   for (int i = 0; i < nworkers; i++)
-    atomic_init(&mailboxes[i].task, NULL);
-  for (int i = 0; i < nwords; i++)
-    atomic_init(&waiting[i], 0);
+    atomic_init(&mailboxes[i].slot, NULL);
+  nmailboxes = nworkers;
   return 0;
 }
 
 void dag__handoff_release(void) {
   free(mailboxes);
-  free((void *)waiting);
   mailboxes = NULL;
-  waiting = NULL;
-  nwords = 0;
-}
-
-static uint64_t bit_of(const struct worker *w) {
-  return (uint64_t)1 << (w->id % 64);
+  nmailboxes = 0;
 }
 
 void dag__handoff_wait(struct worker *w) {
-  atomic_fetch_or_explicit(&waiting[w->id / 64], bit_of(w),
-                           memory_order_seq_cst);
+  atomic_store_explicit(&mailboxes[w->id].slot, WAITING, memory_order_seq_cst);
 }
 
 bool dag__handoff_unwait(struct worker *w) {
-  uint64_t was = atomic_fetch_and_explicit(&waiting[w->id / 64], ~bit_of(w),
-                                           memory_order_seq_cst);
-  return was & bit_of(w);
+  struct task *expected = WAITING;
+  return atomic_compare_exchange_strong_explicit(
+      &mailboxes[w->id].slot, &expected, NULL, memory_order_acq_rel,
+      memory_order_acquire);
 }
 
 bool dag__handoff_pending(struct worker *w) {
-  return atomic_load_explicit(&mailboxes[w->id].task, memory_order_relaxed);
+  return atomic_load_explicit(&mailboxes[w->id].slot, memory_order_relaxed) >
+         WAITING;
 }
 
 struct task *dag__handoff_take(struct worker *w) {
-  if (!dag__handoff_pending(w))
+  struct task *t =
+      atomic_load_explicit(&mailboxes[w->id].slot, memory_order_acquire);
+  if (t <= WAITING)
     return NULL;
-  return atomic_exchange_explicit(&mailboxes[w->id].task, NULL,
-                                  memory_order_acquire);
-}
-
-struct task *dag__handoff_claimed(struct worker *w) {
-  struct task *t;
-  while (!(t = dag__handoff_take(w)))
-    ; /* the claimant stores it right after its claim */
+  atomic_store_explicit(&mailboxes[w->id].slot, NULL, memory_order_relaxed);
   return t;
 }
 
+struct task *dag__handoff_claimed(struct worker *w) {
+  return dag__handoff_take(w); /* delivered with the claim */
+}
+
+/* Looks before it swaps, so that a busy worker's mailbox line stays in its
+ * owner's cache. */
 bool dag__handoff_give(struct worker *w, struct task *t) {
-  for (int k = 0; k < nwords; k++) {
-    int word = (w->id / 64 + k) % nwords;
-    uint64_t mask = atomic_load_explicit(&waiting[word], memory_order_relaxed);
-    if (word == w->id / 64)
-      mask &= ~bit_of(w);
-    while (mask) {
-      uint64_t bit = mask & -mask;
-      uint64_t was =
-          atomic_fetch_and_explicit(&waiting[word], ~bit, memory_order_acq_rel);
-      if (was & bit) {
-        int to = word * 64 + __builtin_ctzll(bit);
-        dag__task_stamp_ready(w, t);
-        atomic_store_explicit(&mailboxes[to].task, t, memory_order_release);
-        return true;
-      }
-      mask &= ~bit; /* someone else claimed it, or it stopped waiting */
-    }
+  dag__task_stamp_ready(w, t);
+  for (int k = 1; k < nmailboxes; k++) {
+    struct mailbox *m = &mailboxes[(w->id + k) % nmailboxes];
+    struct task *expected = WAITING;
+    if (atomic_load_explicit(&m->slot, memory_order_relaxed) == WAITING &&
+        atomic_compare_exchange_strong_explicit(
+            &m->slot, &expected, t, memory_order_release, memory_order_relaxed))
+      return true;
   }
+  t->flags &= (uint16_t)~TASK_STAMPED; /* queued instead: stamped again */
   return false;
 }
 

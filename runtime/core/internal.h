@@ -209,6 +209,10 @@ uint64_t dag__nested_leave(struct worker *w, uint64_t outer, uint64_t ns);
  * priority queue if it has a priority, else the calling worker's queue (or
  * the shared injection queue from a thread that is not a worker). */
 void dag__sched_push(struct worker *w, struct task *t);
+/* The same for a task that a completion on w released and w will not run
+ * next: handed to a waiting worker (handoff.c) while w's queue is too short
+ * for a thief to take a batch from it. */
+void dag__sched_push_released(struct worker *w, struct task *t);
 
 /* Next task for w to run, or NULL when none is found right now. A patient
  * caller (idle only briefly) steals only from queues worth a batch. */
@@ -240,8 +244,8 @@ int dag__handoff_init(int nworkers);
 void dag__handoff_release(void);
 /* w has nothing to do and spins: a released task may be handed to it. */
 void dag__handoff_wait(struct worker *w);
-/* w stops waiting. False if it was claimed first: a task is on its way,
- * which dag__handoff_claimed returns. */
+/* w stops waiting. False if a task was handed to it first, which
+ * dag__handoff_claimed returns. */
 bool dag__handoff_unwait(struct worker *w);
 struct task *dag__handoff_claimed(struct worker *w);
 /* Whether a task is in w's mailbox; and that task, taken (or NULL). */

@@ -37,6 +37,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* A patient thief leaves victims holding fewer than this many tasks alone:
+ * a producer feeding it one task at a time would pay a cache-line exchange
+ * per task, where a moment later it pays one per batch. */
+#define STEAL_PATIENT_LEAST 4
+
 /* ----------------------------------------------------------------- ring */
 
 #define RING_SIZE 256 /* a power of two */
@@ -461,17 +466,21 @@ void dag__sched_push(struct worker *w, struct task *t) {
   wake_one_if_sleeping();
 }
 
+void dag__sched_push_released(struct worker *w, struct task *t) {
+  /* A patient thief takes a batch from a queue this long: no need to hand
+   * tasks over one by one. */
+  if (t->priority == 0 && w && ring_size(w->queue) < STEAL_PATIENT_LEAST &&
+      dag__handoff_give(w, t))
+    return;
+  dag__sched_push(w, t);
+}
+
 bool dag__sched_urgent(void) {
   return atomic_load_explicit(&heap.count, memory_order_relaxed) &&
          atomic_load_explicit(&heap.top_priority, memory_order_relaxed) > 0;
 }
 
 size_t dag__sched_local_size(struct worker *w) { return ring_size(w->queue); }
-
-/* A patient thief leaves victims holding fewer than this many tasks alone:
- * a producer feeding it one task at a time would pay a cache-line exchange
- * per task, where a moment later it pays one per batch. */
-#define STEAL_PATIENT_LEAST 4
 
 /* xorshift: thieves start at a random victim so that they spread out. */
 static uint32_t next_random(struct worker *w) {

@@ -89,8 +89,8 @@ static void drop_pending(struct worker *w, struct task *t, struct task **next) {
     return;
   if (!*next && t->priority == 0)
     *next = t;
-  else if (t->priority != 0 || !w || !dag__handoff_give(w, t))
-    dag__sched_push(w, t);
+  else
+    dag__sched_push_released(w, t);
 }
 
 /* t's body and all its children are done: release its successors, forget
