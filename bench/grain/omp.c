@@ -31,8 +31,11 @@ static void run(const struct grain_graph *g, struct grain_slot *slots) {
       struct grain_slot *out = grain_slot(g, slots, t, p);
       (void)n; /* gcc 12 does not see their use in the iterator */
       (void)prev;
-#pragma omp task depend(iterator(i = 0 : n), in : prev[deps[i]])              \
+      /* clang-format would split the clauses at their colons. */
+      // clang-format off
+#pragma omp task depend(iterator(i = 0 : n), in : prev[deps[i]]) \
     depend(out : *out) firstprivate(t, p)
+      // clang-format on
       point(g, slots, t, p);
     }
 }
@@ -48,7 +51,7 @@ static int start(int threads, int *argc, char ***argv) {
 static void stop(void) {}
 
 int main(int argc, char **argv) {
-  static const struct grain_runtime rt = {GRAIN_RUNTIME_NAME, start, run, stop,
-                                          NULL, NULL, NULL};
+  static const struct grain_runtime rt = {
+      GRAIN_RUNTIME_NAME, start, run, stop, NULL, NULL, NULL};
   return grain_main(argc, argv, &rt);
 }
