@@ -186,7 +186,8 @@ END {
     if (n in ceiling && best > 0)
       printf "n=%d: dag best (tile %d) %.2f GFLOP/s = %.2fx the best peer (%s), " \
              "%.2fx the %d-thread dgemm (%.2f GFLOP/s)\n", n, bt, best,
-             peer > 0 ? best / peer : 0, pr, best / ceiling[n], threads, ceiling[n]
+             (peer > 0 ? best / peer : 0), pr, best / ceiling[n], threads,
+             ceiling[n]
   }
   for (j = 1; j <= nc; j++)
     if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]
