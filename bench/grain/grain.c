@@ -142,15 +142,20 @@ static double memory_kernel(const struct grain_graph *g, int t, int p) {
   return sum;
 }
 
+/* The output of point p at step t from its n inputs. */
+static uint64_t output_of(int t, int p, const uint64_t *in, int n) {
+  uint64_t v = mix(((uint64_t)t << 32) ^ (uint64_t)p);
+  for (int i = 0; i < n; i++)
+    v += in[i] * (uint64_t)(2 * i + 1);
+  return mix(v);
+}
+
 uint64_t grain_task(const struct grain_graph *g, int t, int p,
                     const uint64_t *in, int n) {
   double x = g->kernel == GRAIN_COMPUTE ? compute_kernel(g->iterations)
                                         : memory_kernel(g, t, p);
   __asm__ volatile("" : : "g"(x)); /* the kernel's result is used */
-  uint64_t v = mix(((uint64_t)t << 32) ^ (uint64_t)p);
-  for (int i = 0; i < n; i++)
-    v += in[i] * (uint64_t)(2 * i + 1);
-  return mix(v);
+  return output_of(t, p, in, n);
 }
 
 /* ---------------------------------------------------------- the check */
@@ -163,18 +168,12 @@ static void serial_outputs(const struct grain_graph *g, uint64_t *want) {
   for (int t = 0; t < g->steps; t++) {
     uint64_t *out = want + (size_t)(t % 2) * (size_t)g->width;
     const uint64_t *prev = want + (size_t)((t + 1) % 2) * (size_t)g->width;
-    uint64_t *next = malloc((size_t)g->width * sizeof *next);
     for (int p = 0; p < g->width; p++) {
       int n = grain_deps(g, t, p, deps);
       for (int i = 0; i < n; i++)
         in[i] = prev[deps[i]];
-      uint64_t v = mix(((uint64_t)t << 32) ^ (uint64_t)p);
-      for (int i = 0; i < n; i++)
-        v += in[i] * (uint64_t)(2 * i + 1);
-      next[p] = mix(v);
+      out[p] = output_of(t, p, in, n);
     }
-    memcpy(out, next, (size_t)g->width * sizeof *out);
-    free(next);
   }
 }
 

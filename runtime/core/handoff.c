@@ -89,10 +89,6 @@ struct task *dag__handoff_take(struct worker *w) {
   return t;
 }
 
-struct task *dag__handoff_claimed(struct worker *w) {
-  return dag__handoff_take(w); /* delivered with the claim */
-}
-
 /* Looks before it swaps, so that a busy worker's mailbox line stays in its
  * owner's cache. */
 bool dag__handoff_give(struct worker *w, struct task *t) {

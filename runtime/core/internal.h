@@ -244,10 +244,9 @@ int dag__handoff_init(int nworkers);
 void dag__handoff_release(void);
 /* w has nothing to do and spins: a released task may be handed to it. */
 void dag__handoff_wait(struct worker *w);
-/* w stops waiting. False if a task was handed to it first, which
- * dag__handoff_claimed returns. */
+/* w stops waiting. False if a task was handed to it first: it is in the
+ * mailbox already (claim and delivery are one step). */
 bool dag__handoff_unwait(struct worker *w);
-struct task *dag__handoff_claimed(struct worker *w);
 /* Whether a task is in w's mailbox; and that task, taken (or NULL). */
 bool dag__handoff_pending(struct worker *w);
 struct task *dag__handoff_take(struct worker *w);

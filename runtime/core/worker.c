@@ -93,7 +93,7 @@ static void start_waiting(struct worker *w, struct idleness *idle) {
  * queue. */
 static void stop_waiting(struct worker *w, struct idleness *idle) {
   if (idle->waiting && !dag__handoff_unwait(w))
-    dag__sched_push(w, dag__handoff_claimed(w));
+    dag__sched_push(w, dag__handoff_take(w));
   idle->waiting = false;
 }
 
