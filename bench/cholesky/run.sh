@@ -114,6 +114,27 @@ for n in $sizes; do
     echo "run-cholesky: dgemm n=$n FAILED" >&2
 done
 
+# The tighter ceiling, per tile: the kernels' own times with every thread
+# busy, scheduled at no cost (cholesky_bound; kernel rates in the config).
+for n in $sizes; do
+  for b in $tiles; do
+    "$here/cholesky_bound" -n "$n" -b "$b" -t "$threads" -r "$reps" |
+      awk -v threads="$threads" '
+      { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
+      END {
+        printf "{\"bench\":\"cholesky\",\"runtime\":\"bound\"," \
+               "\"metric\":\"bound_gflops_n%d_b%d\",\"value\":%s," \
+               "\"unit\":\"GFLOP/s\",\"n\":%d,\"tile\":%d,\"threads\":%d," \
+               "\"work_s\":%s,\"path_s\":%s,\"config\":\"kernel GFLOP/s " \
+               "on one thread: potrf %s trsm %s syrk %s gemm %s\"}\n",
+               f["bound", "n"], f["bound", "b"], f["bound", "gflops"],
+               f["bound", "n"], f["bound", "b"], threads, f["bound", "work"],
+               f["bound", "path"], f["kernels", "potrf"], f["kernels", "trsm"],
+               f["kernels", "syrk"], f["kernels", "gemm"] }' >>"$records" ||
+      echo "run-cholesky: bound n=$n b=$b FAILED" >&2
+  done
+done
+
 for rt in $runtimes; do
   bin=$(bin_of "$rt")
   if [ ! -x "$bin" ]; then
@@ -145,6 +166,11 @@ awk -v order="$runtimes" -v sizes="$sizes" -v tiles="$tiles" \
 {
   rt = str("runtime")
   if (rt == "dgemm") { ceiling[num("n")] = num("value"); next }
+  if (rt == "bound") {
+    bound[num("n"), num("tile")] = num("value")
+    kernels[num("n"), num("tile")] = str("config")
+    next
+  }
   seen[rt] = 1
   val[rt, num("n"), num("tile")] = num("value")
   if (str("config") != "") config[rt] = str("config")
@@ -158,7 +184,7 @@ END {
          "(x) = runtime / dag\n", reps, threads
   printf "%6s %5s", "n", "tile"
   for (j = 1; j <= nc; j++) printf " %15s", col[j]
-  printf "\n"
+  printf " %15s\n", "kernel bound"
   ns = split(sizes, nv, " "); nb = split(tiles, bv, " ")
   for (s = 1; s <= ns; s++) for (t = 1; t <= nb; t++) {
     n = nv[s]; b = bv[t]
@@ -173,6 +199,9 @@ END {
         cell = sprintf("%s (%.2fx)", cell, v / val["dag", n, b])
       printf " %15s", cell
     }
+    if ((n, b) in bound && ("dag", n, b) in val && val["dag", n, b] > 0)
+      printf " %15s", sprintf("%.2f (%.2fx)", bound[n, b],
+                              bound[n, b] / val["dag", n, b])
     printf "\n"
   }
   for (s = 1; s <= ns; s++) {
@@ -188,6 +217,9 @@ END {
              "%.2fx the %d-thread dgemm (%.2f GFLOP/s)\n", n, bt, best,
              (peer > 0 ? best / peer : 0), pr, best / ceiling[n], threads,
              ceiling[n]
+    if ((n, bt) in bound && best > 0)
+      printf "n=%d: dag best = %.2fx the kernel bound at tile %d (%.2f GFLOP/s; " \
+             "%s)\n", n, best / bound[n, bt], bt, bound[n, bt], kernels[n, bt]
   }
   for (j = 1; j <= nc; j++)
     if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]

@@ -11,13 +11,16 @@
 # efficiency of a run is the tasks' own time (one task timed alone, times
 # the tasks) over wall time x workers. With --json FILE it appends every
 # run's record and one "metg_us" record per runtime, pattern and width.
+# With --ranks N (N > 1) it runs the builds of dag only, each under
+# mpiexec on N ranks of --threads workers, the grid spread over the ranks.
 set -eu
 
 usage() {
   cat <<EOF
 usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
                  [--widths "W ..."] [--kernel compute|memory] [--radix R]
-                 [--grains "N ..."] [--reps N] [--runtimes "R ..."] [--quick]
+                 [--grains "N ..."] [--reps N] [--runtimes "R ..."]
+                 [--ranks N] [--quick]
   --patterns   default: trivial stencil_1d stencil_1d_periodic nearest
                spread fft tree all_to_all random_nearest
   --widths     default "2 8"
@@ -26,15 +29,18 @@ usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
   --reps       runs per process, the best counts (default 3)
   --runtimes   default "dag gomp libomp starpu" (those built); NAME=PATH
                adds a grain binary of another build under NAME
+  --ranks N    run dag (and other dag builds) under mpiexec on N ranks of
+               --threads workers each, unbound, the grid spread over them;
+               the peers, single-process runtimes, are left out (default 1)
   --quick      three grains, two patterns, one run each (a smoke test)
 Environment: STARPU_SCHED (default lws) and other OMP_*, DAG_*, STARPU_*
-settings pass through. Under mpiexec, run grain_dag itself.
+settings pass through; MPIEXEC names the launcher (default mpiexec).
 EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk")
-json='' threads=2 kernel=compute radix=3 reps=3
+json='' threads=2 kernel=compute radix=3 reps=3 ranks=1
 patterns="trivial stencil_1d stencil_1d_periodic nearest spread fft tree all_to_all random_nearest"
 widths="2 8" runtimes="dag gomp libomp starpu"
 grains="65536 32768 16384 8192 4096 2048 1024 512 256 128 64 32"
@@ -48,6 +54,7 @@ while [ $# -gt 0 ]; do
   --radix) radix=${2:?}; shift ;;
   --grains) grains=${2:?}; shift ;;
   --reps) reps=${2:?}; shift ;;
+  --ranks) ranks=${2:?}; shift ;;
   --runtimes) runtimes=${2:?}; shift ;;
   --quick) grains="4096 256 32" patterns="stencil_1d fft" reps=1 ;;
   -h | --help) usage; exit 0 ;;
@@ -60,13 +67,26 @@ export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
 export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
 export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
+# On several ranks the builds of dag run under the launcher, unbound so that
+# dag shares the node's cores among the ranks (docs/mpi.md).
+launch=''
+if [ "$ranks" -gt 1 ]; then
+  launch="${MPIEXEC:-mpiexec} -n $ranks --oversubscribe --bind-to none"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
 built='' peers='' # peers: the other runtimes, not other builds of dag
 for rt in $runtimes; do
   bin=$here/grain_$rt
   case $rt in
   *=*) bin=${rt#*=} rt=${rt%%=*} ;;
   dag) ;;
-  *) peers="$peers $rt" ;;
+  *)
+    if [ "$ranks" -gt 1 ]; then
+      echo "run-grain: $rt runs in one process, left out on $ranks ranks" >&2
+      continue
+    fi
+    peers="$peers $rt" ;;
   esac
   if [ -x "$bin" ]; then
     built="$built $rt"
@@ -88,7 +108,7 @@ for pattern in $patterns; do
       [ "$steps" -gt 4000 ] && steps=4000
       for rt in $built; do
         eval "bin=\$bin_$rt"
-        "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
+        $launch "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
           --steps "$steps" --radix "$radix" --kernel "$kernel" \
           --iterations "$grain" --threads "$threads" --reps "$reps" \
           --json "$records" >/dev/null ||
@@ -142,8 +162,8 @@ metg=$(awk "$jsonl"'
 
 echo
 echo "METG(50%), microseconds of task granularity (wall x workers / tasks);"
-echo "$threads threads, kernel $kernel, radix $radix. '<': never fell to half"
-echo "the peak; '>': below half already at the largest size."
+echo "$ranks rank(s) x $threads threads, kernel $kernel, radix $radix. '<': never"
+echo "fell to half the peak; '>': below half already at the largest size."
 printf '%-20s %5s' pattern width
 for rt in $built; do printf ' %9s' "$rt"; done
 printf ' %9s\n' dag/peer
@@ -166,8 +186,9 @@ echo "$metg" | awk -v built="$built" -v peers="$peers" '
   }'
 if [ -n "$json" ]; then
   cat "$records" >>"$json"
-  echo "$metg" | awk -v t="$threads" -v k="$kernel" '{
+  echo "$metg" | awk -v t="$threads" -v r="$ranks" -v k="$kernel" '{
     printf "{\"bench\":\"grain\",\"metric\":\"metg_us\",\"runtime\":\"%s\",", $3
-    printf "\"pattern\":\"%s\",\"width\":%d,\"threads\":%d,\"kernel\":\"%s\",", $1, $2, t, k
+    printf "\"pattern\":\"%s\",\"width\":%d,\"threads\":%d,\"ranks\":%d,", $1, $2, t, r
+    printf "\"kernel\":\"%s\",", k
     printf "\"bound\":\"%s\",\"value\":%s}\n", $4, $5 }' >>"$json"
 fi

@@ -93,10 +93,9 @@ int chol_tile_dim(int n, int bs, int i) {
 /* OpenBLAS has no header entry for this in every packaging. */
 extern void openblas_set_num_threads(int num_threads);
 
-/* A random symmetric matrix with off-diagonal entries in [-1, 1) and n on
- * the diagonal: strictly diagonally dominant, so SPD. Entry (i, j) is a
- * hash of (max, min), so rows fill in order and both halves agree. */
-static void generate_spd(double *a, int n, uint64_t seed) {
+/* Entry (i, j) is a hash of (max, min), so rows fill in order and both
+ * halves agree. */
+void chol_generate_spd(double *a, int n, uint64_t seed) {
   for (int i = 0; i < n; i++) {
     double *row = a + (size_t)i * n;
     for (int j = 0; j < n; j++) {
@@ -222,7 +221,7 @@ int chol_main(int argc, char **argv, const struct chol_runtime *rt) {
     fprintf(stderr, "%s: out of memory for n = %d\n", argv[0], n);
     return 1;
   }
-  generate_spd(orig, n, 2024);
+  chol_generate_spd(orig, n, 2024);
 
   int workers = rt->start();
   if (workers < 0) {
