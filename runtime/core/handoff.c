@@ -10,7 +10,8 @@
  *
  * Now a worker with nothing to do marks its mailbox WAITING while it spins,
  * and watches it. A completion that releases a task it will not run itself
- * (while its own queue is too short for a thief to take a batch from it)
+ * (while its own queue is empty: with tasks queued already, a thief takes
+ * them in a batch)
  * looks for a waiting mailbox and swaps the task in with a compare-and-swap:
  * of several claimants one wins, and the waiting worker sees the task
  * within one pause. A worker that stops waiting (it found work, or it is
@@ -140,8 +141,9 @@ void dag__handoff_report(int nworkers) {
         all[k][b] += dag__worker(i)->stats.handoff[k][b];
   uint64_t same, other;
   double m_same = median_us(all[0], &same), m_other = median_us(all[1], &other);
-  fprintf(stderr,
-          "dag: stats: ready to start, queued tasks: median %.2f us on the "
-          "worker that made them ready (%llu), %.2f us on another (%llu)\n",
-          m_same, (unsigned long long)same, m_other, (unsigned long long)other);
+  dag__log(DAG_LOG_REPORT,
+           "stats: ready to start, queued tasks: median %.2f us on the "
+           "worker that made them ready (%llu), %.2f us on another (%llu)",
+           m_same, (unsigned long long)same, m_other,
+           (unsigned long long)other);
 }

@@ -467,9 +467,11 @@ void dag__sched_push(struct worker *w, struct task *t) {
 }
 
 void dag__sched_push_released(struct worker *w, struct task *t) {
-  /* A patient thief takes a batch from a queue this long: no need to hand
-   * tasks over one by one. */
-  if (t->priority == 0 && w && ring_size(w->queue) < STEAL_PATIENT_LEAST &&
+  /* Only the first task queued behind the releaser's own next one is
+   * handed over: with more queued, an idle worker finds them in this queue
+   * and soon takes them in a batch, which costs less per task than a hand-off
+   * each (11% of a 1 us task's time in a graph 8 wide, measured). */
+  if (t->priority == 0 && w && ring_size(w->queue) == 0 &&
       dag__handoff_give(w, t))
     return;
   dag__sched_push(w, t);
