@@ -18,6 +18,7 @@
 #define DAG_BASE_H
 
 #include "dag.h"
+#include "settings.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -40,13 +41,25 @@
 #define DAG_THREAD_LOCAL                                                       \
   _Thread_local __attribute__((tls_model("initial-exec")))
 
-/* The number in environment variable `name`, from lo to hi; fallback when
- * it is unset or empty, and, with a warning, when it is not such a number
- * (env.c). */
-long dag__env_long(const char *name, long fallback, long lo, long hi);
-
 /* The time on CLOCK_MONOTONIC, in nanoseconds. */
 uint64_t dag__now_ns(void);
+
+/* --------------------------------------------------------------- log.c */
+
+/* Says one line on stderr if DAG_LOG lets `level` through: "dag: error: ..."
+ * or "dag: warning: ..." (nothing for info, debug and reports); on several
+ * ranks the prefix names the rank and the thread, "dag[r1 w3]: ". */
+void dag__log(enum dag_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* True if DAG_LOG lets messages of `level` through. */
+bool dag__log_wanted(enum dag_log_level level);
+
+/* The rank in the prefix, once the transport knows it. */
+void dag__log_rank(int rank, int nranks);
+
+/* Names the calling thread in the prefix: "w3", "mpi", "cuda0". */
+void dag__log_thread(const char *name);
 
 /* ------------------------------------------------------------- error.c */
 

@@ -31,7 +31,7 @@ int dag_check(int err) {
     return err;
   /* User errors were printed when they happened. */
   if (!last_error[0])
-    fprintf(stderr, "dag: error: %s\n", dag_strerror(err));
+    dag__log(DAG_LOG_ERROR, "%s", dag_strerror(err));
   fflush(NULL);
   _Exit(1);
 }
@@ -68,22 +68,22 @@ int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
   } else {
     snprintf(last_error, sizeof last_error, "%s", what);
   }
-  fprintf(stderr, "dag: error: %s\n", last_error);
+  dag__log(DAG_LOG_ERROR, "%s", last_error);
   return err;
 }
 
 noreturn void dag__bug(const char *file, int line, const char *fmt, ...) {
+  char what[512];
   va_list ap;
-  fprintf(stderr, "dag: BUG at %s:%d: ", file, line);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
+  dag__log(DAG_LOG_REPORT, "BUG at %s:%d: %s", file, line, what);
   abort();
 }
 
 noreturn void dag__out_of_memory(const char *where) {
-  fprintf(stderr, "dag: error: out of memory in %s\n", where);
+  dag__log(DAG_LOG_ERROR, "out of memory in %s", where);
   abort();
 }
 

@@ -14,6 +14,10 @@
 
 /* Starts the runtime if it is not running. Returns 0 or a DAG_E* code. */
 int dag__ensure_started(void);
+
+/* Why dag__ensure_started returned err: the runtime was finalized, or why it
+ * could not start (the message of that failure). */
+const char *dag__not_started_why(int err);
 /* Whether the runtime runs (started, not finalized). */
 bool dag__started(void);
 

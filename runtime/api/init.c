@@ -11,14 +11,17 @@
 #include "plan/plan.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static atomic_int state = RUN_NOT_STARTED;
+static char start_failure[512]; /* the message of the last failed start */
 static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
 
-/* DAG_NUM_THREADS, or the number of cores when unset or invalid. */
+/* DAG_NUM_THREADS, or the number of cores when unset. */
 static int workers_wanted(int ncores) {
-  return (int)dag__env_long("DAG_NUM_THREADS", ncores, 1, 4096);
+  int n = dag__settings()->num_threads;
+  return n > 0 ? n : ncores;
 }
 
 static void finalize_at_exit(void) { dag_finalize(); }
@@ -42,14 +45,21 @@ int dag_init(void) {
     err = DAG_ESHUTDOWN;
     break;
   case RUN_NOT_STARTED: {
-    err = dag__comm_start();
-    if (err)
+    err = dag__settings_check();
+    if (!err)
+      err = dag__comm_start();
+    if (err) {
+      snprintf(start_failure, sizeof start_failure, "%s", dag_last_error());
       break;
+    }
+    if (dag__rank == 0)
+      dag__settings_warn_unknown();
     /* The ranks of one machine share its cores, unless mpiexec bound
      * each to cores of its own already. */
     int n = workers_wanted(dag__core_cores(dag__node_rank, dag__node_ranks));
     err = dag__core_start(n);
     if (err) {
+      snprintf(start_failure, sizeof start_failure, "%s", dag_strerror(err));
       dag__comm_stop();
       break;
     }
@@ -84,10 +94,17 @@ int dag__ensure_started(void) {
   return dag_init();
 }
 
+const char *dag__not_started_why(int err) {
+  if (err == DAG_ESHUTDOWN || !start_failure[0])
+    return dag_strerror(err);
+  return start_failure;
+}
+
 int dag_num_workers(void) {
   int err = dag__ensure_started();
   if (err)
-    return dag__user_error(NULL, err, "dag_num_workers: %s", dag_strerror(err));
+    return dag__user_error(NULL, err, "dag_num_workers: %s",
+                           dag__not_started_why(err));
   return dag__workers_count();
 }
 

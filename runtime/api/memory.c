@@ -24,7 +24,7 @@ static int outside_tasks(const char *call) {
 void *dag_alloc(size_t bytes, struct dag_dist dist) {
   int err = dag__ensure_started();
   if (err) {
-    dag__user_error(NULL, err, "dag_alloc: %s", dag_strerror(err));
+    dag__user_error(NULL, err, "dag_alloc: %s", dag__not_started_why(err));
     return NULL;
   }
   if (outside_tasks("dag_alloc"))

@@ -57,6 +57,8 @@ int dag__comm_start(void) {
       comm->start(&dag__rank, &dag__nranks, &dag__node_rank, &dag__node_ranks);
   if (err)
     comm = &dag__comm_self;
+  else
+    dag__log_rank(dag__rank, dag__nranks);
   return err;
 }
 
@@ -83,12 +85,9 @@ void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
 bool dag__comm_poll(void) { return comm->poll(); }
 
 bool dag__comm_gpu_direct(void) {
-  const char *v = getenv("DAG_MPI_GPU_DIRECT");
-  if (v && (!strcmp(v, "0") || !strcmp(v, "1")))
-    return *v == '1';
-  if (v)
-    fprintf(stderr, "dag: warning: DAG_MPI_GPU_DIRECT='%s' ignored (0 or 1)\n",
-            v);
+  int direct = dag__settings()->mpi_gpu_direct;
+  if (direct >= 0)
+    return direct;
   return comm->gpu_aware && comm->gpu_aware();
 }
 

@@ -204,13 +204,13 @@ static void watch(const struct inflight *f) {
     if (op->reported || now - op->posted_ns < watchdog_ns)
       continue;
     op->reported = true;
-    fprintf(stderr,
-            "dag: watchdog: rank %d has waited %.0f s to %s %zu bytes %s "
-            "rank %d (tag %d)\n",
-            dag__rank, (double)(now - op->posted_ns) / 1e9,
-            op->kind == OP_SEND ? "send" : "receive",
-            dag__region_bytes(&op->region), op->kind == OP_SEND ? "to" : "from",
-            op->peer, op->tag);
+    dag__log(DAG_LOG_REPORT,
+             "watchdog: rank %d has waited %.0f s to %s %zu bytes %s "
+             "rank %d (tag %d)",
+             dag__rank, (double)(now - op->posted_ns) / 1e9,
+             op->kind == OP_SEND ? "send" : "receive",
+             dag__region_bytes(&op->region),
+             op->kind == OP_SEND ? "to" : "from", op->peer, op->tag);
   }
 }
 
@@ -269,6 +269,7 @@ static bool mpi_poll(void) {
 
 static void *progress_main(void *unused) {
   (void)unused;
+  dag__log_thread("mpi");
   unsigned idle = 0;
   for (;;) {
     pthread_mutex_lock(&lock);
@@ -322,11 +323,11 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   } else {
     MPI_Query_thread(&provided);
     if (provided < MPI_THREAD_SERIALIZED)
-      fprintf(stderr, "dag: warning: MPI was initialised without "
-                      "MPI_THREAD_SERIALIZED; the runtime calls MPI from its "
-                      "own thread, so initialise it with at least "
-                      "MPI_THREAD_SERIALIZED (and do not call MPI while "
-                      "tasks run)\n");
+      dag__log(DAG_LOG_WARN,
+               "MPI was initialised without MPI_THREAD_SERIALIZED; the "
+               "runtime calls MPI from its own thread, so initialise it with "
+               "at least MPI_THREAD_SERIALIZED (and do not call MPI while "
+               "tasks run)");
   }
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   /* A failure of one rank must end the run, never hang it. */
@@ -349,8 +350,7 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   pthread_cond_destroy(&wake);
   pthread_cond_init(&wake, &attr);
   pthread_condattr_destroy(&attr);
-  const char *w = getenv("DAG_WATCHDOG");
-  watchdog_ns = w && atof(w) > 0 ? (uint64_t)(atof(w) * 1e9) : 0;
+  watchdog_ns = (uint64_t)(dag__settings()->watchdog_seconds * 1e9);
   if (pthread_create(&progress, NULL, progress_main, NULL)) {
     MPI_Comm_free(&comm);
     return dag__user_error(NULL, DAG_ETHREAD, "cannot start the MPI thread");

@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-bool dag__simulating(void) { return getenv("DAG_SIMULATE_RANKS") != NULL; }
+bool dag__simulating(void) { return dag__settings()->simulate_ranks > 0; }
 
 static int sim_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
-  *nranks = (int)dag__env_long("DAG_SIMULATE_RANKS", 1, 1, 1 << 20);
-  *rank = (int)dag__env_long("DAG_SIMULATE_RANK", 0, 0, *nranks - 1);
+  *nranks = dag__settings()->simulate_ranks;
+  *rank = dag__settings()->simulate_rank;
   *node_rank = 0; /* this process alone on its machine */
   *node_ranks = 1;
   return 0;

@@ -50,20 +50,13 @@ struct trace_buffer {
   struct trace_chunk *head; /* newest first */
 };
 
-static bool env_set(const char *name, const char **value) {
-  const char *v = getenv(name);
-  if (!v || !*v)
-    return false;
-  if (value)
-    *value = v;
-  return true;
-}
-
 void dag__trace_init(void) {
-  dag__tracing = env_set("DAG_TRACE", &trace_path);
-  dag__graphing = env_set("DAG_GRAPH", &graph_path);
-  const char *stats = NULL;
-  dag__stats = env_set("DAG_STATS", &stats) && strcmp(stats, "0") != 0;
+  const struct dag_settings *s = dag__settings();
+  trace_path = s->trace;
+  graph_path = s->graph;
+  dag__tracing = trace_path != NULL;
+  dag__graphing = graph_path != NULL;
+  dag__stats = s->stats;
   dag__timing = dag__tracing || dag__stats;
   start_ns = dag__now_ns();
 }
@@ -226,29 +219,29 @@ static void write_graph(void) {
 static void write_stats(void) {
   double wall = (double)(dag__now_ns() - start_ns) / 1e9;
   uint64_t tasks = 0, inlined = 0;
-  fprintf(stderr, "dag: stats: %d workers, %.3f s since start\n",
-          dag__workers_count(), wall);
+  dag__settings_report();
+  dag__log(DAG_LOG_REPORT, "stats: %d workers, %.3f s since start",
+           dag__workers_count(), wall);
   for (int i = 0; i < dag__workers_count(); i++) {
     const struct worker_stats *s = &dag__worker(i)->stats;
     tasks += s->tasks;
     inlined += s->inlined;
-    fprintf(stderr,
-            "dag: stats: worker %d: %llu tasks (%llu inline), busy %.3f s "
-            "(%.0f%%), "
-            "%llu steals (%llu tasks), %llu sleeps\n",
-            i, (unsigned long long)s->tasks, (unsigned long long)s->inlined,
-            (double)s->busy_ns / 1e9,
-            wall > 0 ? 100.0 * (double)s->busy_ns / 1e9 / wall : 0.0,
-            (unsigned long long)s->steals, (unsigned long long)s->stolen,
-            (unsigned long long)s->sleeps);
+    dag__log(DAG_LOG_REPORT,
+             "stats: worker %d: %llu tasks (%llu inline), busy %.3f s "
+             "(%.0f%%), %llu steals (%llu tasks), %llu sleeps",
+             i, (unsigned long long)s->tasks, (unsigned long long)s->inlined,
+             (double)s->busy_ns / 1e9,
+             wall > 0 ? 100.0 * (double)s->busy_ns / 1e9 / wall : 0.0,
+             (unsigned long long)s->steals, (unsigned long long)s->stolen,
+             (unsigned long long)s->sleeps);
   }
   size_t pooled = 0;
   for (int p = 0; p < POOL_COUNT; p++)
     pooled += dag__pool_bytes((enum pool_id)p);
-  fprintf(stderr,
-          "dag: stats: %llu tasks run (%llu inline), %.1f MiB in task pools\n",
-          (unsigned long long)tasks, (unsigned long long)inlined,
-          (double)pooled / (1024.0 * 1024.0));
+  dag__log(DAG_LOG_REPORT,
+           "stats: %llu tasks run (%llu inline), %.1f MiB in task pools",
+           (unsigned long long)tasks, (unsigned long long)inlined,
+           (double)pooled / (1024.0 * 1024.0));
   dag__handoff_report(dag__workers_count());
 }
 

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* An idle worker looks for work in rounds (each tries every queue once),
@@ -114,10 +115,19 @@ static struct task *next_task(struct worker *w, struct idleness *idle,
   return t;
 }
 
-static void *worker_main(void *arg) {
-  struct worker *w = arg;
+/* Makes the calling thread worker w: its record, its core, its name in
+ * messages. */
+static void become(struct worker *w) {
   self = w;
   dag__topo_bind_worker(w->id);
+  char name[16];
+  snprintf(name, sizeof name, "w%d", w->id);
+  dag__log_thread(name);
+}
+
+static void *worker_main(void *arg) {
+  struct worker *w = arg;
+  become(w);
   struct idleness idle = {0, 1, false};
   while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
     struct task *t = next_task(w, &idle, NULL);
@@ -159,8 +169,7 @@ int dag__workers_start(int n) {
   atomic_store(&stopping, false);
   for (int i = 0; i < n; i++)
     worker_init(&workers[i], i);
-  self = &workers[0];
-  dag__topo_bind_worker(0);
+  become(&workers[0]);
   for (int i = 1; i < n; i++) {
     if (pthread_create(&threads[i], NULL, worker_main, &workers[i])) {
       nworkers = i; /* stop the ones that did start */

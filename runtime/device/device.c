@@ -32,11 +32,6 @@ atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
 
-static bool log_info(void) {
-  const char *v = getenv("DAG_LOG");
-  return v && (!strcmp(v, "info") || !strcmp(v, "debug"));
-}
-
 static const char *kind_name(enum dag_device k) {
   return k == DAG_DEVICE_CUDA ? "cuda" : k == DAG_DEVICE_HIP ? "hip" : "cpu";
 }
@@ -49,18 +44,17 @@ static void pin_near(struct device *d) {
   if (dag__space_bus_id(&d->space, bus, sizeof bus) &&
       dag__topo_near_pci(bus, &cpus)) {
     dag__space_bind(&d->space, &cpus);
-    if (log_info())
-      fprintf(stderr,
-              "dag: %s device %d (%s): its thread runs on %d CPUs near it\n",
-              d->space.ops->name, d->space.index, bus, CPU_COUNT(&cpus));
+    dag__log(DAG_LOG_INFO,
+             "%s device %d (%s): its thread runs on %d CPUs near it",
+             d->space.ops->name, d->space.index, bus, CPU_COUNT(&cpus));
   }
 }
 
 static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
                         int index) {
   if (dag__ndevices == MAX_DEVICES) {
-    fprintf(stderr, "dag: warning: more than %d devices; %s device %d unused\n",
-            MAX_DEVICES, ops->name, index);
+    dag__log(DAG_LOG_WARN, "more than %d devices; %s device %d unused",
+             MAX_DEVICES, ops->name, index);
     return;
   }
   struct device *d = &dag__devices[dag__ndevices];
@@ -72,8 +66,7 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
   d->granule = dag__space_granule(&d->space);
   d->memory = dag__space_memory(&d->space);
   d->poisons_host = ops == &dag__space_emul;
-  const char *staging = getenv("DAG_DEVICE_STAGING");
-  d->staging = !staging || strcmp(staging, "0");
+  d->staging = dag__settings()->device_staging;
   pthread_mutex_init(&d->stage_lock, NULL);
   pin_near(d);
   dag__ndevices++;
@@ -87,47 +80,32 @@ static void open_kind(enum dag_device kind, int index) {
     if (index < 0 || i == index)
       open_device(ops, kind, i);
   if (index >= count)
-    fprintf(stderr, "dag: warning: DAG_DEVICES: there is no %s device %d\n",
-            kind_name(kind), index);
+    dag__log(DAG_LOG_WARN, "DAG_DEVICES: there is no %s device %d",
+             kind_name(kind), index);
 }
 
-/* DAG_DEVICES: `none`, or a comma-separated list of `cuda`, `hip` (every
- * device of the kind), `cuda:N`, `hip:N` and `emul`; unset, `cuda,hip`. */
+/* Opens the devices DAG_DEVICES names, in its order (settings.c checked
+ * the list). */
 static void discover(void) {
-  const char *v = getenv("DAG_DEVICES");
-  char list[256];
-  snprintf(list, sizeof list, "%s", v && *v ? v : "cuda,hip");
-  char *save = NULL;
-  for (char *tok = strtok_r(list, ",", &save); tok;
-       tok = strtok_r(NULL, ",", &save)) {
-    char *colon = strchr(tok, ':');
-    int index = colon ? atoi(colon + 1) : -1;
-    if (colon)
-      *colon = 0;
-    if (!strcmp(tok, "cuda"))
-      open_kind(DAG_DEVICE_CUDA, index);
-    else if (!strcmp(tok, "hip"))
-      open_kind(DAG_DEVICE_HIP, index);
-    else if (!strcmp(tok, "emul"))
+  const struct dag_settings *s = dag__settings();
+  for (int i = 0; i < s->ndevice_choices; i++) {
+    const struct dag_device_choice *c = &s->device_choices[i];
+    if (c->kind == DEVICES_EMUL)
       open_device(&dag__space_emul, DAG_DEVICE_CPU, 0);
-    else if (strcmp(tok, "none"))
-      fprintf(stderr,
-              "dag: warning: DAG_DEVICES: unknown device '%s' (none, cuda, "
-              "hip, cuda:N, hip:N, emul)\n",
-              tok);
+    else
+      open_kind(c->kind == DEVICES_CUDA ? DAG_DEVICE_CUDA : DAG_DEVICE_HIP,
+                c->index);
   }
-  if (log_info()) {
-    if (!dag__ndevices)
-      fprintf(stderr, "dag: no device: tasks run on the CPU only\n");
-    for (int i = 0; i < dag__ndevices; i++)
-      fprintf(stderr, "dag: device %d: %s %d\n", i,
-              dag__devices[i].space.ops->name, dag__devices[i].space.index);
-  }
+  if (!dag__ndevices)
+    dag__log(DAG_LOG_INFO, "no device: tasks run on the CPU only");
+  for (int i = 0; i < dag__ndevices; i++)
+    dag__log(DAG_LOG_INFO, "device %d: %s %d", i,
+             dag__devices[i].space.ops->name, dag__devices[i].space.index);
   dag__devices_direct = dag__comm_gpu_direct();
-  if (log_info() && dag__ndevices && dag__nranks > 1)
-    fprintf(stderr, "dag: GPU data between ranks: %s\n",
-            dag__devices_direct ? "straight from device memory"
-                                : "through host memory");
+  if (dag__ndevices && dag__nranks > 1)
+    dag__log(DAG_LOG_INFO, "GPU data between ranks: %s",
+             dag__devices_direct ? "straight from device memory"
+                                 : "through host memory");
   if (dag__ndevices)
     atomic_store(&dag__devices_on, true);
 }
@@ -396,21 +374,21 @@ void dag__devices_flush(const struct region *regs, size_t n) {
 /* ---------------------------------------------------------------- stop */
 
 static void write_stats(const struct device *d) {
-  fprintf(stderr,
-          "dag: device %s %d: %llu tasks; %llu copies in (%.1f MiB), %llu "
-          "out (%.1f MiB); %llu granules evicted; memory committed peak "
-          "%.1f MiB; at the wait where it held most data, %.1f MiB "
-          "committed for %.1f MiB held; %llu sends to other ranks straight "
-          "from its memory (%.1f MiB)\n",
-          d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
-          (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
-          (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
-          (unsigned long long)d->evicted,
-          (double)(d->committed_peak * d->granule) / (1 << 20),
-          (double)d->committed_at_wait / (1 << 20),
-          (double)d->resident_at_wait / (1 << 20),
-          (unsigned long long)d->direct_sends,
-          (double)d->direct_bytes / (1 << 20));
+  dag__log(DAG_LOG_REPORT,
+           "stats: device %s %d: %llu tasks; %llu copies in (%.1f MiB), %llu "
+           "out (%.1f MiB); %llu granules evicted; memory committed peak "
+           "%.1f MiB; at the wait where it held most data, %.1f MiB "
+           "committed for %.1f MiB held; %llu sends to other ranks straight "
+           "from its memory (%.1f MiB)",
+           d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
+           (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
+           (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
+           (unsigned long long)d->evicted,
+           (double)(d->committed_peak * d->granule) / (1 << 20),
+           (double)d->committed_at_wait / (1 << 20),
+           (double)d->resident_at_wait / (1 << 20),
+           (unsigned long long)d->direct_sends,
+           (double)d->direct_bytes / (1 << 20));
 }
 
 void dag__devices_stop(void) {

@@ -14,10 +14,8 @@
  */
 #include "mem/space.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,8 +25,6 @@
 /* What freshly committed device memory holds: reading it before a copy
  * brought anything there shows. */
 #define EMUL_POISON 0xa5
-
-#define EMUL_DEFAULT_MEM ((size_t)256 << 20)
 
 struct op {
   struct op *next;
@@ -55,27 +51,6 @@ struct emul {
   size_t nspare;
 };
 
-/* DAG_EMUL_MEM: a number of bytes, with an optional K, M or G. */
-static size_t memory_cap(void) {
-  const char *v = getenv("DAG_EMUL_MEM");
-  if (!v || !*v)
-    return EMUL_DEFAULT_MEM;
-  char *end;
-  errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-  if (shift)
-    end++;
-  if (errno || *end || n == 0 || n > (SIZE_MAX >> shift)) {
-    fprintf(stderr,
-            "dag: warning: DAG_EMUL_MEM='%s' is not a size in bytes (with "
-            "K, M or G); using 256M\n",
-            v);
-    return EMUL_DEFAULT_MEM;
-  }
-  return (size_t)n << shift;
-}
-
 static void run_op(const struct op *o) {
   if (o->kind == OP_LAUNCH) {
     o->fn(o->args);
@@ -86,6 +61,7 @@ static void run_op(const struct op *o) {
 
 static void *serve(void *p) {
   struct emul *e = p;
+  dag__log_thread("emul");
   pthread_mutex_lock(&e->lock);
   for (;;) {
     while (!e->head && !e->stopping)
@@ -125,7 +101,7 @@ static void free_memory(struct emul *e) {
 /* The memory file and its granules, all free. */
 static int make_memory(struct emul *e, int index) {
   e->granule = (size_t)sysconf(_SC_PAGESIZE);
-  e->ngranules = (memory_cap() + e->granule - 1) / e->granule;
+  e->ngranules = (dag__settings()->emul_memory + e->granule - 1) / e->granule;
   size_t bytes = e->ngranules * e->granule;
   e->fd = memfd_create("dag-emulated-device", MFD_CLOEXEC);
   e->spare = malloc(e->ngranules * sizeof *e->spare);
@@ -158,7 +134,7 @@ static int emul_open(int index, void **state) {
   }
   pthread_mutex_init(&e->lock, NULL);
   pthread_cond_init(&e->wake, NULL);
-  e->delay_us = dag__env_long("DAG_EMUL_DELAY_US", 0, 0, 10000000);
+  e->delay_us = dag__settings()->emul_delay_us;
   if (pthread_create(&e->thread, NULL, serve, e)) {
     free_memory(e);
     free(e);

@@ -37,6 +37,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The libraries' calls, resolved when they are loaded: API(MemcpyAsync) is
@@ -156,6 +157,9 @@ static int gpu_count(void) {
  * done function. */
 static void *serve(void *p) {
   struct gpu *g = p;
+  char name[16];
+  snprintf(name, sizeof name, "%s%d", GPU_NAME, g->device);
+  dag__log_thread(name);
   CALL(g->device, SetDevice, g->device);
   pthread_mutex_lock(&g->lock);
   for (;;) {

@@ -247,8 +247,7 @@ static bool check_every_task; /* DAG_CHECK_UNIFORMITY=1 */
 static void init_once(void) {
   if (sent)
     return;
-  const char *check = getenv("DAG_CHECK_UNIFORMITY");
-  check_every_task = check && *check && strcmp(check, "0") != 0;
+  check_every_task = dag__settings()->check_every_task;
   sent = calloc((size_t)dag__nranks, sizeof *sent);
   received = calloc((size_t)dag__nranks, sizeof *received);
   if (!sent || !received)
@@ -390,13 +389,14 @@ void dag__plan_messages(uint64_t *sent_messages, uint64_t *received_messages) {
 void dag__plan_write_stats(void) {
   if (dag__nranks < 2)
     return;
-  fprintf(stderr,
-          "dag: stats: rank %d of %d: ran %llu of %llu tasks; sent %llu "
-          "messages (%.1f MiB), received %llu (%.1f MiB)\n",
-          dag__rank, dag__nranks, (unsigned long long)stats.here,
-          (unsigned long long)stats.tasks, (unsigned long long)stats.sends,
-          (double)stats.sent_bytes / 1048576.0, (unsigned long long)stats.recvs,
-          (double)stats.received_bytes / 1048576.0);
+  dag__log(DAG_LOG_REPORT,
+           "stats: rank %d of %d: ran %llu of %llu tasks; sent %llu "
+           "messages (%.1f MiB), received %llu (%.1f MiB)",
+           dag__rank, dag__nranks, (unsigned long long)stats.here,
+           (unsigned long long)stats.tasks, (unsigned long long)stats.sends,
+           (double)stats.sent_bytes / 1048576.0,
+           (unsigned long long)stats.recvs,
+           (double)stats.received_bytes / 1048576.0);
 }
 
 void dag__plan_release(void) {

@@ -165,11 +165,10 @@ void dag__uniformity_check(const char *where) {
   }
   char what[512];
   describe(what, sizeof what, lo);
-  fprintf(stderr,
-          "dag: error: the ranks submitted different tasks before %s: on "
-          "rank %d the first that differs is %s\n",
-          where, dag__rank, what);
-  fflush(stderr);
+  dag__log(DAG_LOG_ERROR,
+           "the ranks submitted different tasks before %s: on rank %d the "
+           "first that differs is %s",
+           where, dag__rank, what);
   /* Every rank has said its part before any of them stops the run, and
    * mpiexec gets a moment to pass the lines on. */
   allgather(0, all);

@@ -205,7 +205,7 @@ START_TEST(tiles_move_in_few_copies) {
   unsigned long long tasks = 0, in = 0, out = 0;
   while (fgets(line, sizeof line, log))
     if (sscanf(line,
-               "dag: device emul 0: %llu tasks; %llu copies in (%*f "
+               "dag: stats: device emul 0: %llu tasks; %llu copies in (%*f "
                "MiB), %llu out",
                &tasks, &in, &out) == 3)
       break;

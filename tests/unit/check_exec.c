@@ -935,7 +935,8 @@ END_TEST
 
 START_TEST(test_num_workers_bad_env) {
   ck_assert_int_eq(setenv("DAG_NUM_THREADS", "lots", 1), 0);
-  ck_assert_int_ge(dag_num_workers(), 1); /* a warning, then one per core */
+  ck_assert_int_eq(dag_num_workers(), DAG_EINVAL); /* never a guess */
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "DAG_NUM_THREADS='lots'"));
 }
 END_TEST
 

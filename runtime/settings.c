@@ -1,0 +1,350 @@
+/* settings.c — reading and checking every DAG_* environment variable (see
+ * settings.h). One table describes them all: name, kind of value, where it
+ * goes, what it accepts and what holds when it is unset; the parser, the
+ * messages and the DAG_STATS report all walk it.
+ */
+#include "settings.h"
+
+#include "base.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+enum kind {
+  COUNT,   /* an int from lo to hi */
+  SWITCH,  /* an int: 0 or 1 */
+  SECONDS, /* a double > 0 */
+  BYTES,   /* a size_t, with an optional K, M or G */
+  PATH,    /* a const char *, not empty */
+  LEVEL,   /* an enum dag_log_level */
+  DEVICES, /* the DAG_DEVICES list */
+};
+
+struct variable {
+  const char *name;
+  enum kind kind;
+  size_t field;         /* offset in struct dag_settings */
+  int lo, hi;           /* COUNT */
+  const char *accepts;  /* for the messages */
+  const char *fallback; /* what holds when unset ("cores": one worker per
+                          core, "auto": as MPI says) */
+};
+
+#define AT(f) offsetof(struct dag_settings, f)
+
+static const struct variable variables[] = {
+    {"DAG_NUM_THREADS", COUNT, AT(num_threads), 1, 4096,
+     "a number of workers from 1 to 4096", "cores"},
+    {"DAG_STATS", SWITCH, AT(stats), 0, 0, "0 or 1", "0"},
+    {"DAG_TRACE", PATH, AT(trace), 0, 0, "a file name", "off"},
+    {"DAG_GRAPH", PATH, AT(graph), 0, 0, "a file name", "off"},
+    {"DAG_LOG", LEVEL, AT(log), 0, 0, "error, warn, info or debug", "warn"},
+    {"DAG_CHECK_UNIFORMITY", SWITCH, AT(check_every_task), 0, 0, "0 or 1", "0"},
+    {"DAG_WATCHDOG", SECONDS, AT(watchdog_seconds), 0, 0,
+     "a number of seconds above 0", "off"},
+    {"DAG_DEVICES", DEVICES, 0, 0, 0,
+     "none, or a comma-separated list of cuda, hip, cuda:N, hip:N and emul",
+     "cuda,hip"},
+    {"DAG_DEVICE_STAGING", SWITCH, AT(device_staging), 0, 0, "0 or 1", "1"},
+    {"DAG_MPI_GPU_DIRECT", SWITCH, AT(mpi_gpu_direct), 0, 0, "0 or 1", "auto"},
+    {"DAG_EMUL_MEM", BYTES, AT(emul_memory), 0, 0,
+     "a size in bytes above 0, with an optional K, M or G", "256M"},
+    {"DAG_EMUL_DELAY_US", COUNT, AT(emul_delay_us), 0, 10000000,
+     "microseconds from 0 to 10000000", "0"},
+    {"DAG_SIMULATE_RANKS", COUNT, AT(simulate_ranks), 1, 1 << 20,
+     "a number of ranks from 1 to 1048576", "off"},
+    {"DAG_SIMULATE_RANK", COUNT, AT(simulate_rank), 0, (1 << 20) - 1,
+     "a rank below DAG_SIMULATE_RANKS", "0"},
+};
+
+#define NVARIABLES (sizeof variables / sizeof *variables)
+
+/* DAG_* variables that are not the runtime's but the compiler driver's. */
+static const char *const dagcc_variables[] = {"DAG_HOME", "DAG_CC",
+                                              "DAG_KEEP_TEMPS"};
+
+static struct dag_settings settings = {
+    .log = DAG_LOG_WARN,
+    .ndevice_choices = 2,
+    .device_choices = {{DEVICES_CUDA, -1}, {DEVICES_HIP, -1}},
+    .device_staging = 1,
+    .mpi_gpu_direct = -1,
+    .emul_memory = (size_t)256 << 20,
+};
+static const char *given[NVARIABLES]; /* the values set, as written */
+
+/* What was wrong, said by dag__settings_check. */
+#define MAX_PROBLEMS 16
+static char problems[MAX_PROBLEMS][320];
+static int nproblems;
+
+static void problem(const struct variable *v, const char *value,
+                    const char *detail) {
+  if (nproblems < MAX_PROBLEMS)
+    snprintf(problems[nproblems++], sizeof problems[0],
+             "%s='%s'%s%s: expected %s", v->name, value, detail ? ": " : "",
+             detail ? detail : "", v->accepts);
+}
+
+/* ------------------------------------------------------------- parsers */
+
+static bool parse_count(const char *s, int lo, int hi, int *out) {
+  char *end;
+  errno = 0;
+  long n = strtol(s, &end, 10);
+  if (errno || *end || end == s || n < lo || n > hi)
+    return false;
+  *out = (int)n;
+  return true;
+}
+
+static bool parse_switch(const char *s, int *out) {
+  if (strcmp(s, "0") && strcmp(s, "1"))
+    return false;
+  *out = *s == '1';
+  return true;
+}
+
+static bool parse_seconds(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (errno || *end || end == s || !(x > 0) || !isfinite(x))
+    return false;
+  *out = x;
+  return true;
+}
+
+static bool parse_bytes(const char *s, size_t *out) {
+  if (*s < '0' || *s > '9')
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(s, &end, 10);
+  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+  if (shift)
+    end++;
+  if (errno || *end || n == 0 || n > (SIZE_MAX >> shift))
+    return false;
+  *out = (size_t)n << shift;
+  return true;
+}
+
+static bool parse_level(const char *s, enum dag_log_level *out) {
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(s, names[i])) {
+      *out = (enum dag_log_level)(DAG_LOG_ERROR + i);
+      return true;
+    }
+  return false;
+}
+
+/* One item of DAG_DEVICES: "cuda", "hip", "cuda:N", "hip:N" or "emul". */
+static bool parse_device(char *item, struct dag_device_choice *out) {
+  char *colon = strchr(item, ':');
+  out->index = -1;
+  if (colon) {
+    *colon = 0;
+    if (!parse_count(colon + 1, 0, 1023, &out->index))
+      return false;
+  }
+  if (!strcmp(item, "cuda"))
+    out->kind = DEVICES_CUDA;
+  else if (!strcmp(item, "hip"))
+    out->kind = DEVICES_HIP;
+  else if (!strcmp(item, "emul") && !colon)
+    out->kind = DEVICES_EMUL;
+  else
+    return false;
+  return true;
+}
+
+static void parse_devices(const struct variable *v, const char *s) {
+  if (!strcmp(s, "none")) {
+    settings.ndevice_choices = 0;
+    return;
+  }
+  char list[256];
+  if (strlen(s) >= sizeof list) {
+    problem(v, s, "too long");
+    return;
+  }
+  strcpy(list, s);
+  int n = 0;
+  char *save = NULL;
+  for (char *item = strtok_r(list, ",", &save); item;
+       item = strtok_r(NULL, ",", &save)) {
+    char detail[96];
+    snprintf(detail, sizeof detail, "'%s' is no device", item);
+    if (n == DAG_MAX_DEVICE_CHOICES) {
+      problem(v, s, "too many items");
+      return;
+    }
+    if (!parse_device(item, &settings.device_choices[n++])) {
+      problem(v, s, detail);
+      return;
+    }
+  }
+  if (n == 0)
+    problem(v, s, NULL);
+  else
+    settings.ndevice_choices = n;
+}
+
+static void parse(const struct variable *v, const char *s) {
+  char *field = (char *)&settings + v->field;
+  bool ok = true;
+  switch (v->kind) {
+  case COUNT:
+    ok = parse_count(s, v->lo, v->hi, (int *)field);
+    break;
+  case SWITCH:
+    ok = parse_switch(s, (int *)field);
+    break;
+  case SECONDS:
+    ok = parse_seconds(s, (double *)field);
+    break;
+  case BYTES:
+    ok = parse_bytes(s, (size_t *)field);
+    break;
+  case PATH:
+    *(const char **)field = s;
+    break;
+  case LEVEL:
+    ok = parse_level(s, (enum dag_log_level *)field);
+    break;
+  case DEVICES:
+    parse_devices(v, s);
+    break;
+  }
+  if (!ok)
+    problem(v, s, NULL);
+}
+
+/* ------------------------------------------------------ unknown names */
+
+/* Edit distance of a and b, up to 3 (enough to tell a typo). */
+static int distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63)
+    return 3;
+  int row[64];
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (int)j;
+  for (size_t i = 1; i <= la; i++) {
+    int diagonal = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= lb; j++) {
+      int up = row[j];
+      int best = diagonal + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diagonal = up;
+    }
+  }
+  return row[lb] < 3 ? row[lb] : 3;
+}
+
+static bool known(const char *name) {
+  for (size_t i = 0; i < NVARIABLES; i++)
+    if (!strcmp(name, variables[i].name))
+      return true;
+  for (size_t i = 0; i < sizeof dagcc_variables / sizeof *dagcc_variables; i++)
+    if (!strcmp(name, dagcc_variables[i]))
+      return true;
+  return false;
+}
+
+/* With the nearest setting's name when it looks like a typo of one. */
+static void warn_unknown(void) {
+  for (char **e = environ; e && *e; e++) {
+    if (strncmp(*e, "DAG_", 4))
+      continue;
+    char name[64];
+    size_t len = strcspn(*e, "=");
+    snprintf(name, sizeof name, "%.*s", (int)len, *e);
+    if (known(name))
+      continue;
+    const char *nearest = NULL;
+    int best = 3;
+    for (size_t i = 0; i < NVARIABLES; i++) {
+      int d = distance(name, variables[i].name);
+      if (d < best) {
+        best = d;
+        nearest = variables[i].name;
+      }
+    }
+    if (nearest)
+      dag__log(DAG_LOG_WARN, "%s is not a setting of dag (did you mean %s?)",
+               name, nearest);
+    else
+      dag__log(DAG_LOG_WARN, "%s is not a setting of dag; ignored", name);
+  }
+}
+
+/* ----------------------------------------------------------- interface */
+
+static void read_all(void) {
+  for (size_t i = 0; i < NVARIABLES; i++) {
+    const char *s = getenv(variables[i].name);
+    if (!s || !*s)
+      continue;
+    given[i] = s;
+    parse(&variables[i], s);
+  }
+  if (settings.simulate_rank >=
+          (settings.simulate_ranks > 0 ? settings.simulate_ranks : 1) &&
+      nproblems < MAX_PROBLEMS)
+    snprintf(problems[nproblems++], sizeof problems[0],
+             "DAG_SIMULATE_RANK=%d: expected a rank below "
+             "DAG_SIMULATE_RANKS (%d)",
+             settings.simulate_rank,
+             settings.simulate_ranks > 0 ? settings.simulate_ranks : 1);
+}
+
+static pthread_once_t read_once = PTHREAD_ONCE_INIT;
+
+const struct dag_settings *dag__settings(void) {
+  pthread_once(&read_once, read_all);
+  return &settings;
+}
+
+int dag__settings_check(void) {
+  dag__settings();
+  for (int i = 0; i < nproblems; i++)
+    dag__user_error(NULL, DAG_EINVAL, "%s", problems[i]);
+  return nproblems ? DAG_EINVAL : 0;
+}
+
+void dag__settings_warn_unknown(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, warn_unknown);
+}
+
+void dag__settings_report(void) {
+  dag__settings();
+  char set[1024] = "", unset[1024] = "";
+  size_t nset = 0, nunset = 0;
+  for (size_t i = 0; i < NVARIABLES; i++) {
+    const struct variable *v = &variables[i];
+    if (given[i] && nset < sizeof set)
+      nset += (size_t)snprintf(set + nset, sizeof set - nset, " %s=%s", v->name,
+                               given[i]);
+    else if (!given[i] && nunset < sizeof unset)
+      nunset += (size_t)snprintf(unset + nunset, sizeof unset - nunset,
+                                 " %s=%s", v->name, v->fallback);
+  }
+  dag__log(DAG_LOG_REPORT, "stats: settings from the environment:%s",
+           nset ? set : " none");
+  dag__log(DAG_LOG_REPORT, "stats: settings by default:%s", unset);
+}

@@ -1,0 +1,64 @@
+/* settings.h — every DAG_* environment variable the runtime reads, in one
+ * place (settings.c). They are read and checked once, the first time any
+ * layer asks; dag_init then fails on a malformed value with a message that
+ * names the variable and what it accepts, and warns about a DAG_* variable
+ * that is no setting at all (a misspelt one). No other file calls getenv
+ * for a setting. DAG_STATS prints the settings in force.
+ */
+#ifndef DAG_SETTINGS_H
+#define DAG_SETTINGS_H
+
+#include <stddef.h>
+
+/* DAG_LOG: how much the runtime says on stderr. A report is output asked
+ * for (DAG_STATS, the watchdog): always said, without a level word. */
+enum dag_log_level {
+  DAG_LOG_REPORT,
+  DAG_LOG_ERROR,
+  DAG_LOG_WARN, /* the default */
+  DAG_LOG_INFO,
+  DAG_LOG_DEBUG,
+};
+
+/* One entry of DAG_DEVICES. */
+struct dag_device_choice {
+  enum { DEVICES_CUDA, DEVICES_HIP, DEVICES_EMUL } kind;
+  int index; /* -1: every device of the kind */
+};
+
+#define DAG_MAX_DEVICE_CHOICES 16
+
+struct dag_settings {
+  int num_threads;         /* DAG_NUM_THREADS; 0: one per core */
+  int stats;               /* DAG_STATS: 0 or 1 */
+  const char *trace;       /* DAG_TRACE: the file, or NULL */
+  const char *graph;       /* DAG_GRAPH: the file, or NULL */
+  enum dag_log_level log;  /* DAG_LOG */
+  int check_every_task;    /* DAG_CHECK_UNIFORMITY: 0 or 1 */
+  double watchdog_seconds; /* DAG_WATCHDOG; 0: off */
+  /* DAG_DEVICES: the devices to open, in order (default cuda, hip). */
+  int ndevice_choices;
+  struct dag_device_choice device_choices[DAG_MAX_DEVICE_CHOICES];
+  int device_staging; /* DAG_DEVICE_STAGING: 0 or 1 */
+  int mpi_gpu_direct; /* DAG_MPI_GPU_DIRECT: 0, 1, or -1: ask MPI */
+  size_t emul_memory; /* DAG_EMUL_MEM, bytes */
+  int emul_delay_us;  /* DAG_EMUL_DELAY_US */
+  int simulate_ranks; /* DAG_SIMULATE_RANKS; 0: a real run */
+  int simulate_rank;  /* DAG_SIMULATE_RANK */
+};
+
+/* The settings, read from the environment on the first call. */
+const struct dag_settings *dag__settings(void);
+
+/* For dag_init: says what is wrong with each malformed variable and returns
+ * DAG_EINVAL, or returns 0. */
+int dag__settings_check(void);
+
+/* Warns about each DAG_* variable that is no setting (once a run; rank 0
+ * only, once the ranks are known, so that a run says it once). */
+void dag__settings_warn_unknown(void);
+
+/* With DAG_STATS: one line with every setting and its value in force. */
+void dag__settings_report(void);
+
+#endif /* DAG_SETTINGS_H */

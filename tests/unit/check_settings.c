@@ -1,0 +1,228 @@
+/* check_settings.c — the DAG_* environment variables (runtime/settings.c)
+ * and the runtime's messages (runtime/log.c).
+ *
+ * Every malformed value makes dag_init fail with DAG_EINVAL and a message
+ * that names the variable, the value and what it accepts; good values reach
+ * the settings; a DAG_* variable that is no setting gets a warning naming
+ * the setting it looks like (none for dagcc's own), which DAG_LOG=error
+ * silences; DAG_STATS prints the settings in force; on several ranks a
+ * message says which rank and thread spoke.
+ *
+ * Each test runs in its own process (Check's fork mode), so each starts
+ * with a fresh runtime and environment.
+ */
+#include "settings.h"
+
+#include "dag.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run_suite.h"
+
+/* Runs fn with stderr caught; returns what it wrote (to free). */
+static char *stderr_of(void (*fn)(void)) {
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  fflush(stderr);
+  int saved = dup(2);
+  ck_assert_int_ne(dup2(fileno(f), 2), -1);
+  fn();
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  long n = ftell(f);
+  char *text = calloc(1, (size_t)n + 1);
+  rewind(f);
+  ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  return text;
+}
+
+/* ---------------------------------------------------------- malformed */
+
+static const struct {
+  const char *name, *value;
+} malformed[] = {
+    {"DAG_NUM_THREADS", "0"},     {"DAG_NUM_THREADS", "8x"},
+    {"DAG_NUM_THREADS", "99999"}, {"DAG_STATS", "yes"},
+    {"DAG_LOG", "loud"},          {"DAG_CHECK_UNIFORMITY", "2"},
+    {"DAG_WATCHDOG", "-1"},       {"DAG_WATCHDOG", "soon"},
+    {"DAG_WATCHDOG", "0"},        {"DAG_DEVICES", "gpu"},
+    {"DAG_DEVICES", "cuda:x"},    {"DAG_DEVICES", "emul:1"},
+    {"DAG_DEVICES", ","},         {"DAG_DEVICE_STAGING", "on"},
+    {"DAG_MPI_GPU_DIRECT", "2"},  {"DAG_EMUL_MEM", "12Q"},
+    {"DAG_EMUL_MEM", "0"},        {"DAG_EMUL_MEM", "-1M"},
+    {"DAG_EMUL_DELAY_US", "-5"},  {"DAG_SIMULATE_RANKS", "0"},
+    {"DAG_SIMULATE_RANK", "-1"},
+};
+
+START_TEST(test_malformed_value_stops_init) {
+  const char *name = malformed[_i].name, *value = malformed[_i].value;
+  ck_assert_int_eq(setenv(name, value, 1), 0);
+  ck_assert_int_eq(dag_init(), DAG_EINVAL);
+  char expected[128];
+  snprintf(expected, sizeof expected, "%s='%s'", name, value);
+  const char *msg = dag_last_error();
+  ck_assert_msg(strstr(msg, expected), "'%s' does not name %s", msg, expected);
+  ck_assert_msg(strstr(msg, ": expected "), "'%s' says not what is accepted",
+                msg);
+  /* Every later call fails the same way: nothing runs with a guess. */
+  ck_assert_int_eq(dag_num_workers(), DAG_EINVAL);
+}
+END_TEST
+
+START_TEST(test_simulated_rank_beyond_ranks) {
+  setenv("DAG_SIMULATE_RANKS", "2", 1);
+  setenv("DAG_SIMULATE_RANK", "2", 1);
+  ck_assert_int_eq(dag_init(), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "DAG_SIMULATE_RANK=2"));
+}
+END_TEST
+
+/* --------------------------------------------------------- good values */
+
+START_TEST(test_good_values_are_taken) {
+  setenv("DAG_NUM_THREADS", "3", 1);
+  setenv("DAG_STATS", "0", 1);
+  setenv("DAG_LOG", "debug", 1);
+  setenv("DAG_WATCHDOG", "0.25", 1);
+  setenv("DAG_DEVICES", "emul,cuda:1,hip", 1);
+  setenv("DAG_DEVICE_STAGING", "0", 1);
+  setenv("DAG_MPI_GPU_DIRECT", "1", 1);
+  setenv("DAG_EMUL_MEM", "512K", 1);
+  setenv("DAG_EMUL_DELAY_US", "7", 1);
+  const struct dag_settings *s = dag__settings();
+  ck_assert_int_eq(s->num_threads, 3);
+  ck_assert_int_eq(s->stats, 0);
+  ck_assert_int_eq(s->log, DAG_LOG_DEBUG);
+  ck_assert(s->watchdog_seconds == 0.25);
+  ck_assert_int_eq(s->ndevice_choices, 3);
+  ck_assert_int_eq(s->device_choices[0].kind, DEVICES_EMUL);
+  ck_assert_int_eq(s->device_choices[1].kind, DEVICES_CUDA);
+  ck_assert_int_eq(s->device_choices[1].index, 1);
+  ck_assert_int_eq(s->device_choices[2].kind, DEVICES_HIP);
+  ck_assert_int_eq(s->device_choices[2].index, -1);
+  ck_assert_int_eq(s->device_staging, 0);
+  ck_assert_int_eq(s->mpi_gpu_direct, 1);
+  ck_assert_uint_eq(s->emul_memory, 512u << 10);
+  ck_assert_int_eq(s->emul_delay_us, 7);
+  ck_assert_int_eq(dag_num_workers(), 3);
+}
+END_TEST
+
+START_TEST(test_defaults) {
+  const struct dag_settings *s = dag__settings();
+  ck_assert_int_eq(s->num_threads, 0);
+  ck_assert_int_eq(s->log, DAG_LOG_WARN);
+  ck_assert_int_eq(s->ndevice_choices, 2);
+  ck_assert_int_eq(s->device_staging, 1);
+  ck_assert_int_eq(s->mpi_gpu_direct, -1);
+  ck_assert_uint_eq(s->emul_memory, (size_t)256 << 20);
+  ck_assert_int_eq(s->simulate_ranks, 0);
+  ck_assert_ptr_null(s->trace);
+}
+END_TEST
+
+START_TEST(test_devices_none) {
+  setenv("DAG_DEVICES", "none", 1);
+  ck_assert_int_eq(dag__settings()->ndevice_choices, 0);
+}
+END_TEST
+
+/* ----------------------------------------------------- unknown names */
+
+static void start(void) { ck_assert_int_eq(dag_init(), 0); }
+
+START_TEST(test_misspelt_setting_is_named) {
+  setenv("DAG_TRACES", "t.json", 1);
+  setenv("DAG_NUM_THREAD", "2", 1);
+  setenv("DAG_ZEBRA", "1", 1);
+  setenv("DAG_CC", "gcc", 1); /* dagcc's, not a typo */
+  char *err = stderr_of(start);
+  ck_assert_msg(strstr(err, "warning: DAG_TRACES is not a setting of dag "
+                            "(did you mean DAG_TRACE?)"),
+                "%s", err);
+  ck_assert_msg(strstr(err, "DAG_NUM_THREAD is not a setting of dag (did you "
+                            "mean DAG_NUM_THREADS?)"),
+                "%s", err);
+  ck_assert_msg(strstr(err, "DAG_ZEBRA is not a setting of dag; ignored"), "%s",
+                err);
+  ck_assert_msg(!strstr(err, "DAG_CC"), "%s", err);
+  free(err);
+}
+END_TEST
+
+START_TEST(test_log_error_silences_warnings) {
+  setenv("DAG_TRACES", "t.json", 1);
+  setenv("DAG_LOG", "error", 1);
+  char *err = stderr_of(start);
+  ck_assert_str_eq(err, "");
+  free(err);
+}
+END_TEST
+
+/* ------------------------------------------------------- what is said */
+
+static void finalize(void) {
+  ck_assert_int_eq(dag_init(), 0);
+  dag_finalize();
+}
+
+START_TEST(test_stats_print_the_settings) {
+  setenv("DAG_STATS", "1", 1);
+  setenv("DAG_NUM_THREADS", "2", 1);
+  char *err = stderr_of(finalize);
+  ck_assert_msg(strstr(err, "dag: stats: settings from the environment: "
+                            "DAG_NUM_THREADS=2 DAG_STATS=1\n"),
+                "%s", err);
+  ck_assert_msg(strstr(err, "dag: stats: settings by default: DAG_TRACE=off"),
+                "%s", err);
+  ck_assert_msg(strstr(err, " DAG_LOG=warn "), "%s", err);
+  free(err);
+}
+END_TEST
+
+static void misuse(void) {
+  ck_assert_int_eq(dag_init(), 0);
+  ck_assert_int_eq(dag_submit(NULL, NULL, 0, NULL, 0), DAG_EINVAL);
+}
+
+START_TEST(test_one_rank_prefix) {
+  char *err = stderr_of(misuse);
+  ck_assert_str_eq(err, "dag: error: dag_submit: no task info\n");
+  free(err);
+}
+END_TEST
+
+START_TEST(test_prefix_names_rank_and_worker) {
+  setenv("DAG_SIMULATE_RANKS", "4", 1);
+  setenv("DAG_SIMULATE_RANK", "2", 1);
+  char *err = stderr_of(misuse);
+  ck_assert_str_eq(err, "dag[r2 w0]: error: dag_submit: no task info\n");
+  free(err);
+}
+END_TEST
+
+static Suite *settings_suite(void) {
+  Suite *s = suite_create("settings");
+  TCase *tc = tcase_create("settings");
+  tcase_add_loop_test(tc, test_malformed_value_stops_init, 0,
+                      (int)(sizeof malformed / sizeof *malformed));
+  tcase_add_test(tc, test_simulated_rank_beyond_ranks);
+  tcase_add_test(tc, test_good_values_are_taken);
+  tcase_add_test(tc, test_defaults);
+  tcase_add_test(tc, test_devices_none);
+  tcase_add_test(tc, test_misspelt_setting_is_named);
+  tcase_add_test(tc, test_log_error_silences_warnings);
+  tcase_add_test(tc, test_stats_print_the_settings);
+  tcase_add_test(tc, test_one_rank_prefix);
+  tcase_add_test(tc, test_prefix_names_rank_and_worker);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return run_suite(settings_suite()); }
