@@ -17,13 +17,13 @@
 extern char **environ;
 
 enum kind {
-  COUNT,   /* an int from lo to hi */
-  SWITCH,  /* an int: 0 or 1 */
-  SECONDS, /* a double > 0 */
-  BYTES,   /* a size_t, with an optional K, M or G */
-  PATH,    /* a const char *, not empty */
-  LEVEL,   /* an enum dag_log_level */
-  DEVICES, /* the DAG_DEVICES list */
+  COUNT,    /* an int from lo to hi */
+  SWITCH,   /* an int: 0 or 1 */
+  WATCHDOG, /* report[,end]: doubles > 0, end >= report */
+  BYTES,    /* a size_t, with an optional K, M or G */
+  PATH,     /* a const char *, not empty */
+  LEVEL,    /* an enum dag_log_level */
+  DEVICES,  /* the DAG_DEVICES list */
 };
 
 struct variable {
@@ -46,8 +46,12 @@ static const struct variable variables[] = {
     {"DAG_GRAPH", PATH, AT(graph), 0, 0, "a file name", "off"},
     {"DAG_LOG", LEVEL, AT(log), 0, 0, "error, warn, info or debug", "warn"},
     {"DAG_CHECK_UNIFORMITY", SWITCH, AT(check_every_task), 0, 0, "0 or 1", "0"},
-    {"DAG_WATCHDOG", SECONDS, AT(watchdog_seconds), 0, 0,
-     "a number of seconds above 0", "off"},
+    {"DAG_CHECK_EVERY", COUNT, AT(check_period), 0, 1 << 30,
+     "a number of tasks from 0 (only at waits) to 1073741824", "100000"},
+    {"DAG_WATCHDOG", WATCHDOG, 0, 0, 0,
+     "seconds above 0 to report waits, and optionally ',' and seconds to "
+     "end the run (no fewer)",
+     "off"},
     {"DAG_DEVICES", DEVICES, 0, 0, 0,
      "none, or a comma-separated list of cuda, hip, cuda:N, hip:N and emul",
      "cuda,hip"},
@@ -71,6 +75,7 @@ static const char *const dagcc_variables[] = {"DAG_HOME", "DAG_CC",
 
 static struct dag_settings settings = {
     .log = DAG_LOG_WARN,
+    .check_period = 100000,
     .ndevice_choices = 2,
     .device_choices = {{DEVICES_CUDA, -1}, {DEVICES_HIP, -1}},
     .device_staging = 1,
@@ -111,13 +116,32 @@ static bool parse_switch(const char *s, int *out) {
   return true;
 }
 
-static bool parse_seconds(const char *s, double *out) {
+/* Seconds above 0 at the start of *s; moves *s past them. */
+static bool parse_seconds(const char **s, double *out) {
   char *end;
   errno = 0;
-  double x = strtod(s, &end);
-  if (errno || *end || end == s || !(x > 0) || !isfinite(x))
+  double x = strtod(*s, &end);
+  if (errno || end == *s || !(x > 0) || !isfinite(x))
     return false;
   *out = x;
+  *s = end;
+  return true;
+}
+
+/* DAG_WATCHDOG: "report" or "report,end". */
+static bool parse_watchdog(const char *s) {
+  double report, end = 0;
+  if (!parse_seconds(&s, &report))
+    return false;
+  if (*s == ',') {
+    s++;
+    if (!parse_seconds(&s, &end) || end < report)
+      return false;
+  }
+  if (*s)
+    return false;
+  settings.watchdog_seconds = report;
+  settings.watchdog_end_seconds = end;
   return true;
 }
 
@@ -208,8 +232,8 @@ static void parse(const struct variable *v, const char *s) {
   case SWITCH:
     ok = parse_switch(s, (int *)field);
     break;
-  case SECONDS:
-    ok = parse_seconds(s, (double *)field);
+  case WATCHDOG:
+    ok = parse_watchdog(s);
     break;
   case BYTES:
     ok = parse_bytes(s, (size_t *)field);
@@ -321,8 +345,10 @@ const struct dag_settings *dag__settings(void) {
 
 int dag__settings_check(void) {
   dag__settings();
-  for (int i = 0; i < nproblems; i++)
-    dag__user_error(NULL, DAG_EINVAL, "%s", problems[i]);
+  static atomic_bool said; /* each failed start says it again otherwise */
+  if (nproblems && !atomic_exchange(&said, true))
+    for (int i = 0; i < nproblems; i++)
+      dag__user_error(NULL, DAG_EINVAL, "%s", problems[i]);
   return nproblems ? DAG_EINVAL : 0;
 }
 

@@ -29,13 +29,16 @@ struct dag_device_choice {
 #define DAG_MAX_DEVICE_CHOICES 16
 
 struct dag_settings {
-  int num_threads;         /* DAG_NUM_THREADS; 0: one per core */
-  int stats;               /* DAG_STATS: 0 or 1 */
-  const char *trace;       /* DAG_TRACE: the file, or NULL */
-  const char *graph;       /* DAG_GRAPH: the file, or NULL */
-  enum dag_log_level log;  /* DAG_LOG */
-  int check_every_task;    /* DAG_CHECK_UNIFORMITY: 0 or 1 */
-  double watchdog_seconds; /* DAG_WATCHDOG; 0: off */
+  int num_threads;        /* DAG_NUM_THREADS; 0: one per core */
+  int stats;              /* DAG_STATS: 0 or 1 */
+  const char *trace;      /* DAG_TRACE: the file, or NULL */
+  const char *graph;      /* DAG_GRAPH: the file, or NULL */
+  enum dag_log_level log; /* DAG_LOG */
+  int check_every_task;   /* DAG_CHECK_UNIFORMITY: 0 or 1 */
+  int check_period;       /* DAG_CHECK_EVERY: tasks; 0: only at waits */
+  /* DAG_WATCHDOG=report[,end]: report waits longer than `report` seconds,
+   * end the run after `end`; 0: off. */
+  double watchdog_seconds, watchdog_end_seconds;
   /* DAG_DEVICES: the devices to open, in order (default cuda, hip). */
   int ndevice_choices;
   struct dag_device_choice device_choices[DAG_MAX_DEVICE_CHOICES];

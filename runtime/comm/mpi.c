@@ -20,9 +20,8 @@
  * intercepts through the profiling interface); otherwise it initialises and
  * finalises MPI itself.
  */
-#include "comm/comm.h"
+#include "comm/mpi_internal.h"
 
-#include <mpi.h>
 #ifdef OPEN_MPI
 #include <mpi-ext.h> /* MPIX_Query_cuda_support */
 #endif
@@ -31,22 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-enum op_kind { OP_SEND, OP_RECV, OP_ALLGATHER };
-
-struct op {
-  enum op_kind kind;
-  struct region region; /* SEND, RECV */
-  int peer;
-  int tag;
-  dag_comm_done_fn done;
-  void *arg;
-  uint64_t value, *all; /* ALLGATHER */
-  MPI_Datatype type;
-  uint64_t posted_ns; /* for the watchdog */
-  bool reported;
-  struct op *next;
-};
 
 static MPI_Comm comm = MPI_COMM_NULL;
 static bool we_initialized;
@@ -128,12 +111,7 @@ static void mpi_recv(const struct region *r, int peer, uint64_t tag,
 
 /* --------------------------------------------------------------- progress */
 
-static struct inflight {
-  struct op **ops;
-  MPI_Request *reqs;
-  int *indices;
-  int n, cap;
-} inflight; /* under mpi_lock */
+static struct inflight inflight; /* under mpi_lock */
 
 static void start_op(struct inflight *f, struct op *op) {
   if (f->n == f->cap) {
@@ -189,31 +167,6 @@ static int test_inflight(struct inflight *f) {
   return done;
 }
 
-/* DAG_WATCHDOG=seconds: transfers in flight longer than that are reported
- * (once each): who waits for what. 0: off. */
-static uint64_t watchdog_ns;
-
-static void watch(const struct inflight *f) {
-  static uint64_t last;
-  uint64_t now = dag__now_ns();
-  if (!watchdog_ns || now - last < 1000000000ull)
-    return;
-  last = now;
-  for (int i = 0; i < f->n; i++) {
-    struct op *op = f->ops[i];
-    if (op->reported || now - op->posted_ns < watchdog_ns)
-      continue;
-    op->reported = true;
-    dag__log(DAG_LOG_REPORT,
-             "watchdog: rank %d has waited %.0f s to %s %zu bytes %s "
-             "rank %d (tag %d)",
-             dag__rank, (double)(now - op->posted_ns) / 1e9,
-             op->kind == OP_SEND ? "send" : "receive",
-             dag__region_bytes(&op->region),
-             op->kind == OP_SEND ? "to" : "from", op->peer, op->tag);
-  }
-}
-
 /* Sleeps up to `ns` nanoseconds, or until an operation is posted. */
 static void nap_unless_posted(long ns) {
   struct timespec until;
@@ -242,8 +195,9 @@ static bool progress_locked(void) {
     next = op->next;
     start_op(&inflight, op);
   }
-  watch(&inflight);
-  return test_inflight(&inflight) > 0 || batch;
+  bool completed = test_inflight(&inflight) > 0;
+  dag__watchdog_round(&inflight, completed);
+  return completed || batch;
 }
 
 static bool mpi_poll(void) {
@@ -267,20 +221,28 @@ static bool mpi_poll(void) {
  * answers a peer's handshake. */
 #define NAP_NS 1000000L
 
+/* With nothing in flight but the watchdog listening for other ranks, the
+ * progress thread looks in this often. */
+#define LISTEN_NS 100000000L
+
 static void *progress_main(void *unused) {
   (void)unused;
   dag__log_thread("mpi");
   unsigned idle = 0;
   for (;;) {
+    bool listening = dag__watchdog_listening();
     pthread_mutex_lock(&lock);
-    while (!posted && !stopping &&
+    while (!posted && !stopping && !listening &&
            !atomic_load_explicit(&unfinished_ops, memory_order_acquire))
       pthread_cond_wait(&wake, &lock);
-    bool stop = stopping && !posted &&
-                !atomic_load_explicit(&unfinished_ops, memory_order_acquire);
+    bool quiet =
+        !posted && !atomic_load_explicit(&unfinished_ops, memory_order_acquire);
+    bool stop = stopping && quiet;
     pthread_mutex_unlock(&lock);
     if (stop)
       break;
+    if (quiet) /* only listening */
+      nap_unless_posted(LISTEN_NS);
     pthread_mutex_lock(&mpi_lock);
     bool active = progress_locked();
     pthread_mutex_unlock(&mpi_lock);
@@ -342,6 +304,7 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   int *ub, flag = 0;
   MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
   tag_ub = flag && *ub > 0 ? *ub : 32767;
+  dag__watchdog_start(comm);
   stopping = false;
   /* The progress thread's naps end on a monotonic deadline. */
   pthread_condattr_t attr;
@@ -350,8 +313,8 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   pthread_cond_destroy(&wake);
   pthread_cond_init(&wake, &attr);
   pthread_condattr_destroy(&attr);
-  watchdog_ns = (uint64_t)(dag__settings()->watchdog_seconds * 1e9);
   if (pthread_create(&progress, NULL, progress_main, NULL)) {
+    dag__watchdog_stop();
     MPI_Comm_free(&comm);
     return dag__user_error(NULL, DAG_ETHREAD, "cannot start the MPI thread");
   }
@@ -370,6 +333,7 @@ static void mpi_stop(void) {
   free(inflight.reqs);
   free(inflight.indices);
   inflight = (struct inflight){0};
+  dag__watchdog_stop();
   MPI_Comm_free(&comm);
   comm = MPI_COMM_NULL;
   if (we_initialized) {
@@ -381,7 +345,7 @@ static void mpi_stop(void) {
   }
 }
 
-static void mpi_abort_all(void) {
+_Noreturn void dag__mpi_abort(void) {
   fflush(NULL);
   MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
   _Exit(1);
@@ -403,8 +367,8 @@ static bool mpi_gpu_aware(void) {
 }
 
 const struct dag_comm_ops dag__comm_mpi = {
-    "mpi",         mpi_start,     mpi_stop, mpi_send,     mpi_recv,
-    mpi_allgather, mpi_abort_all, mpi_poll, mpi_gpu_aware};
+    "mpi",         mpi_start,      mpi_stop, mpi_send,     mpi_recv,
+    mpi_allgather, dag__mpi_abort, mpi_poll, mpi_gpu_aware};
 
 /* The program's MPI_Finalize: the runtime finishes first, while MPI still
  * works (the profiling interface gives the real one as PMPI_Finalize). */

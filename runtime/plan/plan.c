@@ -243,11 +243,16 @@ static int place(const struct dag_task_info *info, const struct planned *p) {
 /* ------------------------------------------------------------- interface */
 
 static bool check_every_task; /* DAG_CHECK_UNIFORMITY=1 */
+static size_t check_period;   /* DAG_CHECK_EVERY */
+static char check_period_text[64];
 
 static void init_once(void) {
   if (sent)
     return;
   check_every_task = dag__settings()->check_every_task;
+  check_period = (size_t)dag__settings()->check_period;
+  snprintf(check_period_text, sizeof check_period_text,
+           "the check every %zu tasks", check_period);
   sent = calloc((size_t)dag__nranks, sizeof *sent);
   received = calloc((size_t)dag__nranks, sizeof *received);
   if (!sent || !received)
@@ -274,7 +279,7 @@ static void submit_here(const struct dag_task_info *info, dag_task_fn body,
 static void plan(const struct dag_task_info *info, dag_task_fn body,
                  const void *args, size_t args_size, const struct planned *p) {
   size_t n = p->n; /* in a local: the calls below could change *p */
-  dag__uniformity_record(info, p->where, n);
+  size_t unchecked = dag__uniformity_record(info, p->where, n);
   int exec = place(info, p);
   if (++round_robin == dag__nranks)
     round_robin = 0;
@@ -290,6 +295,8 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
       each_unit(p, i, exec, apply_write);
   if (check_every_task)
     dag__uniformity_check("this task");
+  else if (unchecked == check_period)
+    dag__uniformity_check(check_period_text);
 }
 
 /* Not inlined into dag_submit, whose path for one rank would pay for this

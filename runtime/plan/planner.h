@@ -114,9 +114,10 @@ void dag__access_cache_forget(void);
 uint64_t dag__uniformity_access_hash(const struct region *r, enum dag_mode mode,
                                      const struct dag_allocation *a);
 /* Adds a task to the record ranks compare: its source line, flags and
- * placement, and the hashes of its accesses (res[i].hash). */
-void dag__uniformity_record(const struct dag_task_info *info,
-                            const struct resolved *res, size_t n);
+ * placement, and the hashes of its accesses (res[i].hash). Returns the
+ * number of tasks recorded since the last check. */
+size_t dag__uniformity_record(const struct dag_task_info *info,
+                              const struct resolved *res, size_t n);
 /* All ranks must have recorded the same tasks since the last check: on a
  * mismatch every rank names its first differing task and the run stops.
  * `where` ends the message ("this taskwait"). */

@@ -1,7 +1,10 @@
 /* uniformity.c — the check that every rank submitted the same tasks.
  *
  * Each task adds a hash of its description to a running hash that ranks
- * compare at every taskwait (one allgather). On a mismatch a binary search
+ * compare at every taskwait (one allgather), and every DAG_CHECK_EVERY
+ * tasks within a phase: submitting never blocks, so every rank reaches the
+ * same count, or a wait whose check pairs with the others' and differs. On
+ * a mismatch a binary search
  * over the recorded hashes, one collective per step, finds the first task
  * that differs, and every rank names its own before the run stops: a
  * diverging program ends with a message instead of a hang.
@@ -57,8 +60,8 @@ uint64_t dag__uniformity_access_hash(const struct region *r, enum dag_mode mode,
 
 /* What every rank must agree on about a task: its source line, flags and
  * placement, and its accesses in order. */
-void dag__uniformity_record(const struct dag_task_info *info,
-                            const struct resolved *res, size_t n) {
+size_t dag__uniformity_record(const struct dag_task_info *info,
+                              const struct resolved *res, size_t n) {
   /* The line and the flags in one word; the rank only where it is set. */
   uint64_t h = mix(cumulated, (uint64_t)(uint32_t)info->line << 32 |
                                   (uint32_t)info->flags);
@@ -78,7 +81,7 @@ void dag__uniformity_record(const struct dag_task_info *info,
         (struct site){nhistory, info->label, info->file, info->line};
     last_site = &sites[nsites++];
   }
-  nhistory++;
+  return ++nhistory;
 }
 
 /* The site of the task at index in history: the last one starting at or

@@ -93,6 +93,7 @@ int main(int argc, char **argv) {
   double(*R)[n] = malloc(bytes);
   if (!A || !R)
     return 1;
+  fprintf(stderr, "mpi_cholesky: rank %d factors\n", dag_rank());
   factor(n, bs, A);
   reference(n, bs, R);
   for (int i = 0; i < n; i++)

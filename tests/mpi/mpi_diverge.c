@@ -11,7 +11,11 @@
  *                         region of another size;
  *   mpi_diverge free      as extra, then every rank calls dag_free instead
  *                         of taskwait (the wait for the block's tasks must
- *                         not hang rank 1).
+ *                         not hang rank 1);
+ *   mpi_diverge phase     a phase of 50 million tasks without a wait, in
+ *                         which rank 1 submits 'extra' after the first
+ *                         100,000: the check every 100,000 tasks must stop
+ *                         the run long before the phase could end.
  *
  * The divergence comes after tasks that moved data and a taskwait that
  * agreed; it is found at the next taskwait (or at once, per task, with
@@ -25,6 +29,9 @@
 #include <dag.h>
 
 enum { BLOCK = 256, BLOCKS = 8 };
+
+#define PHASE_TASKS 50000000L
+#define PHASE_DIVERGES 100000L
 
 struct args {
   double *x;
@@ -55,13 +62,25 @@ static void submit(dag_task_fn fn, const char *label, int line, double *x,
   dag_check(dag_submit(&info, &a, sizeof a, acc, also ? 2 : 1));
 }
 
+static void nothing(void *p) { (void)p; }
+
+/* The long phase: rank 1's extra task comes after PHASE_DIVERGES. */
+static void long_phase(int rank, double *x, double *small) {
+  struct dag_task_info step = {.fn = nothing, .label = "step"};
+  for (long i = 0; i < PHASE_TASKS; i++) {
+    if (i == PHASE_DIVERGES && rank == 1)
+      submit(add, "extra", __LINE__, small, 64, DAG_INOUT, x); /* @phase@ */
+    dag_check(dag_submit(&step, NULL, 0, NULL, 0));
+  }
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   int freeing = strcmp(mode, "free") == 0;
   int extra = freeing || strcmp(mode, "extra") == 0,
-      region = strcmp(mode, "region") == 0;
-  if (!extra && !region) {
-    fprintf(stderr, "usage: mpi_diverge extra|region|free\n");
+      region = strcmp(mode, "region") == 0, phase = strcmp(mode, "phase") == 0;
+  if (!extra && !region && !phase) {
+    fprintf(stderr, "usage: mpi_diverge extra|region|free|phase\n");
     return 2;
   }
   int rank = dag_rank(), nranks = dag_nranks();
@@ -83,6 +102,8 @@ int main(int argc, char **argv) {
            x + (b + 1) * BLOCK);
   dag_check(dag_taskwait());
 
+  if (phase)
+    long_phase(rank, x, small);
   /* Tasks 1 and 2 after the taskwait agree; task 3 differs. */
   submit(add, "before", __LINE__, small, 64, DAG_INOUT, NULL);
   submit(add, "before", __LINE__, x + 3 * BLOCK, BLOCK, DAG_INOUT, NULL);

@@ -51,13 +51,14 @@ static const struct {
     {"DAG_NUM_THREADS", "99999"}, {"DAG_STATS", "yes"},
     {"DAG_LOG", "loud"},          {"DAG_CHECK_UNIFORMITY", "2"},
     {"DAG_WATCHDOG", "-1"},       {"DAG_WATCHDOG", "soon"},
-    {"DAG_WATCHDOG", "0"},        {"DAG_DEVICES", "gpu"},
-    {"DAG_DEVICES", "cuda:x"},    {"DAG_DEVICES", "emul:1"},
-    {"DAG_DEVICES", ","},         {"DAG_DEVICE_STAGING", "on"},
-    {"DAG_MPI_GPU_DIRECT", "2"},  {"DAG_EMUL_MEM", "12Q"},
-    {"DAG_EMUL_MEM", "0"},        {"DAG_EMUL_MEM", "-1M"},
-    {"DAG_EMUL_DELAY_US", "-5"},  {"DAG_SIMULATE_RANKS", "0"},
-    {"DAG_SIMULATE_RANK", "-1"},
+    {"DAG_WATCHDOG", "0"},        {"DAG_WATCHDOG", "5,2"},
+    {"DAG_WATCHDOG", "5,"},       {"DAG_WATCHDOG", "1,2,3"},
+    {"DAG_DEVICES", "gpu"},       {"DAG_DEVICES", "cuda:x"},
+    {"DAG_DEVICES", "emul:1"},    {"DAG_DEVICES", ","},
+    {"DAG_DEVICE_STAGING", "on"}, {"DAG_MPI_GPU_DIRECT", "2"},
+    {"DAG_EMUL_MEM", "12Q"},      {"DAG_EMUL_MEM", "0"},
+    {"DAG_EMUL_MEM", "-1M"},      {"DAG_EMUL_DELAY_US", "-5"},
+    {"DAG_SIMULATE_RANKS", "0"},  {"DAG_SIMULATE_RANK", "-1"},
 };
 
 START_TEST(test_malformed_value_stops_init) {
@@ -100,6 +101,7 @@ START_TEST(test_good_values_are_taken) {
   ck_assert_int_eq(s->stats, 0);
   ck_assert_int_eq(s->log, DAG_LOG_DEBUG);
   ck_assert(s->watchdog_seconds == 0.25);
+  ck_assert(s->watchdog_end_seconds == 0);
   ck_assert_int_eq(s->ndevice_choices, 3);
   ck_assert_int_eq(s->device_choices[0].kind, DEVICES_EMUL);
   ck_assert_int_eq(s->device_choices[1].kind, DEVICES_CUDA);
@@ -124,6 +126,13 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(s->emul_memory, (size_t)256 << 20);
   ck_assert_int_eq(s->simulate_ranks, 0);
   ck_assert_ptr_null(s->trace);
+}
+END_TEST
+
+START_TEST(test_watchdog_with_deadline) {
+  setenv("DAG_WATCHDOG", "2,30", 1);
+  ck_assert(dag__settings()->watchdog_seconds == 2);
+  ck_assert(dag__settings()->watchdog_end_seconds == 30);
 }
 END_TEST
 
@@ -215,6 +224,7 @@ static Suite *settings_suite(void) {
   tcase_add_test(tc, test_simulated_rank_beyond_ranks);
   tcase_add_test(tc, test_good_values_are_taken);
   tcase_add_test(tc, test_defaults);
+  tcase_add_test(tc, test_watchdog_with_deadline);
   tcase_add_test(tc, test_devices_none);
   tcase_add_test(tc, test_misspelt_setting_is_named);
   tcase_add_test(tc, test_log_error_silences_warnings);
