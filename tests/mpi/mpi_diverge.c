@@ -12,25 +12,28 @@
  *   mpi_diverge free      as extra, then every rank calls dag_free instead
  *                         of taskwait (the wait for the block's tasks must
  *                         not hang rank 1);
- *   mpi_diverge phase     a phase of 50 million tasks without a wait, in
- *                         which rank 1 submits 'extra' after the first
- *                         100,000: the check every 100,000 tasks must stop
- *                         the run long before the phase could end.
+ *   mpi_diverge phase     a phase of 4 million 10 us tasks without a wait
+ *                         (20 s and more), in which rank 1 submits 'extra'
+ *                         after the first 100,000: the check every 100,000
+ *                         tasks must stop the run long before the phase
+ *                         could end and its taskwait find it.
  *
  * The divergence comes after tasks that moved data and a taskwait that
  * agreed; it is found at the next taskwait (or at once, per task, with
  * DAG_CHECK_UNIFORMITY=1). The lines the messages must name are marked
  * with @markers@ that the test's patterns refer to. Exits 0 only if the
  * runtime missed the divergence. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <dag.h>
 
 enum { BLOCK = 256, BLOCKS = 8 };
 
-#define PHASE_TASKS 50000000L
+#define PHASE_TASKS 4000000L
 #define PHASE_DIVERGES 100000L
 
 struct args {
@@ -62,15 +65,24 @@ static void submit(dag_task_fn fn, const char *label, int line, double *x,
   dag_check(dag_submit(&info, &a, sizeof a, acc, also ? 2 : 1));
 }
 
-static void nothing(void *p) { (void)p; }
+/* A 10 us task. */
+static void step(void *p) {
+  (void)p;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) <
+         10000);
+}
 
 /* The long phase: rank 1's extra task comes after PHASE_DIVERGES. */
 static void long_phase(int rank, double *x, double *small) {
-  struct dag_task_info step = {.fn = nothing, .label = "step"};
+  struct dag_task_info info = {.fn = step, .label = "step"};
   for (long i = 0; i < PHASE_TASKS; i++) {
     if (i == PHASE_DIVERGES && rank == 1)
       submit(add, "extra", __LINE__, small, 64, DAG_INOUT, x); /* @phase@ */
-    dag_check(dag_submit(&step, NULL, 0, NULL, 0));
+    dag_check(dag_submit(&info, NULL, 0, NULL, 0));
   }
 }
 
