@@ -17,13 +17,14 @@
 extern char **environ;
 
 enum kind {
-  COUNT,    /* an int from lo to hi */
-  SWITCH,   /* an int: 0 or 1 */
-  WATCHDOG, /* report[,end]: doubles > 0, end >= report */
-  BYTES,    /* a size_t, with an optional K, M or G */
-  PATH,     /* a const char *, not empty */
-  LEVEL,    /* an enum dag_log_level */
-  DEVICES,  /* the DAG_DEVICES list */
+  COUNT,      /* an int from lo to hi */
+  SWITCH,     /* an int: 0 or 1 */
+  WATCHDOG,   /* report[,end]: doubles > 0, end >= report */
+  BYTES,      /* a size_t, with an optional K, M or G */
+  PATH,       /* a const char *, not empty */
+  LEVEL,      /* an enum dag_log_level */
+  UNIFORMITY, /* DAG_CHECK_UNIFORMITY: 0, 1 or values */
+  DEVICES,    /* the DAG_DEVICES list */
 };
 
 struct variable {
@@ -45,7 +46,7 @@ static const struct variable variables[] = {
     {"DAG_TRACE", PATH, AT(trace), 0, 0, "a file name", "off"},
     {"DAG_GRAPH", PATH, AT(graph), 0, 0, "a file name", "off"},
     {"DAG_LOG", LEVEL, AT(log), 0, 0, "error, warn, info or debug", "warn"},
-    {"DAG_CHECK_UNIFORMITY", SWITCH, AT(check_every_task), 0, 0, "0 or 1", "0"},
+    {"DAG_CHECK_UNIFORMITY", UNIFORMITY, 0, 0, 0, "0, 1 or values", "0"},
     {"DAG_CHECK_EVERY", COUNT, AT(check_period), 0, 1 << 30,
      "a number of tasks from 0 (only at waits) to 1073741824", "100000"},
     {"DAG_WATCHDOG", WATCHDOG, 0, 0, 0,
@@ -243,6 +244,11 @@ static void parse(const struct variable *v, const char *s) {
     break;
   case LEVEL:
     ok = parse_level(s, (enum dag_log_level *)field);
+    break;
+  case UNIFORMITY:
+    settings.check_every_task = !strcmp(s, "1");
+    settings.check_values = !strcmp(s, "values");
+    ok = settings.check_every_task || settings.check_values || !strcmp(s, "0");
     break;
   case DEVICES:
     parse_devices(v, s);

@@ -34,8 +34,10 @@ struct dag_settings {
   const char *trace;      /* DAG_TRACE: the file, or NULL */
   const char *graph;      /* DAG_GRAPH: the file, or NULL */
   enum dag_log_level log; /* DAG_LOG */
-  int check_every_task;   /* DAG_CHECK_UNIFORMITY: 0 or 1 */
-  int check_period;       /* DAG_CHECK_EVERY: tasks; 0: only at waits */
+  /* DAG_CHECK_UNIFORMITY: 1, compare after every task; values, also
+   * compare the contents of replicated memory at taskwaits. */
+  int check_every_task, check_values;
+  int check_period; /* DAG_CHECK_EVERY: tasks; 0: only at waits */
   /* DAG_WATCHDOG=report[,end]: report waits longer than `report` seconds,
    * end the run after `end`; 0: off. */
   double watchdog_seconds, watchdog_end_seconds;

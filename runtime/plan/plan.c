@@ -197,6 +197,11 @@ static void discard_copy(const struct unit *u) {
                     &mode, 1, CORE_NO_INLINE);
 }
 
+/* DAG_CHECK_UNIFORMITY=values: writes to replicated memory note the task
+ * that plan() is at. */
+static bool check_values;
+static struct task_site planning;
+
 /* Inlined where a task writes one block, the usual case. */
 static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
@@ -205,6 +210,8 @@ static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
     discard_copy(u);
   dag__rankset_only(&u->valid, a->exec);
   dag__units_mark_dirty(u);
+  if (unlikely(check_values) && u->home < 0)
+    dag__units_note_writer(u, &planning);
 }
 
 /* The home of the first byte of access i of p, or -1 for replicated
@@ -250,6 +257,7 @@ static void init_once(void) {
   if (sent)
     return;
   check_every_task = dag__settings()->check_every_task;
+  check_values = dag__settings()->check_values;
   check_period = (size_t)dag__settings()->check_period;
   snprintf(check_period_text, sizeof check_period_text,
            "the check every %zu tasks", check_period);
@@ -286,6 +294,9 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
   for (size_t i = 0; i < n; i++)
     each_unit(p, i, exec, plan_read);
   stats.tasks++;
+  if (unlikely(check_values))
+    planning =
+        (struct task_site){stats.tasks, info->label, info->file, info->line};
   if (exec == dag__rank) {
     stats.here++;
     submit_here(info, body, args, args_size, p->regs, p->modes, n);
@@ -362,12 +373,19 @@ static void flush_unit(struct unit *u) {
 
 int dag__plan_taskwait(bool flush_data) {
   init_once();
+  size_t nwatched = 0;
+  struct watched *watched =
+      check_values && flush_data ? dag__units_watch(&nwatched) : NULL;
   if (flush_data)
     dag__units_flush(flush_unit);
   /* Checked before waiting: a rank that diverged may wait for a transfer
    * that never comes. */
   dag__uniformity_check("this taskwait");
-  return dag__wait_children();
+  int err = dag__wait_children();
+  if (check_values && flush_data) /* once the flush brought every copy */
+    dag__values_check(watched, nwatched);
+  free(watched);
+  return err;
 }
 
 void dag__plan_check(const char *where) {

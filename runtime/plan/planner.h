@@ -2,8 +2,9 @@
  * plan.c places tasks and plans transfers; the pieces with files of their
  * own are sets of ranks (rankset.c), units of data and the
  * regions they cover (units.c), how the accesses of earlier tasks resolved
- * (access_cache.c), and the check that every rank submitted the same tasks
- * (uniformity.c). All of it runs on the one thread that submits top-level
+ * (access_cache.c), the check that every rank submitted the same tasks
+ * (uniformity.c) and, on demand, holds the same replicated data
+ * (values.c). All of it runs on the one thread that submits top-level
  * tasks, like plan.c itself.
  */
 #ifndef DAG_PLANNER_H
@@ -80,6 +81,28 @@ void dag__units_flush(void (*fn)(struct unit *));
 
 void dag__units_release(void);
 
+/* A task, as DAG_CHECK_UNIFORMITY=values names the last writer of data:
+ * its number from the start and its source site (number 0: none). */
+struct task_site {
+  uint64_t number;
+  const char *label, *file;
+  int line;
+};
+
+/* Replicated unit u was last written by task s (it must be replicated). */
+void dag__units_note_writer(struct unit *u, const struct task_site *s);
+
+/* A replicated unit's bytes on this rank, and its last declared writer. */
+struct watched {
+  uintptr_t lo, hi;
+  struct task_site writer;
+};
+
+/* The replicated units accessed since the last taskwait, in address order,
+ * before a flush forgets them: a malloc'd array (NULL when there are none)
+ * of *n entries. */
+struct watched *dag__units_watch(size_t *n);
+
 /* ------------------------------------------------------ access_cache.c */
 
 /* Where an access of a top-level task lies: its allocation (NULL:
@@ -123,5 +146,20 @@ size_t dag__uniformity_record(const struct dag_task_info *info,
  * `where` ends the message ("this taskwait"). */
 void dag__uniformity_check(const char *where);
 void dag__uniformity_release(void);
+
+/* Collectives of the checks, from the submitting thread, which runs tasks
+ * while it waits: whether every rank gave the same v (all: nranks entries
+ * of scratch), and the end of a run whose ranks disagree, once each has
+ * said why (it does not return). */
+bool dag__ranks_agree(uint64_t v, uint64_t *all);
+_Noreturn void dag__ranks_stop(uint64_t *all);
+
+/* ------------------------------------------------------------ values.c */
+
+/* DAG_CHECK_UNIFORMITY=values, at a taskwait once its flush is done: every
+ * rank must hold the same bytes in the n replicated units w; else each
+ * names the first differing byte and the task that last wrote it, and the
+ * run stops. */
+void dag__values_check(const struct watched *w, size_t n);
 
 #endif /* DAG_PLANNER_H */

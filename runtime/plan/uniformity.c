@@ -115,8 +115,7 @@ static void allgather(uint64_t v, uint64_t *all) {
   dag__core_help_while(not_done, &done);
 }
 
-/* Every rank's value of v; true when they are all equal. */
-static bool agree(uint64_t v, uint64_t *all) {
+bool dag__ranks_agree(uint64_t v, uint64_t *all) {
   allgather(v, all);
   for (int r = 1; r < dag__nranks; r++)
     if (all[r] != all[0])
@@ -145,7 +144,7 @@ void dag__uniformity_check(const char *where) {
   uint64_t *all = malloc((size_t)dag__nranks * sizeof *all);
   if (!all)
     dag__out_of_memory("the uniformity check");
-  if (agree(cumulated ^ nhistory, all)) {
+  if (dag__ranks_agree(cumulated ^ nhistory, all)) {
     free(all);
     checked += nhistory;
     nhistory = nsites = 0;
@@ -161,7 +160,7 @@ void dag__uniformity_check(const char *where) {
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     uint64_t mine = mid < nhistory ? history[mid] : ~0ull - dag__rank;
-    if (agree(mine, all))
+    if (dag__ranks_agree(mine, all))
       lo = mid + 1;
     else
       hi = mid;
@@ -172,6 +171,10 @@ void dag__uniformity_check(const char *where) {
            "the ranks submitted different tasks before %s: on rank %d the "
            "first that differs is %s",
            where, dag__rank, what);
+  dag__ranks_stop(all);
+}
+
+_Noreturn void dag__ranks_stop(uint64_t *all) {
   /* Every rank has said its part before any of them stops the run, and
    * mpiexec gets a moment to pass the lines on. */
   allgather(0, all);

@@ -284,9 +284,19 @@ static void redirect_dirty(const struct unit *old, struct unit *by) {
   ndirty = kept;
 }
 
+/* A replicated unit, with the last task that declared writing it. */
+struct replicated {
+  struct unit unit; /* first: a struct unit * of home -1 points here */
+  struct task_site writer;
+};
+
+static struct replicated *replicated_of(struct unit *u) {
+  return (struct replicated *)u;
+}
+
 static void free_replicated(struct unit *u) {
   dag__rankset_free(&u->valid);
-  free(u);
+  free(replicated_of(u));
 }
 
 /* The replicated unit for region r: an interval [lo, hi) that contains it,
@@ -307,14 +317,18 @@ static struct unit *replicated_unit(const struct region *r, int gather) {
   if (end - first == 1 && reps[first]->region.lo == lo &&
       reps[first]->region.hi == hi)
     return reps[first];
-  struct unit *u = malloc(sizeof *u);
-  if (!u)
+  struct replicated *merged = malloc(sizeof *merged);
+  if (!merged)
     dag__out_of_memory("replicated units");
-  *u = (struct unit){
-      {lo, hi, hi - lo, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false};
+  struct unit *u = &merged->unit;
+  *merged = (struct replicated){
+      {{lo, hi, hi - lo, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false},
+      {0, NULL, NULL, 0}};
   bool was_dirty = false;
   for (size_t i = first; i < end; i++) {
     struct unit *part = reps[i];
+    if (replicated_of(part)->writer.number > merged->writer.number)
+      merged->writer = replicated_of(part)->writer;
     dag__unit_fetch(part, gather);
     dag__rankset_intersect(&u->valid, &part->valid);
     was_dirty |= part->dirty;
@@ -361,6 +375,23 @@ void dag__units_flush(void (*fn)(struct unit *)) {
   }
   ndirty = 0;
   forget_replicated();
+}
+
+void dag__units_note_writer(struct unit *u, const struct task_site *s) {
+  replicated_of(u)->writer = *s;
+}
+
+struct watched *dag__units_watch(size_t *n) {
+  *n = nreps;
+  if (!nreps)
+    return NULL;
+  struct watched *w = malloc(nreps * sizeof *w);
+  if (!w)
+    dag__out_of_memory("the values check");
+  for (size_t i = 0; i < nreps; i++)
+    w[i] = (struct watched){reps[i]->region.lo, reps[i]->region.hi,
+                            replicated_of(reps[i])->writer};
+  return w;
 }
 
 void dag__plan_forget(const void *base, size_t bytes) {
