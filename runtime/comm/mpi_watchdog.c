@@ -1,19 +1,28 @@
-/* mpi_watchdog.c — DAG_WATCHDOG=report[,end]: what each rank waits for, and
- * the end of a run that no longer moves.
+/* mpi_watchdog.c — what each rank waits for, which ranks no longer answer,
+ * and the end of a run that no longer moves.
  *
  * A rank stalls when it has operations in flight and none completes. Not
  * the age of one operation: the planner posts receives long before their
  * data is computed, and a healthy pipelined run has receives waiting for
- * minutes. After `report` seconds of a stall the rank says, once per stall,
- * what it waits for from whom. After `end` seconds it ends the run (so
- * `end` must exceed the longest task a rank may wait on). The rank says what it
- * waits for and asks every other rank, on a communicator of the watchdog's own,
- * whether it still answers: while `end` is set each rank's progress thread
- * keeps a receive posted for the question, even when nothing else is in flight,
- * and answers at once after saying in turn what it waits for. The rank gives
- * them ANSWER_NS, names the ranks that did not answer (stopped, hung outside
- * dag, or lost) and calls MPI_Abort: the job ends non-zero, with the culprit
- * named, instead of hanging until someone kills it.
+ * minutes.
+ *
+ * Every rank's progress thread keeps a receive posted, on a communicator of
+ * the watchdog's own, for a question from any rank — "do you answer?" — and
+ * answers at once; it looks every LISTEN_NS (mpi.c) even when nothing else
+ * is in flight. A rank that has stalled for PROBE_NS (or the report time,
+ * if shorter) asks every other rank, and gives them ANSWER_NS: a rank that
+ * does not answer is stopped, hung outside dag, or lost (dead, with a
+ * launcher told not to end the job for it), and the rank ends the run
+ * naming it. Ranks that answer may be busy with long tasks: the run goes
+ * on. So a lost rank ends the run by default, in seconds, instead of
+ * hanging it.
+ *
+ * DAG_WATCHDOG=report[,end]: after `report` seconds of a stall the rank
+ * says, once per stall, what it waits for from whom; after `end` seconds it
+ * ends the run even if every rank answers (so `end` must exceed the longest
+ * task a rank may wait on). A rank that ends the run tells the others in
+ * its question, and each says in turn what it waits for before answering;
+ * then it calls MPI_Abort, and the job ends non-zero.
  */
 #include "comm/mpi_internal.h"
 
@@ -23,17 +32,21 @@
 
 enum { TAG_QUESTION = 1, TAG_ANSWER = 2 };
 
-/* How long the rank that ends the run waits for answers. */
+/* A stall this long makes a rank ask whether the others answer. */
+#define PROBE_NS 10000000000ull
+/* How long a rank that asks waits for the answers. */
 #define ANSWER_NS 2000000000ull
 
-static uint64_t report_ns, end_ns; /* 0: off */
+static uint64_t report_ns, end_ns, probe_ns; /* report, end: 0 is off */
 static MPI_Comm watch_comm = MPI_COMM_NULL;
 static MPI_Request question = MPI_REQUEST_NULL; /* from any rank */
-static int asker; /* the question's payload: the rank that ends the run */
-static int self;  /* the answer's payload: this rank */
+/* The question's payload: the asking rank, times 2, plus 1 if it ends the
+ * run. The answer's: the answering rank. */
+static int asked, self;
 static bool said; /* this rank said what it waits for, at the end */
 
 static uint64_t quiet_since; /* the last completion, or the stall's start */
+static uint64_t probed;      /* when this rank last asked, in this stall */
 static bool stall_reported;
 
 /* At most this many operations are listed in a report. */
@@ -79,7 +92,7 @@ static void say_all(const struct inflight *f) {
 }
 
 static void listen(void) {
-  MPI_Irecv(&asker, 1, MPI_INT, MPI_ANY_SOURCE, TAG_QUESTION, watch_comm,
+  MPI_Irecv(&asked, 1, MPI_INT, MPI_ANY_SOURCE, TAG_QUESTION, watch_comm,
             &question);
 }
 
@@ -87,11 +100,15 @@ void dag__watchdog_start(MPI_Comm comm) {
   const struct dag_settings *s = dag__settings();
   report_ns = (uint64_t)(s->watchdog_seconds * 1e9);
   end_ns = (uint64_t)(s->watchdog_end_seconds * 1e9);
+  probe_ns = report_ns && report_ns < PROBE_NS ? report_ns : PROBE_NS;
   self = dag__rank;
-  said = false;
-  /* On every rank, watchdog or not: duplicating is collective. */
+  said = stall_reported = false;
+  quiet_since = probed = 0;
+  /* On every rank: duplicating is collective. A failed send to a rank
+   * that is gone must return here, to be told, not end the process. */
   MPI_Comm_dup(comm, &watch_comm);
-  if (end_ns)
+  MPI_Comm_set_errhandler(watch_comm, MPI_ERRORS_RETURN);
+  if (dag__nranks > 1)
     listen();
 }
 
@@ -104,70 +121,102 @@ void dag__watchdog_stop(void) {
     MPI_Comm_free(&watch_comm);
 }
 
-bool dag__watchdog_listening(void) { return end_ns != 0; }
+bool dag__watchdog_listening(void) { return dag__nranks > 1; }
 
-/* Answers every rank that asks whether this one still answers, after
- * saying (once) what this rank waits for. */
+/* Answers every rank that asks whether this one still answers; to one that
+ * ends the run, after saying (once) what this rank waits for. */
 static void answer(const struct inflight *f) {
   int arrived = 0;
   MPI_Status st;
   while (question != MPI_REQUEST_NULL &&
          MPI_Test(&question, &arrived, &st) == MPI_SUCCESS && arrived) {
-    if (!said) {
-      dag__log(DAG_LOG_REPORT, "watchdog: rank %d ends the run", asker);
+    if (asked % 2 && !said) {
+      dag__log(DAG_LOG_REPORT, "watchdog: rank %d ends the run", asked / 2);
       say_all(f);
     }
     MPI_Request r;
-    MPI_Isend(&self, 1, MPI_INT, st.MPI_SOURCE, TAG_ANSWER, watch_comm, &r);
-    MPI_Request_free(&r);
+    if (MPI_Isend(&self, 1, MPI_INT, st.MPI_SOURCE, TAG_ANSWER, watch_comm,
+                  &r) == MPI_SUCCESS)
+      MPI_Request_free(&r);
     listen();
   }
 }
 
 static void pause_1ms(void) { nanosleep(&(struct timespec){0, 1000000}, NULL); }
 
-/* An operation has waited `waited` ns, past the deadline. */
-static _Noreturn void end_run(const struct inflight *f, uint64_t waited) {
-  int n = dag__nranks;
-  dag__log(DAG_LOG_REPORT,
-           "watchdog: rank %d has seen no transfer complete for %.0f s "
-           "(deadline %.0f s): it ends the run",
-           dag__rank, (double)waited / 1e9, (double)end_ns / 1e9);
-  say_all(f);
+/* Asks every other rank whether it answers (telling them if this rank ends
+ * the run), answering theirs meanwhile; returns how many did not answer
+ * within ANSWER_NS, named when `ending`. */
+static int ask_all(const struct inflight *f, bool ending) {
+  int n = dag__nranks, question_sent = 2 * dag__rank + ending;
   MPI_Request *asks = malloc(2 * (size_t)n * sizeof *asks);
   int *answers = malloc((size_t)n * sizeof *answers);
-  if (!asks || !answers)
-    dag__mpi_abort();
+  bool *lost = calloc((size_t)n, sizeof *lost);
+  if (!asks || !answers || !lost)
+    dag__out_of_memory("the watchdog");
   MPI_Request *replies = asks + n;
   for (int p = 0; p < n; p++) {
     asks[p] = replies[p] = MPI_REQUEST_NULL;
     if (p == dag__rank)
       continue;
-    MPI_Isend(&self, 1, MPI_INT, p, TAG_QUESTION, watch_comm, &asks[p]);
-    MPI_Irecv(&answers[p], 1, MPI_INT, p, TAG_ANSWER, watch_comm, &replies[p]);
+    lost[p] = MPI_Isend(&question_sent, 1, MPI_INT, p, TAG_QUESTION, watch_comm,
+                        &asks[p]) != MPI_SUCCESS ||
+              MPI_Irecv(&answers[p], 1, MPI_INT, p, TAG_ANSWER, watch_comm,
+                        &replies[p]) != MPI_SUCCESS;
   }
   uint64_t until = dag__now_ns() + ANSWER_NS;
-  int all = 0;
-  while (!all && dag__now_ns() < until) {
-    answer(f); /* another rank may be ending the run too */
-    MPI_Testall(n, replies, &all, MPI_STATUSES_IGNORE);
-    if (!all)
+  int silent = 0;
+  for (bool waiting = true; waiting;) {
+    answer(f); /* another rank may be asking too */
+    waiting = false;
+    for (int p = 0; p < n; p++) {
+      int done = 1;
+      if (!lost[p] && replies[p] != MPI_REQUEST_NULL &&
+          MPI_Test(&replies[p], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        lost[p] = true; /* the transport saw it go */
+      waiting |= !lost[p] && !done;
+    }
+    if (waiting && dag__now_ns() >= until)
+      break;
+    if (waiting)
       pause_1ms();
   }
-  int silent = 0;
-  for (int p = 0; p < n && !all; p++) {
-    int done = 1;
-    if (replies[p] != MPI_REQUEST_NULL)
-      MPI_Test(&replies[p], &done, MPI_STATUS_IGNORE);
-    if (!done) {
+  for (int p = 0; p < n; p++) {
+    if (p == dag__rank || (!lost[p] && replies[p] == MPI_REQUEST_NULL))
+      continue;
+    if (ending)
       dag__log(DAG_LOG_REPORT,
                "watchdog: rank %d does not answer: it is stopped, hung "
                "outside dag, or lost",
                p);
-      silent++;
-    }
+    silent++;
   }
-  if (!silent)
+  /* Answers still due keep their buffers: the run ends, or they came. */
+  if (!silent) {
+    free(asks);
+    free(answers);
+  }
+  free(lost);
+  return silent;
+}
+
+/* This rank has stalled `stalled` ns, past the deadline or with `silent`
+ * ranks not answering: it says what it waits for, tells the others (who say
+ * what they wait for), names the ranks that do not answer, and aborts. */
+static _Noreturn void end_run(const struct inflight *f, uint64_t stalled,
+                              int silent) {
+  if (silent)
+    dag__log(DAG_LOG_REPORT,
+             "watchdog: rank %d has seen no transfer complete for %.0f s, and "
+             "%d rank(s) do not answer: it ends the run",
+             dag__rank, (double)stalled / 1e9, silent);
+  else
+    dag__log(DAG_LOG_REPORT,
+             "watchdog: rank %d has seen no transfer complete for %.0f s "
+             "(deadline %.0f s): it ends the run",
+             dag__rank, (double)stalled / 1e9, (double)end_ns / 1e9);
+  say_all(f);
+  if (!ask_all(f, true))
     dag__log(DAG_LOG_REPORT,
              "watchdog: every rank answers: the ranks wait for one another "
              "(what each waits for is above)");
@@ -175,18 +224,18 @@ static _Noreturn void end_run(const struct inflight *f, uint64_t waited) {
 }
 
 void dag__watchdog_round(struct inflight *f, bool completed) {
-  if (!report_ns)
+  if (dag__nranks < 2)
     return;
-  if (end_ns)
-    answer(f);
+  answer(f);
   uint64_t now = dag__now_ns();
   if (completed || !f->n || !quiet_since) {
     quiet_since = now; /* moving, or nothing to wait for */
+    probed = 0;
     stall_reported = false;
     return;
   }
   uint64_t stalled = now - quiet_since;
-  if (!stall_reported && stalled >= report_ns) {
+  if (report_ns && !stall_reported && stalled >= report_ns) {
     stall_reported = true;
     dag__log(DAG_LOG_REPORT,
              "watchdog: rank %d has seen no transfer complete for %.0f s; it "
@@ -195,5 +244,11 @@ void dag__watchdog_round(struct inflight *f, bool completed) {
     say_waits(f);
   }
   if (end_ns && stalled >= end_ns)
-    end_run(f, stalled);
+    end_run(f, stalled, 0);
+  if (stalled >= probe_ns && now - probed >= probe_ns) {
+    probed = now;
+    int silent = ask_all(f, false);
+    if (silent)
+      end_run(f, dag__now_ns() - quiet_since, silent);
+  }
 }
