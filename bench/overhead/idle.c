@@ -2,11 +2,13 @@
  * after a burst of tasks, the CPU time the process uses (getrusage) while
  * the program sleeps, in the first 10 ms (workers spin, then go to sleep)
  * and over the next second (they should all sleep), per worker as a share
- * of one core.
+ * of one core; then while the program waits in a taskwait for a task that
+ * sleeps a second on another worker (the waiting thread should doze too).
  *
  *   overhead_idle [--threads N]
  *
- * prints `idle workers=N first_10ms=P% after=Q%` (per worker, of a core).
+ * prints `idle workers=N first_10ms=P% after=Q% waiting=R%` (per worker,
+ * of a core).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -31,6 +33,11 @@ static void sleep_for(double seconds) {
     ;
 }
 
+static void nap(void *p) {
+  (void)p;
+  sleep_for(1.0);
+}
+
 static void work(void *p) {
   volatile double x = *(double *)p;
   for (int i = 0; i < 1000; i++)
@@ -51,9 +58,18 @@ int main(int argc, char **argv) {
   double c1 = cpu_seconds();
   sleep_for(1.0);
   double c2 = cpu_seconds();
-  printf("idle workers=%d first_10ms=%.1f%% after=%.2f%%\n", workers,
-         100.0 * (c1 - c0) / 0.010 / workers,
-         100.0 * (c2 - c1) / 1.0 / workers);
+  /* The nap is stolen by another worker while this thread sleeps a
+   * millisecond (an idle worker takes a single task after 4 us); then this
+   * thread waits for it. */
+  static const struct dag_task_info napping = {.fn = nap, .label = "nap"};
+  dag_check(dag_submit(&napping, NULL, 0, NULL, 0));
+  sleep_for(0.001);
+  double c3 = cpu_seconds();
+  dag_check(dag_taskwait());
+  double c4 = cpu_seconds();
+  printf("idle workers=%d first_10ms=%.1f%% after=%.2f%% waiting=%.2f%%\n",
+         workers, 100.0 * (c1 - c0) / 0.010 / workers,
+         100.0 * (c2 - c1) / 1.0 / workers, 100.0 * (c4 - c3) / 1.0 / workers);
   dag_finalize();
   return 0;
 }

@@ -51,8 +51,11 @@ struct task *dag__current_task(void);
 extern struct task dag__root_task;
 
 /* Runs tasks until cond(arg) becomes false: inside a task body only its
- * descendants (see core/sched.c). */
+ * descendants (see core/sched.c). With nothing to run for a while it dozes;
+ * task completions wake it, and whatever else makes cond false must call
+ * dag__core_nudge, or the waiter sees it up to a millisecond late. */
 void dag__core_help_while(bool (*cond)(void *arg), void *arg);
+void dag__core_nudge(void);
 
 /* Keeps the running task (submitted with CORE_NO_INLINE) from completing
  * when its body returns, until dag__task_release: a transfer in flight.

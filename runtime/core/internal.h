@@ -238,6 +238,14 @@ void dag__sched_release(void);
 void dag__sched_idle(struct worker *w, const atomic_bool *stop);
 void dag__sched_wake_all(void);
 
+/* A thread that waits while cond(arg) holds (help loop) and has had nothing
+ * to do for a while sleeps up to `ns`, or until work is queued or
+ * dag__sched_nudge is called after cond changed. */
+void dag__sched_doze(uint64_t ns, bool (*cond)(void *), void *arg);
+/* Something a dozing waiter may wait for happened (its last child
+ * completed, a collective finished): wakes the dozers, if any. */
+void dag__sched_nudge(void);
+
 /* ----------------------------------------------------------- handoff.c */
 
 int dag__handoff_init(int nworkers);

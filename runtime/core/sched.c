@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A patient thief leaves victims holding fewer than this many tasks alone:
@@ -350,13 +351,18 @@ static struct task *inject_pop(const struct task *ancestor) {
 static struct {
   _Alignas(DAG_CACHELINE) atomic_uint epoch; /* futex word */
   _Alignas(DAG_CACHELINE) atomic_int sleepers;
+  _Alignas(DAG_CACHELINE) atomic_int dozers; /* of the sleepers, waiters */
 } idle;
 
 static struct ring *rings;
 static int nrings;
 
-static void futex_wait(atomic_uint *word, unsigned seen) {
-  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+/* Sleeps while *word is seen, up to `ns` (0: no limit) or a wake-up. */
+static void futex_wait(atomic_uint *word, unsigned seen, uint64_t ns) {
+  struct timespec limit = {(time_t)(ns / 1000000000u),
+                           (long)(ns % 1000000000u)};
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, ns ? &limit : NULL, NULL,
+          0);
 }
 
 static void futex_wake(atomic_uint *word, int n) {
@@ -408,9 +414,27 @@ void dag__sched_idle(struct worker *w, const atomic_bool *stop) {
   unsigned seen = atomic_load_explicit(&idle.epoch, memory_order_seq_cst);
   if (!work_visible() && !atomic_load(stop)) {
     w->stats.sleeps++;
-    futex_wait(&idle.epoch, seen);
+    futex_wait(&idle.epoch, seen, 0);
   }
   atomic_fetch_sub_explicit(&idle.sleepers, 1, memory_order_seq_cst);
+}
+
+void dag__sched_doze(uint64_t ns, bool (*cond)(void *), void *arg) {
+  atomic_fetch_add_explicit(&idle.dozers, 1, memory_order_seq_cst);
+  atomic_fetch_add_explicit(&idle.sleepers, 1, memory_order_seq_cst);
+  full_fence();
+  /* cond is looked at once the nudgers can see this dozer: either it sees
+   * the change, or its nudger sees the dozer and moves the epoch. */
+  unsigned seen = atomic_load_explicit(&idle.epoch, memory_order_seq_cst);
+  if (!work_visible() && cond(arg))
+    futex_wait(&idle.epoch, seen, ns);
+  atomic_fetch_sub_explicit(&idle.sleepers, 1, memory_order_seq_cst);
+  atomic_fetch_sub_explicit(&idle.dozers, 1, memory_order_seq_cst);
+}
+
+void dag__sched_nudge(void) {
+  if (atomic_load_explicit(&idle.dozers, memory_order_seq_cst) > 0)
+    dag__sched_wake_all();
 }
 
 /* ------------------------------------------------------------- the API */

@@ -121,8 +121,10 @@ static struct task *complete(struct worker *w, struct task *t) {
       dag__sched_push(w, next); /* a prioritised task goes first */
       next = NULL;
     }
-    if (atomic_fetch_sub_explicit(&parent->unfinished, 1,
-                                  memory_order_acq_rel) != 1)
+    int left =
+        atomic_fetch_sub_explicit(&parent->unfinished, 1, memory_order_acq_rel);
+    dag__sched_nudge(); /* a waiter may wait for t or for its siblings */
+    if (left != 1)
       return next;
     t = parent; /* its body ended earlier; t was its last child */
   }

@@ -12,7 +12,6 @@
 #include "core/internal.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,6 +26,14 @@
 #define IDLE_BACKOFF_MAX 64
 #define STEAL_PATIENCE_NS 4000
 #define IDLE_SLEEP_NS 200000
+
+/* A thread waiting in a help loop (taskwait, a collective, a task it
+ * depends on) with nothing to do for IDLE_SLEEP_NS dozes instead of
+ * spinning: for DOZE_FIRST_NS, doubling up to DOZE_MAX_NS, woken at once by
+ * new work and by what it waits for (its last child completing, a
+ * collective finishing), else by the time limit. */
+#define DOZE_FIRST_NS 50000
+#define DOZE_MAX_NS 1000000
 
 struct idleness {
   uint64_t since; /* when the worker last ran a task; 0: it just did */
@@ -196,6 +203,8 @@ void dag__workers_release(void) {
   nworkers = 0;
 }
 
+void dag__core_nudge(void) { dag__sched_nudge(); }
+
 void dag__core_help_while(bool (*cond)(void *arg), void *arg) {
   struct worker *w = self;
   struct task *waiting = dag__current_task();
@@ -212,17 +221,24 @@ void dag__core_help_while(bool (*cond)(void *arg), void *arg) {
    * only); at the top it waits for hand-offs as a worker does. */
   struct idleness idle = {0, 1, false};
   struct task *t;
+  uint64_t doze = DOZE_FIRST_NS;
   while (cond(arg)) {
     if (w && (t = next_task(w, &idle, ancestor))) {
       run_chain(w, t);
       idle.since = 0;
+      doze = DOZE_FIRST_NS;
     } else if (dag__comm_poll()) {
       idle.since = 0;
+      doze = DOZE_FIRST_NS;
     } else {
       if (w && !ancestor)
         start_waiting(w, &idle);
-      if (idle_round(w, &idle) > IDLE_SLEEP_NS)
-        sched_yield(); /* maybe more threads than cores: let others run */
+      if (idle_round(w, &idle) > IDLE_SLEEP_NS) {
+        if (w)
+          stop_waiting(w, &idle); /* no hand-off while it sleeps */
+        dag__sched_doze(doze, cond, arg);
+        doze = doze < DOZE_MAX_NS ? 2 * doze : DOZE_MAX_NS;
+      }
     }
   }
   if (w)

@@ -99,7 +99,8 @@ static const struct site *site_of(size_t index) {
 }
 
 static void set_done(void *arg) {
-  atomic_store_explicit((atomic_bool *)arg, true, memory_order_release);
+  atomic_store_explicit((atomic_bool *)arg, true, memory_order_seq_cst);
+  dag__core_nudge();
 }
 
 static bool not_done(void *arg) {
