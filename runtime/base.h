@@ -69,6 +69,11 @@ void dag__log_thread(const char *name);
 int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
                     ...) __attribute__((format(printf, 3, 4)));
 
+/* What must outlive a run that a transport ends early (MPI_Abort): called
+ * just before, by the thread that ends it. Set by the core (DAG_TRACE's
+ * part); NULL: nothing. */
+extern void (*dag__last_words)(void);
+
 /* Our own mistake: prints the message with its location and aborts. */
 noreturn void dag__bug(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -10,6 +10,8 @@
 
 static _Thread_local char last_error[1024];
 
+void (*dag__last_words)(void);
+
 const char *dag_strerror(int err) {
   switch (err) {
 #define DAG_ERR_CASE_(name, value, msg)                                        \

@@ -47,9 +47,11 @@ static void self_abort_all(void) {
 bool dag__comm_nothing_to_poll(void) { return false; }
 
 const struct dag_comm_ops dag__comm_self = {
-    "self",        self_start,     self_stop,      self_transfer,
-    self_transfer, self_allgather, self_abort_all, dag__comm_nothing_to_poll,
-    NULL};
+    "self",         self_start,
+    self_stop,      self_transfer,
+    self_transfer,  self_allgather,
+    self_abort_all, dag__comm_nothing_to_poll,
+    NULL,           NULL};
 
 int dag__comm_start(void) {
   comm = dag__comm_backend();
@@ -69,12 +71,22 @@ void dag__comm_stop(void) {
 
 void dag__comm_send(const struct region *r, int peer, uint64_t tag,
                     dag_comm_done_fn done, void *arg) {
+  dag__comm_trace_wrap(true, r, peer, tag, &done, &arg);
   comm->send(r, peer, tag, done, arg);
 }
 
 void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
                     dag_comm_done_fn done, void *arg) {
+  dag__comm_trace_wrap(false, r, peer, tag, &done, &arg);
   comm->recv(r, peer, tag, done, arg);
+}
+
+void dag__comm_clock(struct dag_clock *c) {
+  if (comm->clock) {
+    comm->clock(c);
+    return;
+  }
+  *c = (struct dag_clock){0, 0, dag__now_ns()};
 }
 
 void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
@@ -92,6 +104,8 @@ bool dag__comm_gpu_direct(void) {
 }
 
 _Noreturn void dag__comm_abort_all(void) {
+  if (dag__last_words)
+    dag__last_words();
   comm->abort_all();
   _Exit(1); /* a transport's abort does not return */
 }

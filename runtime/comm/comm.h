@@ -15,6 +15,13 @@
  * thread, which must not block in it. */
 typedef void (*dag_comm_done_fn)(void *arg);
 
+/* This rank's clock against rank 0's, for one timeline of the whole run. */
+struct dag_clock {
+  int64_t offset_ns; /* this rank's CLOCK_MONOTONIC minus rank 0's */
+  uint64_t error_ns; /* bound on the offset's error: half a round trip */
+  uint64_t ref_ns;   /* a moment every rank gets, on rank 0's clock */
+};
+
 struct dag_comm_ops {
   const char *name;
   /* Joins the run: sets this process's rank and the number of ranks, and
@@ -46,6 +53,9 @@ struct dag_comm_ops {
   /* Whether send and recv take GPU memory (a CUDA- or ROCm-aware MPI);
    * NULL: they do not. */
   bool (*gpu_aware)(void);
+  /* Collective, blocking, with nothing else in flight: measures c. NULL:
+   * every rank shares one clock. */
+  void (*clock)(struct dag_clock *c);
 };
 
 /* One process, no transport: rank 0 of 1. */
@@ -74,6 +84,30 @@ void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
                          void *arg);
 _Noreturn void dag__comm_abort_all(void);
 bool dag__comm_poll(void);
+/* Measures this rank's clock against rank 0's (collective: every rank
+ * calls it, with no transfer in flight). */
+void dag__comm_clock(struct dag_clock *c);
+
+/* ------------------------------------------------------- comm_trace.c */
+
+/* A transfer as DAG_TRACE shows it: recorded, when the trace is on, from
+ * the moment it is posted until it completes. */
+struct dag_comm_event {
+  uint64_t tag, bytes, posted_ns, done_ns;
+  int peer;
+  bool send;
+};
+
+/* Starts or stops recording (on: DAG_TRACE set). */
+void dag__comm_trace_start(bool on);
+void dag__comm_trace_stop(void);
+/* Records the transfer about to be posted; returns the done function and
+ * argument to post it with instead of done and arg. */
+void dag__comm_trace_wrap(bool send, const struct region *r, int peer,
+                          uint64_t tag, dag_comm_done_fn *done, void **arg);
+/* The transfers recorded, completed ones only: the transport is idle. */
+const struct dag_comm_event *dag__comm_trace_events(size_t *n);
+
 /* Whether GPU data may travel between ranks straight from device memory:
  * DAG_MPI_GPU_DIRECT=0 or 1 if set, else whether the transport is
  * GPU-aware. After dag__comm_start. */

@@ -26,12 +26,14 @@
 #include <mpi-ext.h> /* MPIX_Query_cuda_support */
 #endif
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static MPI_Comm comm = MPI_COMM_NULL;
+static MPI_Comm clock_comm = MPI_COMM_NULL; /* mpi_clock's messages */
 static bool we_initialized;
 static int tag_ub;
 
@@ -305,6 +307,7 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
   tag_ub = flag && *ub > 0 ? *ub : 32767;
   dag__watchdog_start(comm);
+  MPI_Comm_dup(comm, &clock_comm);
   stopping = false;
   /* The progress thread's naps end on a monotonic deadline. */
   pthread_condattr_t attr;
@@ -315,6 +318,7 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   pthread_condattr_destroy(&attr);
   if (pthread_create(&progress, NULL, progress_main, NULL)) {
     dag__watchdog_stop();
+    MPI_Comm_free(&clock_comm);
     MPI_Comm_free(&comm);
     return dag__user_error(NULL, DAG_ETHREAD, "cannot start the MPI thread");
   }
@@ -334,6 +338,7 @@ static void mpi_stop(void) {
   free(inflight.indices);
   inflight = (struct inflight){0};
   dag__watchdog_stop();
+  MPI_Comm_free(&clock_comm);
   MPI_Comm_free(&comm);
   comm = MPI_COMM_NULL;
   if (we_initialized) {
@@ -349,6 +354,71 @@ _Noreturn void dag__mpi_abort(void) {
   fflush(NULL);
   MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
   _Exit(1);
+}
+
+/* ---------------------------------------------------------------- clock */
+
+/* Rank 0 ping-pongs with each other rank in turn, CLOCK_ROUNDS times; the
+ * round with the shortest round trip gives the offset (the other rank's
+ * clock when it answered, minus the middle of the round trip on rank 0's)
+ * and bounds its error by half that round trip (NTP's estimate). */
+#define CLOCK_ROUNDS 16
+
+enum { TAG_PING, TAG_PONG, TAG_RESULT };
+
+/* Receives, yielding the core while it waits: ranks that share cores (more
+ * ranks than cores) would otherwise spin in MPI_Recv while the rank being
+ * measured waits for a core, and every round trip would be long. */
+static void recv_yielding(void *buf, int count, MPI_Datatype type, int from,
+                          int tag) {
+  MPI_Request req;
+  MPI_Irecv(buf, count, type, from, tag, clock_comm, &req);
+  for (int done = 0; MPI_Test(&req, &done, MPI_STATUS_IGNORE), !done;)
+    sched_yield();
+}
+
+static void clock_of_others(void) {
+  for (int r = 1; r < dag__nranks; r++) {
+    uint64_t best = UINT64_MAX;
+    int64_t offset = 0;
+    for (int k = 0; k < CLOCK_ROUNDS; k++) {
+      uint64_t t0 = dag__now_ns(), theirs;
+      MPI_Send(NULL, 0, MPI_BYTE, r, TAG_PING, clock_comm);
+      recv_yielding(&theirs, 1, MPI_UINT64_T, r, TAG_PONG);
+      uint64_t t1 = dag__now_ns();
+      if (t1 - t0 < best) {
+        best = t1 - t0;
+        offset = (int64_t)theirs - (int64_t)(t0 + (t1 - t0) / 2);
+      }
+    }
+    uint64_t result[2] = {(uint64_t)offset, best / 2};
+    MPI_Send(result, 2, MPI_UINT64_T, r, TAG_RESULT, clock_comm);
+  }
+}
+
+static void clock_against_rank_0(struct dag_clock *c) {
+  for (int k = 0; k < CLOCK_ROUNDS; k++) {
+    recv_yielding(NULL, 0, MPI_BYTE, 0, TAG_PING);
+    uint64_t now = dag__now_ns();
+    MPI_Send(&now, 1, MPI_UINT64_T, 0, TAG_PONG, clock_comm);
+  }
+  uint64_t result[2];
+  recv_yielding(result, 2, MPI_UINT64_T, 0, TAG_RESULT);
+  c->offset_ns = (int64_t)result[0];
+  c->error_ns = result[1];
+}
+
+/* Blocking calls, under mpi_lock: the progress thread waits meanwhile. */
+static void mpi_clock(struct dag_clock *c) {
+  pthread_mutex_lock(&mpi_lock);
+  *c = (struct dag_clock){0, 0, 0};
+  if (dag__rank == 0)
+    clock_of_others();
+  else
+    clock_against_rank_0(c);
+  c->ref_ns = dag__now_ns();
+  MPI_Bcast(&c->ref_ns, 1, MPI_UINT64_T, 0, clock_comm);
+  pthread_mutex_unlock(&mpi_lock);
 }
 
 /* Asked of the library that runs, not the one compiled against: a CUDA-
@@ -367,8 +437,8 @@ static bool mpi_gpu_aware(void) {
 }
 
 const struct dag_comm_ops dag__comm_mpi = {
-    "mpi",         mpi_start,      mpi_stop, mpi_send,     mpi_recv,
-    mpi_allgather, dag__mpi_abort, mpi_poll, mpi_gpu_aware};
+    "mpi",         mpi_start,      mpi_stop, mpi_send,      mpi_recv,
+    mpi_allgather, dag__mpi_abort, mpi_poll, mpi_gpu_aware, mpi_clock};
 
 /* The program's MPI_Finalize: the runtime finishes first, while MPI still
  * works (the profiling interface gives the real one as PMPI_Finalize). */

@@ -220,6 +220,8 @@ static _Noreturn void end_run(const struct inflight *f, uint64_t stalled,
     dag__log(DAG_LOG_REPORT,
              "watchdog: every rank answers: the ranks wait for one another "
              "(what each waits for is above)");
+  if (dag__last_words)
+    dag__last_words();
   dag__mpi_abort();
 }
 

@@ -1,13 +1,13 @@
-/* trace.c — what the runtime tells about a run: DAG_TRACE (a timeline in
- * Chrome trace-event JSON, one track per worker, opened by Perfetto or
- * chrome://tracing), DAG_GRAPH (the task graph as Graphviz dot) and
- * DAG_STATS (a summary on stderr at exit).
+/* trace.c — what the runtime tells about a run: DAG_TRACE (each worker
+ * records the task bodies it ran; timeline.c writes the file), DAG_GRAPH
+ * (the task graph as Graphviz dot) and DAG_STATS (a summary on stderr at
+ * exit).
  *
  * With none of them set the hot paths test one global bool each. A trace
  * buffer belongs to one worker and needs no lock; the graph is appended to
  * under a mutex, since nested tasks are submitted from several threads.
  */
-#include "core/internal.h"
+#include "core/trace.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -30,26 +30,6 @@ uint64_t dag__now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ------------------------------------------------------------ timeline */
-
-struct trace_event {
-  uint64_t t0, t1, id;
-  const char *label, *file;
-  int line;
-};
-
-#define EVENTS_PER_CHUNK 4096
-
-struct trace_chunk {
-  struct trace_chunk *next;
-  size_t n;
-  struct trace_event ev[EVENTS_PER_CHUNK];
-};
-
-struct trace_buffer {
-  struct trace_chunk *head; /* newest first */
-};
-
 void dag__trace_init(void) {
   const struct dag_settings *s = dag__settings();
   trace_path = s->trace;
@@ -59,7 +39,11 @@ void dag__trace_init(void) {
   dag__stats = s->stats;
   dag__timing = dag__tracing || dag__stats;
   start_ns = dag__now_ns();
+  if (dag__tracing)
+    dag__timeline_start(trace_path);
 }
+
+/* ------------------------------------------------------- task records */
 
 struct trace_buffer *dag__trace_buffer_new(void) {
   struct trace_buffer *b = calloc(1, sizeof *b);
@@ -83,8 +67,7 @@ void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
       (struct trace_event){t0, t1, t->id, t->label, t->file, t->line};
 }
 
-/* Writes s as the inside of a JSON or dot string. */
-static void put_escaped(FILE *f, const char *s) {
+void dag__put_escaped(FILE *f, const char *s) {
   for (; *s; s++) {
     if (*s == '"' || *s == '\\')
       fprintf(f, "\\%c", *s);
@@ -95,48 +78,11 @@ static void put_escaped(FILE *f, const char *s) {
   }
 }
 
-static void put_task_name(FILE *f, const char *label, const char *file,
-                          int line) {
+void dag__put_task_name(FILE *f, const char *label, const char *file,
+                        int line) {
   char name[256];
   dag__task_name(name, sizeof name, label, file, line);
-  put_escaped(f, name);
-}
-
-static void write_trace(void) {
-  FILE *f = fopen(trace_path, "w");
-  if (!f) {
-    dag__user_error(NULL, DAG_EINVAL, "DAG_TRACE: cannot write '%s'",
-                    trace_path);
-    return;
-  }
-  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
-  bool first = true;
-  for (int w = 0; w < dag__workers_count(); w++) {
-    fprintf(f,
-            "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,"
-            "\"tid\":%d,\"args\":{\"name\":\"worker %d\"}}",
-            first ? "" : ",\n", w, w);
-    first = false;
-    for (struct trace_chunk *c = dag__worker(w)->trace->head; c; c = c->next)
-      for (size_t i = 0; i < c->n; i++) {
-        const struct trace_event *e = &c->ev[i];
-        fputs(",\n{\"name\":\"", f);
-        put_task_name(f, e->label, e->file, e->line);
-        fprintf(f,
-                "\",\"cat\":\"task\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,"
-                "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"id\":%llu",
-                w, (double)(e->t0 - start_ns) / 1e3,
-                (double)(e->t1 - e->t0) / 1e3, (unsigned long long)e->id);
-        if (e->file) {
-          fputs(",\"src\":\"", f);
-          put_escaped(f, e->file);
-          fprintf(f, ":%d\"", e->line);
-        }
-        fputs("}}", f);
-      }
-  }
-  fputs("\n]}\n", f);
-  fclose(f);
+  dag__put_escaped(f, name);
 }
 
 static void free_trace_buffers(void) {
@@ -198,7 +144,7 @@ static void write_graph(void) {
     for (size_t i = 0; i < graph.nnodes; i++) {
       const struct graph_node *n = &graph.nodes[i];
       fprintf(f, "  t%llu [label=\"", (unsigned long long)n->id);
-      put_task_name(f, n->label, n->file, n->line);
+      dag__put_task_name(f, n->label, n->file, n->line);
       fprintf(f, "\\n#%llu\"];\n", (unsigned long long)n->id);
     }
     for (size_t i = 0; i < graph.nedges; i++)
@@ -249,7 +195,7 @@ void dag__trace_finish(void) {
   if (dag__stats)
     write_stats();
   if (dag__tracing)
-    write_trace();
+    dag__timeline_write(trace_path);
   if (dag__graphing)
     write_graph();
   free_trace_buffers();

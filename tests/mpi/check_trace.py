@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""check_trace.py: runs a program under mpiexec with DAG_TRACE and DAG_STATS
+and checks the one timeline it must leave:
+
+  check_trace.py RANKS MPIEXEC [OPTIONS...] -- PROGRAM [ARGS...]
+
+- the file is valid JSON, and no rank's part is left beside it;
+- one process per rank, named "rank r", each with a track per worker and
+  one named "MPI", and a label giving its clock offsets;
+- one flow arrow per transfer: as many arrow starts ("s") as arrow ends
+  ("f"), every start matched by an end of the same id, and as many as the
+  messages DAG_STATS says the ranks sent in all;
+- the clock offsets measured at start and at the end lie within 1 ms of
+  each other (the ranks share a machine, and so a clock).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ranks = int(sys.argv[1])
+command = [a for a in sys.argv[2:] if a != "--"]
+fail = []
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "run.json")
+    env = dict(os.environ, DAG_TRACE=path, DAG_STATS="1")
+    run = subprocess.run(command, env=env, capture_output=True, text=True,
+                         timeout=300)
+    out = run.stdout + run.stderr
+    if run.returncode:
+        fail.append(f"the program exited with status {run.returncode}")
+    left = sorted(f for f in os.listdir(tmp) if f != "run.json")
+    if left:
+        fail.append(f"parts left beside the merged file: {left}")
+    if not os.path.exists(path):
+        print(f"check_trace: FAILED: no {path}\n{out}")
+        sys.exit(1)
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+
+names = {e["pid"]: e["args"]["name"] for e in events
+         if e.get("ph") == "M" and e["name"] == "process_name"}
+if names != {r: f"rank {r}" for r in range(ranks)}:
+    fail.append(f"processes {names}, expected ranks 0 to {ranks - 1}")
+for r in range(ranks):
+    tracks = {e["args"]["name"] for e in events if e.get("ph") == "M"
+              and e["name"] == "thread_name" and e["pid"] == r}
+    if "MPI" not in tracks or "worker 0" not in tracks:
+        fail.append(f"rank {r} has tracks {sorted(tracks)}")
+starts = [e["id"] for e in events if e.get("ph") == "s"]
+ends = [e["id"] for e in events if e.get("ph") == "f"]
+sent = sum(int(n) for n in re.findall(r"sent (\d+) messages", out))
+if not (len(starts) == len(ends) == len(set(starts) & set(ends)) == sent):
+    fail.append(f"{len(starts)} arrow starts, {len(ends)} ends, "
+                f"{len(set(starts) & set(ends))} matched, {sent} messages sent")
+if sent == 0:
+    fail.append("no message was sent: nothing to draw")
+for e in events:
+    if e.get("name") == "process_labels":
+        a, b, err = map(int, re.findall(r"[+-]?\d+", e["args"]["labels"])[:3])
+        if abs(a - b) > 1000000:
+            fail.append(f"rank {e['pid']}: clock offsets {a} and {b} ns")
+
+print(f"check_trace: {ranks} ranks, {len(events)} events, {len(starts)} "
+      f"arrows, {sent} messages sent")
+if fail:
+    print("check_trace: FAILED:\n  " + "\n  ".join(fail))
+    print(out)
+    sys.exit(1)
