@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int dag__rank = 0, dag__nranks = 1, dag__node_rank = 0, dag__node_ranks = 1;
 
@@ -79,6 +80,22 @@ void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
                     dag_comm_done_fn done, void *arg) {
   dag__comm_trace_wrap(false, r, peer, tag, &done, &arg);
   comm->recv(r, peer, tag, done, arg);
+}
+
+static void set_flag(void *done) {
+  atomic_store_explicit((atomic_bool *)done, true, memory_order_release);
+}
+
+void dag__comm_barrier(void) {
+  uint64_t *all = malloc((size_t)dag__nranks * sizeof *all);
+  if (!all)
+    dag__out_of_memory("a barrier");
+  atomic_bool done = false;
+  comm->allgather(0, all, set_flag, &done);
+  while (!atomic_load_explicit(&done, memory_order_acquire))
+    if (!comm->poll())
+      nanosleep(&(struct timespec){0, 20000}, NULL);
+  free(all);
 }
 
 void dag__comm_clock(struct dag_clock *c) {

@@ -88,6 +88,10 @@ bool dag__comm_poll(void);
  * calls it, with no transfer in flight). */
 void dag__comm_clock(struct dag_clock *c);
 
+/* Returns once every rank has called it (collective, blocking: not from a
+ * task, nor while this rank's tasks are still needed by others). */
+void dag__comm_barrier(void);
+
 /* ------------------------------------------------------- comm_trace.c */
 
 /* A transfer as DAG_TRACE shows it: recorded, when the trace is on, from

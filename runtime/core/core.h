@@ -57,6 +57,11 @@ extern struct task dag__root_task;
 void dag__core_help_while(bool (*cond)(void *arg), void *arg);
 void dag__core_nudge(void);
 
+/* With DAG_GRAPH: the running task is this rank's side of a message (its
+ * peer, its tag, its bytes), so the merged graph joins send to receive. */
+void dag__core_graph_transfer(bool send, int peer, uint64_t tag,
+                              uint64_t bytes);
+
 /* Keeps the running task (submitted with CORE_NO_INLINE) from completing
  * when its body returns, until dag__task_release: a transfer in flight.
  * Returns the task. */

@@ -21,7 +21,6 @@
 #include "core/trace.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 static struct dag_clock at_start, at_end;
@@ -30,12 +29,11 @@ static bool ended; /* at_end was measured */
 static const char *trace_path;
 
 static void write_file_to(const char *path);
-static void part_path(char *buf, size_t size, const char *path, int r);
 
 /* The run ends early: this rank's part, its clock as measured at start. */
 static void last_words(void) {
   char part[4096];
-  part_path(part, sizeof part, trace_path, dag__rank);
+  dag__part_path(part, sizeof part, trace_path, ".json", dag__rank);
   write_file_to(part);
   dag__log(DAG_LOG_REPORT,
            "DAG_TRACE: the run ends early: rank %d's part is %s", dag__rank,
@@ -170,63 +168,23 @@ static void write_file_to(const char *path) {
   fclose(f);
 }
 
-/* PATH.rank<r>.json for PATH.json, else PATH.rank<r>. */
-static void part_path(char *buf, size_t size, const char *path, int r) {
-  size_t len = strlen(path);
-  bool json = len > 5 && !strcmp(path + len - 5, ".json");
-  snprintf(buf, size, "%.*s.rank%d%s", (int)(json ? len - 5 : len), path, r,
-           json ? ".json" : "");
-}
-
-/* Copies part r's events into out; `more`: a part follows. */
-static bool merge_part(FILE *out, const char *path, int r, bool more) {
-  char part[4096];
-  part_path(part, sizeof part, path, r);
-  FILE *in = fopen(part, "r");
-  if (!in)
-    return false;
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  while ((len = getline(&line, &cap, in)) > 0) {
-    if (line[0] != '{' || !strncmp(line, header, sizeof header - 2))
-      continue;                         /* the header and the footer */
-    if (line[len - 2] != ',' && more) { /* its last event */
-      line[len - 1] = 0;
-      fprintf(out, "%s,\n", line);
-    } else {
-      fputs(line, out);
-    }
-  }
-  free(line);
-  fclose(in);
-  return true;
-}
-
-static void merge(const char *path) {
-  FILE *out = fopen(path, "w");
-  if (!out) {
-    dag__user_error(NULL, DAG_EINVAL, "DAG_TRACE: cannot write '%s'", path);
+/* Rank r's event lines go in as they are, its last one with a comma when
+ * a part follows; its header and footer do not. */
+static void copy_event(FILE *out, char *line, size_t len, bool more,
+                       void *arg) {
+  (void)arg;
+  if (line[0] != '{' || !strncmp(line, header, sizeof header - 2))
     return;
-  }
-  fputs(header, out);
-  bool whole = true;
-  for (int r = 0; r < dag__nranks; r++)
-    if (!merge_part(out, path, r, r + 1 < dag__nranks)) {
-      dag__log(DAG_LOG_WARN,
-               "DAG_TRACE: rank %d's part is not here (no shared file "
-               "system?): the parts stay as they are",
-               r);
-      whole = false;
-    }
-  fputs(footer, out);
-  fclose(out);
-  for (int r = 0; whole && r < dag__nranks; r++) {
-    char part[4096];
-    part_path(part, sizeof part, path, r);
-    remove(part);
+  if (line[len - 2] != ',' && more) { /* its last event */
+    line[len - 1] = 0;
+    fprintf(out, "%s,\n", line);
+  } else {
+    fputs(line, out);
   }
 }
+
+static const struct parts trace_parts = {"DAG_TRACE", ".json", header, footer,
+                                         copy_event,  NULL,    NULL};
 
 void dag__timeline_write(const char *path) {
   if (dag__nranks == 1) {
@@ -237,7 +195,7 @@ void dag__timeline_write(const char *path) {
   dag__comm_clock(&at_end);
   ended = true;
   char part[4096];
-  part_path(part, sizeof part, path, dag__rank);
+  dag__part_path(part, sizeof part, path, ".json", dag__rank);
   write_file_to(part);
   if (dag__stats)
     dag__log(DAG_LOG_REPORT,
@@ -246,9 +204,8 @@ void dag__timeline_write(const char *path) {
              at_start.offset_ns, at_end.offset_ns,
              at_start.error_ns > at_end.error_ns ? at_start.error_ns
                                                  : at_end.error_ns);
-  struct dag_clock barrier; /* every part is written past it */
-  dag__comm_clock(&barrier);
+  dag__comm_barrier(); /* every part is written */
   if (dag__rank == 0)
-    merge(path);
+    dag__merge_parts(&trace_parts, path);
   dag__comm_trace_stop();
 }

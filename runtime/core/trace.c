@@ -1,7 +1,6 @@
 /* trace.c — what the runtime tells about a run: DAG_TRACE (each worker
  * records the task bodies it ran; timeline.c writes the file), DAG_GRAPH
- * (the task graph as Graphviz dot) and DAG_STATS (a summary on stderr at
- * exit).
+ * (graph.c) and DAG_STATS (a summary on stderr at exit).
  *
  * With none of them set the hot paths test one global bool each. A trace
  * buffer belongs to one worker and needs no lock; the graph is appended to
@@ -99,67 +98,6 @@ static void free_trace_buffers(void) {
   }
 }
 
-/* --------------------------------------------------------------- graph */
-
-struct graph_node {
-  uint64_t id;
-  const char *label, *file;
-  int line;
-};
-
-static struct {
-  pthread_mutex_t lock;
-  struct graph_node *nodes;
-  size_t nnodes, node_cap;
-  uint64_t (*edges)[2];
-  size_t nedges, edge_cap;
-} graph = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-void dag__graph_node(const struct task *t) {
-  pthread_mutex_lock(&graph.lock);
-  graph.nodes = dag__grow(graph.nodes, &graph.node_cap, graph.nnodes,
-                          sizeof *graph.nodes, "the task graph");
-  graph.nodes[graph.nnodes++] =
-      (struct graph_node){t->id, t->label, t->file, t->line};
-  pthread_mutex_unlock(&graph.lock);
-}
-
-void dag__graph_edge(const struct task *pred, const struct task *succ) {
-  pthread_mutex_lock(&graph.lock);
-  graph.edges = dag__grow(graph.edges, &graph.edge_cap, graph.nedges,
-                          sizeof *graph.edges, "the task graph");
-  graph.edges[graph.nedges][0] = pred->id;
-  graph.edges[graph.nedges][1] = succ->id;
-  graph.nedges++;
-  pthread_mutex_unlock(&graph.lock);
-}
-
-static void write_graph(void) {
-  FILE *f = fopen(graph_path, "w");
-  if (!f) {
-    dag__user_error(NULL, DAG_EINVAL, "DAG_GRAPH: cannot write '%s'",
-                    graph_path);
-  } else {
-    fputs("digraph dag {\n  node [shape=box];\n", f);
-    for (size_t i = 0; i < graph.nnodes; i++) {
-      const struct graph_node *n = &graph.nodes[i];
-      fprintf(f, "  t%llu [label=\"", (unsigned long long)n->id);
-      dag__put_task_name(f, n->label, n->file, n->line);
-      fprintf(f, "\\n#%llu\"];\n", (unsigned long long)n->id);
-    }
-    for (size_t i = 0; i < graph.nedges; i++)
-      fprintf(f, "  t%llu -> t%llu;\n", (unsigned long long)graph.edges[i][0],
-              (unsigned long long)graph.edges[i][1]);
-    fputs("}\n", f);
-    fclose(f);
-  }
-  free(graph.nodes);
-  free(graph.edges);
-  graph.nodes = NULL;
-  graph.edges = NULL;
-  graph.nnodes = graph.nedges = graph.node_cap = graph.edge_cap = 0;
-}
-
 /* --------------------------------------------------------------- stats */
 
 static void write_stats(void) {
@@ -197,6 +135,6 @@ void dag__trace_finish(void) {
   if (dag__tracing)
     dag__timeline_write(trace_path);
   if (dag__graphing)
-    write_graph();
+    dag__graph_write(graph_path);
   free_trace_buffers();
 }

@@ -32,6 +32,34 @@ void dag__put_escaped(FILE *f, const char *s);
 /* Writes a task's name ("label" or "file:line") the same way. */
 void dag__put_task_name(FILE *f, const char *label, const char *file, int line);
 
+/* ------------------------------------------------------------- parts.c */
+
+/* PATH.rank<r>EXT for PATH ending in EXT (".json"), else PATH.rank<r>. */
+void dag__part_path(char *buf, size_t size, const char *path, const char *ext,
+                    int r);
+
+/* How rank 0 merges the parts of a file. */
+struct parts {
+  const char *setting; /* for messages: "DAG_TRACE" */
+  const char *ext, *header, *footer;
+  /* Copies (or not) one line of rank r's part; `more`: a part follows. */
+  void (*copy)(FILE *out, char *line, size_t len, bool more, void *arg);
+  /* Writes what comes after every part's lines (may be NULL). */
+  void (*finish)(FILE *out, void *arg);
+  void *arg;
+};
+
+/* Rank 0, once every rank wrote its part: writes path from the header,
+ * every part's lines and the footer, then removes the parts (they stay if
+ * one is missing, with a warning). */
+void dag__merge_parts(const struct parts *p, const char *path);
+
+/* ------------------------------------------------------------- graph.c */
+
+/* Writes `path` (on several ranks, every rank's part, then rank 0 merges
+ * them into path) and frees the graph. */
+void dag__graph_write(const char *path);
+
 /* ---------------------------------------------------------- timeline.c */
 
 /* At start, with DAG_TRACE set on every rank: the clocks' first offsets and

@@ -61,6 +61,7 @@ static void direct_send_done(void *p) {
 static void send_body(void *p) {
   const struct transfer *x = p;
   struct region r = x->region;
+  dag__core_graph_transfer(true, x->peer, x->tag, dag__region_bytes(&r));
   void *pinned = dag__devices_direct_begin(&r);
   if (!pinned) {
     dag__comm_send(&r, x->peer, x->tag, transfer_done, dag__task_hold());
@@ -75,6 +76,8 @@ static void send_body(void *p) {
 
 static void recv_body(void *p) {
   const struct transfer *x = p;
+  dag__core_graph_transfer(false, x->peer, x->tag,
+                           dag__region_bytes(&x->region));
   dag__comm_recv(&x->region, x->peer, x->tag, transfer_done, dag__task_hold());
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""check_trace.py: runs a program under mpiexec with DAG_TRACE and DAG_STATS
-and checks the one timeline it must leave:
+"""check_trace.py: runs a program under mpiexec with DAG_TRACE, DAG_GRAPH and
+DAG_STATS and checks the one timeline and the one graph it must leave:
 
   check_trace.py RANKS MPIEXEC [OPTIONS...] -- PROGRAM [ARGS...]
 
@@ -11,7 +11,9 @@ and checks the one timeline it must leave:
   ("f"), every start matched by an end of the same id, and as many as the
   messages DAG_STATS says the ranks sent in all;
 - the clock offsets measured at start and at the end lie within 1 ms of
-  each other (the ranks share a machine, and so a clock).
+  each other (the ranks share a machine, and so a clock);
+- the graph has a cluster per rank, and a dashed edge (send to receive)
+  per message sent, between nodes that exist.
 """
 import json
 import os
@@ -26,13 +28,14 @@ fail = []
 
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "run.json")
-    env = dict(os.environ, DAG_TRACE=path, DAG_STATS="1")
+    dot = os.path.join(tmp, "run.dot")
+    env = dict(os.environ, DAG_TRACE=path, DAG_GRAPH=dot, DAG_STATS="1")
     run = subprocess.run(command, env=env, capture_output=True, text=True,
                          timeout=300)
     out = run.stdout + run.stderr
     if run.returncode:
         fail.append(f"the program exited with status {run.returncode}")
-    left = sorted(f for f in os.listdir(tmp) if f != "run.json")
+    left = sorted(f for f in os.listdir(tmp) if f not in ("run.json", "run.dot"))
     if left:
         fail.append(f"parts left beside the merged file: {left}")
     if not os.path.exists(path):
@@ -40,6 +43,8 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit(1)
     with open(path) as f:
         events = json.load(f)["traceEvents"]
+    with open(dot) as f:
+        graph = f.read()
 
 names = {e["pid"]: e["args"]["name"] for e in events
          if e.get("ph") == "M" and e["name"] == "process_name"}
@@ -64,8 +69,20 @@ for e in events:
         if abs(a - b) > 1000000:
             fail.append(f"rank {e['pid']}: clock offsets {a} and {b} ns")
 
+clusters = re.findall(r"subgraph cluster_rank(\d+)", graph)
+if sorted(map(int, clusters)) != list(range(ranks)):
+    fail.append(f"graph clusters {clusters}")
+nodes = set(re.findall(r"^\s*(r\d+_t\d+) \[label=", graph, re.M))
+messages = re.findall(r"^\s*(r\d+_t\d+) -> (r\d+_t\d+) \[style=dashed",
+                      graph, re.M)
+if len(messages) != sent or any(a not in nodes or b not in nodes
+                                 for a, b in messages):
+    fail.append(f"{len(messages)} message edges in the graph for {sent} "
+                f"messages sent (or edges between unknown nodes)")
+
 print(f"check_trace: {ranks} ranks, {len(events)} events, {len(starts)} "
-      f"arrows, {sent} messages sent")
+      f"arrows, {sent} messages sent, graph: {len(nodes)} nodes, "
+      f"{len(messages)} message edges")
 if fail:
     print("check_trace: FAILED:\n  " + "\n  ".join(fail))
     print(out)
