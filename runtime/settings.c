@@ -45,6 +45,7 @@ static const struct variable variables[] = {
     {"DAG_STATS", SWITCH, AT(stats), 0, 0, "0 or 1", "0"},
     {"DAG_TRACE", PATH, AT(trace), 0, 0, "a file name", "off"},
     {"DAG_GRAPH", PATH, AT(graph), 0, 0, "a file name", "off"},
+    {"DAG_REPORT", PATH, AT(report), 0, 0, "a file name", "off"},
     {"DAG_LOG", LEVEL, AT(log), 0, 0, "error, warn, info or debug", "warn"},
     {"DAG_CHECK_UNIFORMITY", UNIFORMITY, 0, 0, 0, "0, 1 or values", "0"},
     {"DAG_CHECK_EVERY", COUNT, AT(check_period), 0, 1 << 30,

@@ -33,6 +33,7 @@ struct dag_settings {
   int stats;              /* DAG_STATS: 0 or 1 */
   const char *trace;      /* DAG_TRACE: the file, or NULL */
   const char *graph;      /* DAG_GRAPH: the file, or NULL */
+  const char *report;     /* DAG_REPORT: the page, or NULL */
   enum dag_log_level log; /* DAG_LOG */
   /* DAG_CHECK_UNIFORMITY: 1, compare after every task; values, also
    * compare the contents of replicated memory at taskwaits. */

@@ -183,20 +183,43 @@ static void join_messages(FILE *out, void *arg) {
   free(g->all);
 }
 
-void dag__graph_write(const char *path) {
+void dag__graph_emit_json(FILE *f) {
+  fprintf(f,
+          "{\"name\":\"dag_graph\",\"ph\":\"M\",\"pid\":%d,\"args\":{"
+          "\"edges\":[",
+          dag__rank);
+  for (size_t i = 0; i < graph.nedges; i++)
+    fprintf(f, "%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "", graph.edges[i][0],
+            graph.edges[i][1]);
+  fputs("],\"transfers\":[", f);
+  for (size_t i = 0; i < graph.ntransfers; i++) {
+    const struct graph_transfer *x = &graph.transfers[i];
+    fprintf(f, "%s[%" PRIu64 ",%d,%d,%d,%" PRIu64 "]", i ? "," : "", x->id,
+            x->send, x->from, x->to, x->tag);
+  }
+  fputs("]}},\n", f);
+}
+
+/* Writes path (on several ranks, every rank's part, then rank 0 merges). */
+static void write_graph(const char *path) {
   if (dag__nranks == 1) {
     write_file(path);
-  } else {
-    char part[4096];
-    dag__part_path(part, sizeof part, path, ".dot", dag__rank);
-    write_file(part);
-    dag__comm_barrier(); /* every part is written */
-    struct gathered g = {NULL, 0, 0};
-    struct parts dot = {"DAG_GRAPH", ".dot",        header, "}\n",
-                        copy_line,   join_messages, &g};
-    if (dag__rank == 0)
-      dag__merge_parts(&dot, path);
+    return;
   }
+  char part[4096];
+  dag__part_path(part, sizeof part, path, ".dot", dag__rank);
+  write_file(part);
+  dag__comm_barrier(); /* every part is written */
+  struct gathered g = {NULL, 0, 0};
+  struct parts dot = {"DAG_GRAPH", ".dot",        header, "}\n",
+                      copy_line,   join_messages, &g};
+  if (dag__rank == 0)
+    dag__merge_parts(&dot, path);
+}
+
+void dag__graph_write(const char *path) {
+  if (path)
+    write_graph(path);
   free(graph.nodes);
   free(graph.edges);
   free(graph.transfers);

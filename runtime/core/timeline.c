@@ -147,6 +147,8 @@ static void write_events(FILE *f) {
             r, nw);
     write_transfers(f, nw);
   }
+  if (dag__graphing)
+    dag__graph_emit_json(f);
   fprintf(f,
           "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
           "\"args\":{\"sort_index\":%d}}\n",

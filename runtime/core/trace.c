@@ -7,6 +7,7 @@
  * under a mutex, since nested tasks are submitted from several threads.
  */
 #include "core/trace.h"
+#include "comm/comm.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +22,9 @@ bool dag__timing;
 
 static const char *trace_path;
 static const char *graph_path;
+static const char *report_path;
+/* DAG_REPORT without DAG_TRACE: the trace it is made from goes beside it. */
+static char report_trace[4096];
 static uint64_t start_ns;
 
 uint64_t dag__now_ns(void) {
@@ -33,8 +37,14 @@ void dag__trace_init(void) {
   const struct dag_settings *s = dag__settings();
   trace_path = s->trace;
   graph_path = s->graph;
+  report_path = s->report;
+  if (report_path && !trace_path) {
+    snprintf(report_trace, sizeof report_trace, "%s.json", report_path);
+    trace_path = report_trace;
+  }
   dag__tracing = trace_path != NULL;
-  dag__graphing = graph_path != NULL;
+  /* The report's critical path needs the dependences. */
+  dag__graphing = graph_path != NULL || report_path != NULL;
   dag__stats = s->stats;
   dag__timing = dag__tracing || dag__stats;
   start_ns = dag__now_ns();
@@ -134,6 +144,8 @@ void dag__trace_finish(void) {
     write_stats();
   if (dag__tracing)
     dag__timeline_write(trace_path);
+  if (report_path && dag__rank == 0)
+    dag__report_write(report_path, trace_path);
   if (dag__graphing)
     dag__graph_write(graph_path);
   free_trace_buffers();

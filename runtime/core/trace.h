@@ -57,8 +57,18 @@ void dag__merge_parts(const struct parts *p, const char *path);
 /* ------------------------------------------------------------- graph.c */
 
 /* Writes `path` (on several ranks, every rank's part, then rank 0 merges
- * them into path) and frees the graph. */
+ * them into path; NULL: nothing) and frees the graph. */
 void dag__graph_write(const char *path);
+
+/* Writes the dependences and transfers this rank recorded, as the trace's
+ * "dag_graph" metadata event of process `rank` (one line, then a comma),
+ * for DAG_REPORT's critical path. */
+void dag__graph_emit_json(FILE *f);
+
+/* ------------------------------------------------------------ report.c */
+
+/* Rank 0: writes the page `report` from the trace file at trace_path. */
+void dag__report_write(const char *report, const char *trace_path);
 
 /* ---------------------------------------------------------- timeline.c */
 

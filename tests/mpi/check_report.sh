@@ -1,0 +1,47 @@
+#!/bin/sh
+# check_report.sh: DAG_REPORT's page, opened as a user would, in headless
+# Chromium: it must load without a script error and show every rank, the
+# program's task labels, the critical path and the bytes between ranks.
+#
+#   check_report.sh OUTDIR CHROMIUM LAUNCHER... -- PROGRAM [ARG...]
+#
+# Leaves OUTDIR/report.html, OUTDIR/report.png (a screenshot) and
+# OUTDIR/dom.html (the page once its script ran).
+set -u
+out=$1 chromium=$2
+shift 2
+launcher=''
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  launcher="$launcher $1"
+  shift
+done
+shift
+mkdir -p "$out"
+rm -f "$out/report.html" "$out/report.html.json"
+DAG_REPORT="$out/report.html" $launcher "$@" >"$out/run.txt" 2>&1 || {
+  echo "check_report: FAILED: the program failed"
+  cat "$out/run.txt"
+  exit 1
+}
+browse() {
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu \
+    --no-first-run --user-data-dir="$out/profile" "$@" \
+    "file://$out/report.html" 2>>"$out/chromium.txt"
+}
+browse --dump-dom >"$out/dom.html"
+browse --screenshot="$out/report.png" --window-size=1300,1100 >/dev/null
+fail=0
+for want in 'report complete' '>rank 0<' '>rank 1<' '<td>potrf</td>' \
+  '<td>gemm</td>' 'id="critical">[0-9]+ tasks' 'rank 0</td><td>0</td><td>[0-9,]+ B'; do
+  if ! grep -Eq "$want" "$out/dom.html"; then
+    echo "check_report: FAILED: the page shows no '$want'"
+    fail=1
+  fi
+done
+if [ ! -s "$out/report.png" ]; then
+  echo "check_report: FAILED: no screenshot"
+  fail=1
+fi
+grep -Eo 'id="(summary|critical)"[^<]*' "$out/dom.html"
+echo "check_report: page, screenshot and DOM in $out"
+exit $fail
