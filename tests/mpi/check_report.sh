@@ -3,13 +3,14 @@
 # Chromium: it must load without a script error and show every rank, the
 # program's task labels, the critical path and the bytes between ranks.
 #
-#   check_report.sh OUTDIR CHROMIUM LAUNCHER... -- PROGRAM [ARG...]
+#   check_report.sh OUTDIR CHROMIUM RANKS LAUNCHER... -- PROGRAM [ARG...]
 #
+# RANKS: how many ranks the page must show (the bytes table from 2 on).
 # Leaves OUTDIR/report.html, OUTDIR/report.png (a screenshot) and
 # OUTDIR/dom.html (the page once its script ran).
 set -u
-out=$1 chromium=$2
-shift 2
+out=$1 chromium=$2 ranks=$3
+shift 3
 launcher=''
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   launcher="$launcher $1"
@@ -31,8 +32,15 @@ browse() {
 browse --dump-dom >"$out/dom.html"
 browse --screenshot="$out/report.png" --window-size=1300,1100 >/dev/null
 fail=0
-for want in 'report complete' '>rank 0<' '>rank 1<' '<td>potrf</td>' \
-  '<td>gemm</td>' 'id="critical">[0-9]+ tasks' 'rank 0</td><td>0</td><td>[0-9,]+ B'; do
+wanted="report complete|<td>potrf</td>|<td>gemm</td>|id=\"critical\">[0-9]+ tasks"
+r=0
+while [ $r -lt "$ranks" ]; do
+  wanted="$wanted|>rank $r<"
+  r=$((r + 1))
+done
+[ "$ranks" -gt 1 ] && wanted="$wanted|rank 0</td><td>0</td><td>[0-9,]+ B"
+IFS='|'
+for want in $wanted; do
   if ! grep -Eq "$want" "$out/dom.html"; then
     echo "check_report: FAILED: the page shows no '$want'"
     fail=1
