@@ -30,7 +30,7 @@ browse() {
     "file://$out/report.html" 2>>"$out/chromium.txt"
 }
 browse --dump-dom >"$out/dom.html"
-browse --screenshot="$out/report.png" --window-size=1300,1100 >/dev/null
+browse --screenshot="$out/report.png" --window-size=1300,1300 >/dev/null
 fail=0
 wanted="report complete|<td>potrf</td>|<td>gemm</td>|id=\"critical\">[0-9]+ tasks"
 r=0
