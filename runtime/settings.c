@@ -51,8 +51,8 @@ static const struct variable variables[] = {
     {"DAG_CHECK_EVERY", COUNT, AT(check_period), 0, 1 << 30,
      "a number of tasks from 0 (only at waits) to 1073741824", "100000"},
     {"DAG_WATCHDOG", WATCHDOG, 0, 0, 0,
-     "seconds above 0 to report waits, and optionally ',' and seconds to "
-     "end the run (no fewer)",
+     "seconds (above 0, at most 1000000) to report waits, and optionally "
+     "',' and seconds to end the run (no fewer)",
      "off"},
     {"DAG_DEVICES", DEVICES, 0, 0, 0,
      "none, or a comma-separated list of cuda, hip, cuda:N, hip:N and emul",
@@ -123,7 +123,7 @@ static bool parse_seconds(const char **s, double *out) {
   char *end;
   errno = 0;
   double x = strtod(*s, &end);
-  if (errno || end == *s || !(x > 0) || !isfinite(x))
+  if (errno || end == *s || !(x > 0) || !(x <= 1e6)) /* 11 days at most */
     return false;
   *out = x;
   *s = end;

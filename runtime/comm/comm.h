@@ -109,8 +109,11 @@ void dag__comm_trace_stop(void);
  * argument to post it with instead of done and arg. */
 void dag__comm_trace_wrap(bool send, const struct region *r, int peer,
                           uint64_t tag, dag_comm_done_fn *done, void **arg);
-/* The transfers recorded, completed ones only: the transport is idle. */
+/* The transfers recorded so far (completed ones), held still until
+ * dag__comm_trace_events_done: a run that ends early reads them while
+ * transfers may still complete. */
 const struct dag_comm_event *dag__comm_trace_events(size_t *n);
+void dag__comm_trace_events_done(void);
 
 /* Whether GPU data may travel between ranks straight from device memory:
  * DAG_MPI_GPU_DIRECT=0 or 1 if set, else whether the transport is

@@ -58,6 +58,9 @@ void dag__comm_trace_wrap(bool send, const struct region *r, int peer,
 }
 
 const struct dag_comm_event *dag__comm_trace_events(size_t *n) {
+  pthread_mutex_lock(&lock);
   *n = nevents;
   return events;
 }
+
+void dag__comm_trace_events_done(void) { pthread_mutex_unlock(&lock); }

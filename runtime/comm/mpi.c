@@ -352,6 +352,10 @@ static void mpi_stop(void) {
 
 _Noreturn void dag__mpi_abort(void) {
   fflush(NULL);
+  /* The thread calling MPI holds mpi_lock (MPI_THREAD_SERIALIZED): wait a
+   * little for it, unless it is this thread (the watchdog's end). */
+  for (int i = 0; i < 100 && pthread_mutex_trylock(&mpi_lock); i++)
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
   MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
   _Exit(1);
 }

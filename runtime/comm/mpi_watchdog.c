@@ -112,7 +112,37 @@ void dag__watchdog_start(MPI_Comm comm) {
     listen();
 }
 
+static void answer(const struct inflight *f);
+static int ask_all(const struct inflight *f, bool ending);
+static _Noreturn void end_run(const struct inflight *f, uint64_t stalled,
+                              int silent);
+static void pause_1ms(void);
+
+/* Ranks stop answering together: a rank that finished early keeps
+ * answering until every rank is here, or a rank still waiting for another
+ * would take it for lost. A rank that never comes is asked for after
+ * probe_ns, as in a stall. */
+static void leave_together(void) {
+  static const struct inflight none;
+  MPI_Request all_here;
+  MPI_Ibarrier(watch_comm, &all_here);
+  uint64_t since = dag__now_ns(), asked_at = since;
+  for (int done = 0; MPI_Test(&all_here, &done, MPI_STATUS_IGNORE), !done;) {
+    answer(&none);
+    uint64_t now = dag__now_ns();
+    if (now - asked_at >= probe_ns) {
+      asked_at = now;
+      int silent = ask_all(&none, false);
+      if (silent)
+        end_run(&none, now - since, silent);
+    }
+    pause_1ms();
+  }
+}
+
 void dag__watchdog_stop(void) {
+  if (dag__nranks > 1 && watch_comm != MPI_COMM_NULL)
+    leave_together();
   if (question != MPI_REQUEST_NULL) {
     MPI_Cancel(&question);
     MPI_Wait(&question, MPI_STATUS_IGNORE);
@@ -148,19 +178,22 @@ static void pause_1ms(void) { nanosleep(&(struct timespec){0, 1000000}, NULL); }
  * the run), answering theirs meanwhile; returns how many did not answer
  * within ANSWER_NS, named when `ending`. */
 static int ask_all(const struct inflight *f, bool ending) {
-  int n = dag__nranks, question_sent = 2 * dag__rank + ending;
-  MPI_Request *asks = malloc(2 * (size_t)n * sizeof *asks);
+  static int question_sent; /* MPI may read it after this returns */
+  question_sent = 2 * dag__rank + ending;
+  int n = dag__nranks;
+  MPI_Request *replies = malloc((size_t)n * sizeof *replies);
   int *answers = malloc((size_t)n * sizeof *answers);
   bool *lost = calloc((size_t)n, sizeof *lost);
-  if (!asks || !answers || !lost)
+  if (!replies || !answers || !lost)
     dag__out_of_memory("the watchdog");
-  MPI_Request *replies = asks + n;
   for (int p = 0; p < n; p++) {
-    asks[p] = replies[p] = MPI_REQUEST_NULL;
+    replies[p] = MPI_REQUEST_NULL;
     if (p == dag__rank)
       continue;
+    MPI_Request ask;
     lost[p] = MPI_Isend(&question_sent, 1, MPI_INT, p, TAG_QUESTION, watch_comm,
-                        &asks[p]) != MPI_SUCCESS ||
+                        &ask) != MPI_SUCCESS ||
+              MPI_Request_free(&ask) != MPI_SUCCESS ||
               MPI_Irecv(&answers[p], 1, MPI_INT, p, TAG_ANSWER, watch_comm,
                         &replies[p]) != MPI_SUCCESS;
   }
@@ -193,7 +226,7 @@ static int ask_all(const struct inflight *f, bool ending) {
   }
   /* Answers still due keep their buffers: the run ends, or they came. */
   if (!silent) {
-    free(asks);
+    free(replies);
     free(answers);
   }
   free(lost);

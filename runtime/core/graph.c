@@ -146,9 +146,8 @@ struct gathered {
 
 /* A part's transfer lines go to the gathered list; its other lines go in
  * as they are, but for the digraph's own first and last lines. */
-static void copy_line(FILE *out, char *line, size_t len, bool more, void *arg) {
+static void copy_line(FILE *out, char *line, size_t len, void *arg) {
   (void)len;
-  (void)more;
   struct gathered *g = arg;
   int rank, from, to;
   uint64_t id, tag, bytes;
@@ -184,6 +183,7 @@ static void join_messages(FILE *out, void *arg) {
 }
 
 void dag__graph_emit_json(FILE *f) {
+  pthread_mutex_lock(&graph.lock); /* nested tasks may still submit */
   fprintf(f,
           "{\"name\":\"dag_graph\",\"ph\":\"M\",\"pid\":%d,\"args\":{"
           "\"edges\":[",
@@ -198,6 +198,7 @@ void dag__graph_emit_json(FILE *f) {
             x->send, x->from, x->to, x->tag);
   }
   fputs("]}},\n", f);
+  pthread_mutex_unlock(&graph.lock);
 }
 
 /* Writes path (on several ranks, every rank's part, then rank 0 merges). */

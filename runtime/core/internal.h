@@ -239,11 +239,15 @@ void dag__sched_idle(struct worker *w, const atomic_bool *stop);
 void dag__sched_wake_all(void);
 
 /* A thread that waits while cond(arg) holds (help loop) and has had nothing
- * to do for a while sleeps up to `ns`, or until work is queued or
- * dag__sched_nudge is called after cond changed. */
-void dag__sched_doze(uint64_t ns, bool (*cond)(void *), void *arg);
-/* Something a dozing waiter may wait for happened (its last child
- * completed, a collective finished): wakes the dozers, if any. */
+ * to do for a while sleeps up to `ns`, or until work is queued that no
+ * sleeping worker takes, or dag__sched_nudge is called after cond changed.
+ * `any_task`: it runs any ready task (else it does not look at the queues:
+ * a waiter inside a task body runs only that task's descendants). */
+void dag__sched_doze(uint64_t ns, bool any_task, bool (*cond)(void *),
+                     void *arg);
+/* Something a dozing waiter may wait for happened (a task's last child
+ * completed, a collective finished): wakes the dozers, if any. A wait for
+ * anything else (one given task) sees its end when its doze times out. */
 void dag__sched_nudge(void);
 
 /* ----------------------------------------------------------- handoff.c */

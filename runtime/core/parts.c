@@ -40,7 +40,7 @@ void dag__merge_parts(const struct parts *p, const char *path) {
     size_t cap = 0;
     ssize_t len;
     while ((len = getline(&line, &cap, in)) > 0)
-      p->copy(out, line, (size_t)len, r + 1 < dag__nranks, p->arg);
+      p->copy(out, line, (size_t)len, p->arg);
     free(line);
     fclose(in);
   }

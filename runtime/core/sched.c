@@ -351,7 +351,11 @@ static struct task *inject_pop(const struct task *ancestor) {
 static struct {
   _Alignas(DAG_CACHELINE) atomic_uint epoch; /* futex word */
   _Alignas(DAG_CACHELINE) atomic_int sleepers;
-  _Alignas(DAG_CACHELINE) atomic_int dozers; /* of the sleepers, waiters */
+  /* Threads waiting in a help loop sleep on a word of their own, so that a
+   * wake-up meant for an idle worker never lands on a waiter that may not
+   * run the task (one inside a task body runs only its descendants). */
+  _Alignas(DAG_CACHELINE) atomic_uint doze_epoch;
+  _Alignas(DAG_CACHELINE) atomic_int dozers;
 } idle;
 
 static struct ring *rings;
@@ -386,10 +390,19 @@ static int sleepers_after_fence(void) {
   return atomic_load_explicit(&idle.sleepers, memory_order_seq_cst);
 }
 
+static void wake_dozers(void) {
+  atomic_fetch_add_explicit(&idle.doze_epoch, 1, memory_order_seq_cst);
+  futex_wake(&idle.doze_epoch, INT_MAX);
+}
+
+/* New work: an idle worker takes it; with none asleep, a waiter that dozes
+ * may (the program's thread in a taskwait, when it is the only worker). */
 static void wake_one_if_sleeping(void) {
   if (sleepers_after_fence() > 0) {
     atomic_fetch_add_explicit(&idle.epoch, 1, memory_order_seq_cst);
     futex_wake(&idle.epoch, 1);
+  } else if (atomic_load_explicit(&idle.dozers, memory_order_seq_cst) > 0) {
+    wake_dozers();
   }
 }
 
@@ -419,22 +432,23 @@ void dag__sched_idle(struct worker *w, const atomic_bool *stop) {
   atomic_fetch_sub_explicit(&idle.sleepers, 1, memory_order_seq_cst);
 }
 
-void dag__sched_doze(uint64_t ns, bool (*cond)(void *), void *arg) {
+void dag__sched_doze(uint64_t ns, bool any_task, bool (*cond)(void *),
+                     void *arg) {
   atomic_fetch_add_explicit(&idle.dozers, 1, memory_order_seq_cst);
-  atomic_fetch_add_explicit(&idle.sleepers, 1, memory_order_seq_cst);
   full_fence();
-  /* cond is looked at once the nudgers can see this dozer: either it sees
-   * the change, or its nudger sees the dozer and moves the epoch. */
-  unsigned seen = atomic_load_explicit(&idle.epoch, memory_order_seq_cst);
-  if (!work_visible() && cond(arg))
-    futex_wait(&idle.epoch, seen, ns);
-  atomic_fetch_sub_explicit(&idle.sleepers, 1, memory_order_seq_cst);
+  /* cond and the queues are looked at once nudgers and producers can see
+   * this dozer: either it sees the change, or they see it and move the
+   * epoch. */
+  unsigned seen = atomic_load_explicit(&idle.doze_epoch, memory_order_seq_cst);
+  if (!(any_task && work_visible()) && cond(arg))
+    futex_wait(&idle.doze_epoch, seen, ns);
   atomic_fetch_sub_explicit(&idle.dozers, 1, memory_order_seq_cst);
 }
 
 void dag__sched_nudge(void) {
+  full_fence(); /* the change the waiter looks for, before the count */
   if (atomic_load_explicit(&idle.dozers, memory_order_seq_cst) > 0)
-    dag__sched_wake_all();
+    wake_dozers();
 }
 
 /* ------------------------------------------------------------- the API */

@@ -123,7 +123,8 @@ static struct task *complete(struct worker *w, struct task *t) {
     }
     int left =
         atomic_fetch_sub_explicit(&parent->unfinished, 1, memory_order_acq_rel);
-    dag__sched_nudge(); /* a waiter may wait for t or for its siblings */
+    if (left <= 2) /* no child left, or the parent done: a waiter's end */
+      dag__sched_nudge();
     if (left != 1)
       return next;
     t = parent; /* its body ended earlier; t was its last child */

@@ -117,6 +117,7 @@ static void write_transfers(FILE *f, int tid) {
             flow_id(from, to, e->tag), dag__rank, tid,
             e->send ? t0 : (t1 - t0 > 0.002 ? t1 - 0.001 : t0));
   }
+  dag__comm_trace_events_done();
 }
 
 /* This rank's events, one per line, each followed by a comma but the last. */
@@ -170,23 +171,23 @@ static void write_file_to(const char *path) {
   fclose(f);
 }
 
-/* Rank r's event lines go in as they are, its last one with a comma when
- * a part follows; its header and footer do not. */
-static void copy_event(FILE *out, char *line, size_t len, bool more,
-                       void *arg) {
-  (void)arg;
+/* Every part's event lines go in, joined by commas (a part that is
+ * missing leaves no dangling one); the parts' headers and footers do not.
+ * arg: whether an event was copied already. */
+static void copy_event(FILE *out, char *line, size_t len, void *arg) {
+  bool *copied = arg;
   if (line[0] != '{' || !strncmp(line, header, sizeof header - 2))
     return;
-  if (line[len - 2] != ',' && more) { /* its last event */
-    line[len - 1] = 0;
-    fprintf(out, "%s,\n", line);
-  } else {
-    fputs(line, out);
-  }
+  len -= line[len - 1] == '\n';
+  len -= len && line[len - 1] == ',';
+  fprintf(out, "%s%.*s", *copied ? ",\n" : "", (int)len, line);
+  *copied = true;
 }
 
-static const struct parts trace_parts = {"DAG_TRACE", ".json", header, footer,
-                                         copy_event,  NULL,    NULL};
+static void end_events(FILE *out, void *arg) {
+  (void)arg;
+  fputc('\n', out);
+}
 
 void dag__timeline_write(const char *path) {
   if (dag__nranks == 1) {
@@ -194,6 +195,9 @@ void dag__timeline_write(const char *path) {
     return;
   }
   dag__last_words = NULL; /* the parts are written below */
+  /* Every rank has finished before any measures: a rank blocked in the
+   * measurement cannot answer the others' watchdog. */
+  dag__comm_barrier();
   dag__comm_clock(&at_end);
   ended = true;
   char part[4096];
@@ -207,6 +211,9 @@ void dag__timeline_write(const char *path) {
              at_start.error_ns > at_end.error_ns ? at_start.error_ns
                                                  : at_end.error_ns);
   dag__comm_barrier(); /* every part is written */
+  bool copied = false;
+  struct parts trace_parts = {"DAG_TRACE", ".json",    header, footer,
+                              copy_event,  end_events, &copied};
   if (dag__rank == 0)
     dag__merge_parts(&trace_parts, path);
   dag__comm_trace_stop();

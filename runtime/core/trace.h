@@ -42,8 +42,8 @@ void dag__part_path(char *buf, size_t size, const char *path, const char *ext,
 struct parts {
   const char *setting; /* for messages: "DAG_TRACE" */
   const char *ext, *header, *footer;
-  /* Copies (or not) one line of rank r's part; `more`: a part follows. */
-  void (*copy)(FILE *out, char *line, size_t len, bool more, void *arg);
+  /* Copies (or not) one line of a part. */
+  void (*copy)(FILE *out, char *line, size_t len, void *arg);
   /* Writes what comes after every part's lines (may be NULL). */
   void (*finish)(FILE *out, void *arg);
   void *arg;

@@ -30,8 +30,9 @@
 /* A thread waiting in a help loop (taskwait, a collective, a task it
  * depends on) with nothing to do for IDLE_SLEEP_NS dozes instead of
  * spinning: for DOZE_FIRST_NS, doubling up to DOZE_MAX_NS, woken at once by
- * new work and by what it waits for (its last child completing, a
- * collective finishing), else by the time limit. */
+ * new work that no sleeping worker takes and by what it waits for (the
+ * last child of a task completing, a collective finishing), else by the
+ * time limit. */
 #define DOZE_FIRST_NS 50000
 #define DOZE_MAX_NS 1000000
 
@@ -236,7 +237,7 @@ void dag__core_help_while(bool (*cond)(void *arg), void *arg) {
       if (idle_round(w, &idle) > IDLE_SLEEP_NS) {
         if (w)
           stop_waiting(w, &idle); /* no hand-off while it sleeps */
-        dag__sched_doze(doze, cond, arg);
+        dag__sched_doze(doze, w && !ancestor, cond, arg);
         doze = doze < DOZE_MAX_NS ? 2 * doze : DOZE_MAX_NS;
       }
     }

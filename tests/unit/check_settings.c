@@ -60,6 +60,7 @@ static const struct {
     {"DAG_WATCHDOG", "5,2"},
     {"DAG_WATCHDOG", "5,"},
     {"DAG_WATCHDOG", "1,2,3"},
+    {"DAG_WATCHDOG", "1e9"},
     {"DAG_DEVICES", "gpu"},
     {"DAG_DEVICES", "cuda:x"},
     {"DAG_DEVICES", "emul:1"},
