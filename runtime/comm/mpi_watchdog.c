@@ -127,16 +127,20 @@ static void leave_together(void) {
   MPI_Request all_here;
   MPI_Ibarrier(watch_comm, &all_here);
   uint64_t since = dag__now_ns(), asked_at = since;
-  for (int done = 0; MPI_Test(&all_here, &done, MPI_STATUS_IGNORE), !done;) {
+  for (int here = 0; MPI_Test(&all_here, &here, MPI_STATUS_IGNORE), !here;) {
     answer(&none);
     uint64_t now = dag__now_ns();
     if (now - asked_at >= probe_ns) {
       asked_at = now;
       int silent = ask_all(&none, false);
-      if (silent)
-        end_run(&none, now - since, silent);
+      /* A rank that stopped answering because every rank got here, and it
+       * left, is not lost. */
+      MPI_Test(&all_here, &here, MPI_STATUS_IGNORE);
+      if (silent && !here)
+        end_run(&none, dag__now_ns() - since, silent);
     }
-    pause_1ms();
+    if (!here)
+      pause_1ms();
   }
 }
 
