@@ -112,49 +112,6 @@ void dag__watchdog_start(MPI_Comm comm) {
     listen();
 }
 
-static void answer(const struct inflight *f);
-static int ask_all(const struct inflight *f, bool ending);
-static _Noreturn void end_run(const struct inflight *f, uint64_t stalled,
-                              int silent);
-static void pause_1ms(void);
-
-/* Ranks stop answering together: a rank that finished early keeps
- * answering until every rank is here, or a rank still waiting for another
- * would take it for lost. A rank that never comes is asked for after
- * probe_ns, as in a stall. */
-static void leave_together(void) {
-  static const struct inflight none;
-  MPI_Request all_here;
-  MPI_Ibarrier(watch_comm, &all_here);
-  uint64_t since = dag__now_ns(), asked_at = since;
-  for (int here = 0; MPI_Test(&all_here, &here, MPI_STATUS_IGNORE), !here;) {
-    answer(&none);
-    uint64_t now = dag__now_ns();
-    if (now - asked_at >= probe_ns) {
-      asked_at = now;
-      int silent = ask_all(&none, false);
-      /* A rank that stopped answering because every rank got here, and it
-       * left, is not lost. */
-      MPI_Test(&all_here, &here, MPI_STATUS_IGNORE);
-      if (silent && !here)
-        end_run(&none, dag__now_ns() - since, silent);
-    }
-    if (!here)
-      pause_1ms();
-  }
-}
-
-void dag__watchdog_stop(void) {
-  if (dag__nranks > 1 && watch_comm != MPI_COMM_NULL)
-    leave_together();
-  if (question != MPI_REQUEST_NULL) {
-    MPI_Cancel(&question);
-    MPI_Wait(&question, MPI_STATUS_IGNORE);
-  }
-  if (watch_comm != MPI_COMM_NULL)
-    MPI_Comm_free(&watch_comm);
-}
-
 bool dag__watchdog_listening(void) { return dag__nranks > 1; }
 
 /* Answers every rank that asks whether this one still answers; to one that
@@ -260,6 +217,43 @@ static _Noreturn void end_run(const struct inflight *f, uint64_t stalled,
   if (dag__last_words)
     dag__last_words();
   dag__mpi_abort();
+}
+
+/* Ranks stop answering together: a rank that finished early keeps
+ * answering until every rank is here, or a rank still waiting for another
+ * would take it for lost. A rank that never comes is asked for after
+ * probe_ns, as in a stall. */
+static void leave_together(void) {
+  static const struct inflight none;
+  MPI_Request all_here;
+  MPI_Ibarrier(watch_comm, &all_here);
+  uint64_t since = dag__now_ns(), asked_at = since;
+  for (int here = 0; MPI_Test(&all_here, &here, MPI_STATUS_IGNORE), !here;) {
+    answer(&none);
+    uint64_t now = dag__now_ns();
+    if (now - asked_at >= probe_ns) {
+      asked_at = now;
+      int silent = ask_all(&none, false);
+      /* A rank that stopped answering because every rank got here, and it
+       * left, is not lost. */
+      MPI_Test(&all_here, &here, MPI_STATUS_IGNORE);
+      if (silent && !here)
+        end_run(&none, dag__now_ns() - since, silent);
+    }
+    if (!here)
+      pause_1ms();
+  }
+}
+
+void dag__watchdog_stop(void) {
+  if (dag__nranks > 1 && watch_comm != MPI_COMM_NULL)
+    leave_together();
+  if (question != MPI_REQUEST_NULL) {
+    MPI_Cancel(&question);
+    MPI_Wait(&question, MPI_STATUS_IGNORE);
+  }
+  if (watch_comm != MPI_COMM_NULL)
+    MPI_Comm_free(&watch_comm);
 }
 
 void dag__watchdog_round(struct inflight *f, bool completed) {

@@ -115,16 +115,16 @@ static void write_part(FILE *f) {
 
 static const char header[] = "digraph dag {\n  node [shape=box];\n";
 
-static bool write_file(const char *path) {
+static void write_file(const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) {
     dag__user_error(NULL, DAG_EINVAL, "DAG_GRAPH: cannot write '%s'", path);
-    return false;
+    return;
   }
   fputs(header, f);
   write_part(f);
   fputs("}\n", f);
-  return fclose(f) == 0;
+  fclose(f);
 }
 
 static int by_message(const void *a, const void *b) {
