@@ -1,0 +1,209 @@
+/* suite.c — arguments, clock, ranks, repetitions and the result line of
+ * the benchmark suite's programs (see suite.h).
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "suite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef SUITE_MPI
+#include <mpi.h>
+#endif
+
+/* ------------------------------------------------------------ arguments */
+
+static void usage(FILE *f, const char *prog, const char *const *kernels) {
+  fprintf(f,
+          "usage: %s -k KERNEL [-n N] [-b B] [-r REPS] [-t SECONDS]\n"
+          "       %s --list\n"
+          "  -k KERNEL   one of:",
+          prog, prog);
+  for (const char *const *k = kernels; *k; k++)
+    fprintf(f, " %s", *k);
+  fprintf(f, "\n"
+             "  -n N        problem order (default 1000)\n"
+             "  -b B        block order (default: the program's rule)\n"
+             "  -r REPS     most repetitions, the best time counts "
+             "(default 3)\n"
+             "  -t SECONDS  stop repeating after this long (default 60)\n");
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || v < lo || v > hi)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int known(const char *kernel, const char *const *kernels) {
+  for (const char *const *k = kernels; *k; k++)
+    if (!strcmp(kernel, *k))
+      return 1;
+  return 0;
+}
+
+/* Returns -1 when every argument was understood, else an exit status. */
+static int parse(int argc, char **argv, const char *const *kernels,
+                 struct suite_opts *o) {
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    long v = 0;
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      if (suite_rank() == 0)
+        usage(stdout, argv[0], kernels);
+      return 0;
+    }
+    if (!strcmp(arg, "--list")) {
+      if (suite_rank() == 0) {
+        printf("%s %s", o->group, o->runtime);
+        for (const char *const *k = kernels; *k; k++)
+          printf(" %s", *k);
+        printf("\n");
+      }
+      return 0;
+    }
+    int ok = val != NULL;
+    if (ok && !strcmp(arg, "-k"))
+      o->kernel = val;
+    else if (ok && !strcmp(arg, "-n") && !parse_long(val, 1, 1L << 30, &v))
+      o->n = v;
+    else if (ok && !strcmp(arg, "-b") && !parse_long(val, 1, 1L << 30, &v))
+      o->b = v;
+    else if (ok && !strcmp(arg, "-r") &&
+             !parse_long(val, 1, SUITE_MAX_REPS, &v))
+      o->reps = (int)v;
+    else if (ok && !strcmp(arg, "-t") && !parse_long(val, 1, 1L << 20, &v))
+      o->budget = (double)v;
+    else {
+      if (suite_rank() == 0) {
+        fprintf(stderr, "%s: bad argument '%s'%s%s\n", argv[0], arg,
+                val ? " " : "", val ? val : "");
+        usage(stderr, argv[0], kernels);
+      }
+      return 2;
+    }
+    i++;
+  }
+  if (!o->kernel || !known(o->kernel, kernels)) {
+    if (suite_rank() == 0) {
+      fprintf(stderr, "%s: %s\n", argv[0],
+              o->kernel ? "unknown kernel" : "no kernel (-k)");
+      usage(stderr, argv[0], kernels);
+    }
+    return 2;
+  }
+  if (o->b > o->n)
+    o->b = o->n;
+  return -1;
+}
+
+int suite_init(int *argc, char ***argv, const char *group, const char *runtime,
+               const char *const *kernels, struct suite_opts *o) {
+#ifdef SUITE_MPI
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  if (provided < MPI_THREAD_MULTIPLE && suite_rank() == 0)
+    fprintf(stderr, "%s: MPI gives thread level %d only\n", (*argv)[0],
+            provided);
+#endif
+  *o = (struct suite_opts){group, runtime, NULL, 1000, 0, 3, 60.0};
+  return parse(*argc, *argv, kernels, o);
+}
+
+void suite_finish(void) {
+#ifdef SUITE_MPI
+  MPI_Finalize();
+#endif
+}
+
+/* ------------------------------------------------------ ranks and clock */
+
+int suite_rank(void) {
+  int r = 0;
+#ifdef SUITE_MPI
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+#endif
+  return r;
+}
+
+int suite_nranks(void) {
+  int n = 1;
+#ifdef SUITE_MPI
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+#endif
+  return n;
+}
+
+double suite_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void suite_barrier(void) {
+#ifdef SUITE_MPI
+  MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+static double reduce(double v, int max) {
+#ifdef SUITE_MPI
+  double out = v;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM,
+                MPI_COMM_WORLD);
+  return out;
+#else
+  (void)max;
+  return v;
+#endif
+}
+
+double suite_max(double v) { return reduce(v, 1); }
+double suite_sum(double v) { return reduce(v, 0); }
+
+/* ---------------------------------------------------------- repetitions */
+
+int suite_more(const struct suite_times *tt, const struct suite_opts *o) {
+  /* tt->total is the same on every rank: it adds the slowest rank's times. */
+  return tt->reps == 0 || (tt->reps < o->reps && tt->total < o->budget);
+}
+
+void suite_add(struct suite_times *tt, double seconds) {
+  seconds = suite_max(seconds);
+  if (tt->reps < SUITE_MAX_REPS)
+    tt->t[tt->reps++] = seconds;
+  tt->total += seconds;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int suite_report(const struct suite_opts *o, int workers,
+                 const struct suite_times *tt, double work, const char *unit,
+                 double check, double tol, double sum) {
+  double t[SUITE_MAX_REPS];
+  int n = tt->reps;
+  memcpy(t, tt->t, (size_t)n * sizeof *t);
+  qsort(t, (size_t)n, sizeof *t, by_value);
+  double best = n ? t[0] : 0.0;
+  double median = !n ? 0.0 : n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  int ok = check <= tol; /* false for NaN */
+  if (suite_rank() == 0) {
+    printf("SUITE group=%s kernel=%s runtime=%s n=%ld b=%ld ranks=%d "
+           "workers=%d reps=%d time=%.6g median=%.6g rate=%.6g unit=%s "
+           "check=%.3g tol=%.3g sum=%.17g ok=%d\n",
+           o->group, o->kernel, o->runtime, o->n, o->b, suite_nranks(), workers,
+           n, best, median, best > 0 ? work / best * 1e-9 : 0.0, unit, check,
+           tol, sum, ok);
+    fflush(stdout);
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,173 @@
+/* suite.h — what every program of the benchmark suite shares: arguments,
+ * the repetition loop, the clock, deterministic random numbers, the
+ * matrices' layout and the result line.
+ *
+ * A suite program runs one kernel of its group (`-k NAME`) on an n x n
+ * problem in b x b blocks:
+ *
+ *   prog -k KERNEL [-n N] [-b B] [-r REPS] [-t SECONDS]
+ *   prog --list        prints "GROUP RUNTIME KERNEL..." (for the runner)
+ *
+ * It prepares its data (untimed), then repeats the kernel up to REPS times
+ * (default 3) while the time spent stays under SECONDS (default 60; at least
+ * one repetition always runs), checks the result and prints one line on
+ * rank 0:
+ *
+ *   SUITE group=G kernel=K runtime=R n=N b=B ranks=P workers=W reps=X
+ *         time=BEST median=MEDIAN rate=WORK/BEST unit=U check=E tol=T
+ *         sum=S ok=0|1
+ *
+ * time and median are seconds of the slowest rank; rate is the work (bytes
+ * for GB/s, flops for GFLOP/s) per second of the best repetition; check is
+ * the program's own measure of error (a relative residual, or the largest
+ * difference from the exact value) and ok says whether it is at most tol.
+ * sum is a checksum of the result, printed with %.17g: programs whose
+ * reductions run in a fixed order print the same bits on any number of
+ * ranks and threads, and with plain cc (the tests compare them). The exit
+ * status is 0 when ok, 1 when the check failed, 2 for bad arguments.
+ *
+ * The dag programs are built twice: with dagcc, where _DAG is defined and
+ * the matrices are dag_alloc memory spread over the ranks, and with plain
+ * cc, where the pragmas are ignored and the program runs sequentially.
+ * Peers (OpenMP, OpenBLAS/LAPACKE, ScaLAPACK, PETSc) use the same
+ * arguments, the same random numbers and the same line. Programs built with
+ * SUITE_MPI defined initialise MPI (MPI_THREAD_MULTIPLE: the program's
+ * thread times and reduces while dag's threads use MPI too).
+ */
+#ifndef BENCH_SUITE_H
+#define BENCH_SUITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <stdlib.h>
+
+#ifdef _DAG
+#include <dag.h>
+#endif
+
+#define SUITE_MAX_REPS 100
+
+struct suite_opts {
+  const char *group;   /* array, stencil, linalg, sparse */
+  const char *runtime; /* dag, serial, omp, lapacke, scalapack, petsc... */
+  const char *kernel;  /* -k */
+  long n;              /* -n: problem order */
+  long b;              /* -b: block order; 0 = the program's rule */
+  int reps;            /* -r */
+  double budget;       /* -t: seconds of repetitions, at least one runs */
+};
+
+/* Parses the arguments (see above) into o; kernels is the NULL-terminated
+ * list of the kernels the program knows, for -k and --help. Initialises MPI
+ * when SUITE_MPI is defined. Returns -1 to go on, else the exit status to
+ * return at once (after --help or a bad argument). */
+int suite_init(int *argc, char ***argv, const char *group, const char *runtime,
+               const char *const *kernels, struct suite_opts *o);
+
+/* Ends MPI when SUITE_MPI is defined (after dag's own finalisation). */
+void suite_finish(void);
+
+/* This process's rank and the number of ranks (0 and 1 without MPI). */
+int suite_rank(void);
+int suite_nranks(void);
+
+/* Seconds on a monotonic clock; an MPI barrier (nothing without MPI). */
+double suite_now(void);
+void suite_barrier(void);
+
+/* The largest and the sum of v over the ranks (v itself without MPI). */
+double suite_max(double v);
+double suite_sum(double v);
+
+/* The repetition loop:
+ *
+ *   struct suite_times tt = {0};
+ *   while (suite_more(&tt, &o)) {
+ *     prepare();                    (untimed)
+ *     suite_barrier();
+ *     double t0 = suite_now();
+ *     kernel();
+ *     suite_add(&tt, suite_now() - t0);
+ *   }
+ *
+ * suite_more decides the same on every rank; suite_add records the slowest
+ * rank's time. */
+struct suite_times {
+  int reps;
+  double total;
+  double t[SUITE_MAX_REPS];
+};
+int suite_more(const struct suite_times *tt, const struct suite_opts *o);
+void suite_add(struct suite_times *tt, double seconds);
+
+/* Prints the SUITE line on rank 0 and returns the exit status (0 if
+ * check <= tol). work is in bytes when unit is "GB/s", flops when it is
+ * "GFLOP/s". */
+int suite_report(const struct suite_opts *o, int workers,
+                 const struct suite_times *tt, double work, const char *unit,
+                 double check, double tol, double sum);
+
+/* A pseudo-random double in [-1, 1) that depends only on (seed, i): the
+ * same on every rank and with any blocking, so a rank fills its own part of
+ * a distributed array with no communication. */
+static inline double suite_random(uint64_t seed, uint64_t i) {
+  uint64_t z = i + seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull; /* splitmix64 */
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* Number of b-blocks along n, and the order of block i (the last may be
+ * smaller). */
+static inline long suite_nblocks(long n, long b) { return (n + b - 1) / b; }
+static inline long suite_block_dim(long n, long b, long i) {
+  return i * b + b <= n ? b : n - i * b;
+}
+
+/* A rows x cols row-major matrix of doubles in mb x nb blocks. Built with
+ * dagcc: dag_alloc memory, block (i, j) homed on rank (i mod p) q + j mod q
+ * of dag_grid's p x q grid (p <= q), zero-filled. With plain cc: calloc.
+ * NULL if the memory cannot be had. Free it with suite_free_matrix. */
+static inline void *suite_matrix(size_t rows, size_t cols, size_t mb,
+                                 size_t nb) {
+#ifdef _DAG
+  int p, q;
+  dag_grid(dag_nranks(), &p, &q);
+  return dag_alloc(rows * cols * sizeof(double),
+                   dag_dist_2d(sizeof(double), cols, mb, nb, p, q));
+#else
+  (void)mb;
+  (void)nb;
+  return calloc(rows * cols, sizeof(double));
+#endif
+}
+
+static inline void suite_free_matrix(void *m) {
+#ifdef _DAG
+  dag_free(m);
+#else
+  free(m);
+#endif
+}
+
+/* The runtime name of a dag program: "dag" built with dagcc, "serial" with
+ * plain cc. */
+#ifdef _DAG
+#define SUITE_DAG_RUNTIME "dag"
+#else
+#define SUITE_DAG_RUNTIME "serial"
+#endif
+
+/* The number of threads that run the kernels: dag's workers built with
+ * dagcc, 1 with plain cc. */
+static inline int suite_dag_workers(void) {
+#ifdef _DAG
+  return dag_num_workers();
+#else
+  return 1;
+#endif
+}
+
+#endif /* BENCH_SUITE_H */
