@@ -159,10 +159,30 @@ bool is_local(CXCursor decl) {
   return clang_Cursor_getStorageClass(decl) != CX_SC_Extern;
 }
 
-unsigned statement_end(const struct unit_file *f, unsigned end) {
-  const char *s = f->src.text;
-  if (end > 0 && s[end - 1] == '}')
+bool ends_with_block(CXCursor stmt) {
+  switch (clang_getCursorKind(stmt)) {
+  case CXCursor_CompoundStmt:
+    return true;
+  case CXCursor_IfStmt:
+  case CXCursor_ForStmt:
+  case CXCursor_WhileStmt:
+  case CXCursor_SwitchStmt: {
+    /* The last child is the statement the construct ends with (the else
+     * branch, the loop's or the switch's body). */
+    struct kids k = children(stmt);
+    bool block = k.n > 0 && ends_with_block(k.v[k.n - 1]);
+    free(k.v);
+    return block;
+  }
+  default:
+    return false;
+  }
+}
+
+unsigned statement_end(const struct unit_file *f, unsigned end, bool block) {
+  if (block)
     return end;
+  const char *s = f->src.text;
   for (unsigned i = end; i < f->src.len; i++) {
     if (s[i] == ';')
       return i + 1;

@@ -94,7 +94,8 @@ static void add_function(struct walker *w, int file, unsigned k,
   if (file == 0) {
     int fi;
     struct span ext = extent_of(w, decl, &fi);
-    unsigned end = statement_end(&s->files[0], origin_end(w, 0, ext.end));
+    unsigned end = statement_end(&s->files[0], origin_end(w, 0, ext.end),
+                                 clang_isCursorDefinition(decl));
     f->decl = (struct span){origin(w, 0, ext.begin), end};
   }
   CXType result = clang_getResultType(clang_getCursorType(decl));

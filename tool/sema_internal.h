@@ -134,9 +134,15 @@ bool spelled_as(const struct walker *w, struct span at, const char *name);
 unsigned decl_key(CXCursor decl);
 /* A variable declared in a function (not at file scope, not extern). */
 bool is_local(CXCursor decl);
-/* End of a statement: its extent, and the ';' after it when the extent
- * stops before one (libclang's expression statements do). */
-unsigned statement_end(const struct unit_file *f, unsigned end);
+/* Whether a statement ends with a block ({ ... }) of its own: a compound
+ * statement, or an if, loop or switch whose last sub-statement does. A '}'
+ * that closes a compound literal or an initializer ends an expression,
+ * which still takes its ';'. */
+bool ends_with_block(CXCursor stmt);
+/* End of a statement or declaration: its extent, and unless it ends with
+ * a block, the ';' after it when the extent stops before one (libclang's
+ * expression statements and prototypes do). */
+unsigned statement_end(const struct unit_file *f, unsigned end, bool block);
 
 /* ---- sema_errors.c: errors in the user's text */
 

@@ -196,7 +196,8 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
   int file;
   struct span probe_body = extent_of(w, body, &file);
   unsigned begin = origin(w, 0, probe_body.begin);
-  unsigned end = statement_end(f, origin_end(w, 0, probe_body.end));
+  unsigned end =
+      statement_end(f, origin_end(w, 0, probe_body.end), ends_with_block(body));
   task = &w->s->tasks[t];
   task->body = (struct span){begin, end};
   task->replace = (struct span){f->dirs[k].at.begin, end};
