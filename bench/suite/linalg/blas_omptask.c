@@ -1,0 +1,293 @@
+/* blas_omptask.c — GEMM, SYRK, GEMV and Cholesky of the linalg group with
+ * OpenMP tasks (runtime "omptask"), the peer of blas.c.
+ *
+ *   blas_omptask -k gemm|syrk|gemv|cholesky [-n N] [-b B] [-r REPS]
+ *                [-t SECONDS]
+ *
+ * The same problems (blas_tiles.h), tiles, loop nests and tile kernels as
+ * blas.c, on row-major n x n matrices in one process: each tile kernel is a
+ * `#pragma omp task` with `depend` clauses, submitted by one thread of a
+ * `parallel` region. OpenMP orders tasks by the address of a dependence
+ * item, so a tile is named by its first entry (exact: tiles never partly
+ * overlap); GEMV's task per tile row depends on the first entry of each of
+ * its partials, through an iterator. Each tile's kernels run in the same
+ * order as in blas.c, so the result and sum= are the same bits as dag's.
+ * The Cholesky's priorities only count up to OMP_MAX_TASK_PRIORITY (0 when
+ * unset: no priorities).
+ *
+ * The tile kernels run in parallel tasks, so OpenBLAS gets one thread each
+ * (set here, whatever OPENBLAS_NUM_THREADS says). OMP_NUM_THREADS sets the
+ * threads. Timed: the kernel (its parallel region). Untimed: the inputs
+ * (filled in parallel, before each repetition for the matrix the kernel
+ * overwrites), the check and sum= (blas_tiles.h; sum= adds tile sums in tile
+ * order, as blas.c).
+ */
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "blas_tiles.h"
+#include "suite.h"
+#include "tiles.h" /* samples/cholesky: the Cholesky's kernels, priorities */
+
+/* One run's data: n x n row-major matrices in bs x bs tiles, nt tiles a
+ * side; those the kernel does not use are NULL. */
+struct problem {
+  long n, bs, nt;
+  void *a, *b, *c; /* A, B, C: double (*)[n] */
+  void *parts;     /* gemv's partials: double (*)[nt * bs] */
+  double *x, *y;   /* gemv's vectors */
+};
+
+/* p, or the end of the program if memory ran out. */
+static void *need(void *p) {
+  if (!p) {
+    fprintf(stderr, "blas_omptask: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+static void *doubles(long rows, long cols) {
+  return need(calloc((size_t)rows * (size_t)cols, sizeof(double)));
+}
+
+/* Fills matrix m with the input `shape` of `seed`, tiles in parallel. */
+static void fill(const struct problem *p, void *m, enum blas_shape shape,
+                 uint64_t seed) {
+  long n = p->n, bs = p->bs, nt = p->nt;
+  double(*M)[n] = m;
+#pragma omp parallel for collapse(2) schedule(dynamic)
+  for (long i = 0; i < nt; i++)
+    for (long j = 0; j < nt; j++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+      long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+      blas_fill(&M[i0][j0], n, 1, shape, seed, n, i0, j0, di, dj);
+    }
+}
+
+/* ------------------------------------------------------------- kernels */
+
+/* C += A B. */
+static void gemm(const struct problem *p) {
+  long n = p->n, bs = p->bs, nt = p->nt;
+  double(*A)[n] = p->a, (*B)[n] = p->b, (*C)[n] = p->c;
+#pragma omp parallel
+#pragma omp single
+  for (long k = 0; k < nt; k++) {
+    long k0 = k * bs, dk = suite_block_dim(n, bs, k);
+    for (long i = 0; i < nt; i++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+      for (long j = 0; j < nt; j++) {
+        long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+#pragma omp task depend(in : A[i0][k0], B[k0][j0]) depend(inout : C[i0][j0])
+        blas_tile_gemm(&A[i0][k0], &B[k0][j0], &C[i0][j0], di, dj, dk, n);
+      }
+    }
+  }
+}
+
+/* C += A A^T on the lower tiles of C. */
+static void syrk(const struct problem *p) {
+  long n = p->n, bs = p->bs, nt = p->nt;
+  double(*A)[n] = p->a, (*C)[n] = p->c;
+#pragma omp parallel
+#pragma omp single
+  for (long k = 0; k < nt; k++) {
+    long k0 = k * bs, dk = suite_block_dim(n, bs, k);
+    for (long i = 0; i < nt; i++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(in : A[i0][k0]) depend(inout : C[i0][i0])
+      blas_tile_syrk(&A[i0][k0], &C[i0][i0], di, dk, n);
+      for (long j = 0; j < i; j++) {
+        long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+#pragma omp task depend(in : A[i0][k0], A[j0][k0]) depend(inout : C[i0][j0])
+        blas_tile_gemm_nt(&A[i0][k0], &A[j0][k0], &C[i0][j0], di, dj, dk, n);
+      }
+    }
+  }
+}
+
+/* y = A x through the partials A(i,j) x(j). */
+static void gemv(const struct problem *p) {
+  long n = p->n, bs = p->bs, nt = p->nt;
+  double(*A)[n] = p->a, (*P)[nt * bs] = p->parts;
+  double *x = p->x, *y = p->y;
+#pragma omp parallel
+#pragma omp single
+  {
+    for (long i = 0; i < nt; i++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+      for (long j = 0; j < nt; j++) {
+        long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+#pragma omp task depend(out : P[i][j0])
+        blas_tile_gemv(&A[i0][j0], &x[j0], &P[i][j0], di, dj, n);
+      }
+    }
+    for (long i = 0; i < nt; i++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(iterator(long j = 0 : nt), in : P[i][j * bs])
+      blas_add_parts(P[i], bs, nt, di, &y[i0]);
+    }
+  }
+}
+
+/* A = L L^T, L over the lower tiles of A. (clang-format would split the
+ * clauses of its long pragmas at their colons.) */
+// clang-format off
+static void cholesky(const struct problem *p) {
+  long n = p->n, bs = p->bs, nt = p->nt;
+  double(*A)[n] = p->a;
+#pragma omp parallel
+#pragma omp single
+  for (long k = 0; k < nt; k++) {
+    long k0 = k * bs, dk = suite_block_dim(n, bs, k);
+#pragma omp task depend(inout : A[k0][k0])                                     \
+    priority(chol_priority(CHOL_POTRF, k, k, k, nt))
+    tile_potrf(&A[k0][k0], dk, n);
+    for (long i = k + 1; i < nt; i++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(in : A[k0][k0]) depend(inout : A[i0][k0])             \
+    priority(chol_priority(CHOL_TRSM, i, k, k, nt))
+      tile_trsm(&A[k0][k0], &A[i0][k0], di, dk, n);
+    }
+    for (long i = k + 1; i < nt; i++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(in : A[i0][k0]) depend(inout : A[i0][i0])             \
+    priority(chol_priority(CHOL_SYRK, i, i, k, nt))
+      tile_syrk(&A[i0][k0], &A[i0][i0], di, dk, n);
+      for (long j = k + 1; j < i; j++) {
+        long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+#pragma omp task depend(in : A[i0][k0], A[j0][k0]) depend(inout : A[i0][j0])  \
+    priority(chol_priority(CHOL_GEMM, i, j, k, nt))
+        tile_gemm(&A[i0][k0], &A[j0][k0], &A[i0][j0], di, dj, dk, n);
+      }
+    }
+  }
+}
+// clang-format on
+
+static void (*const run[])(const struct problem *) = {
+    [BLAS_GEMM] = gemm,
+    [BLAS_SYRK] = syrk,
+    [BLAS_GEMV] = gemv,
+    [BLAS_CHOLESKY] = cholesky,
+};
+
+/* ------------------------------------------------------ data and result */
+
+/* Allocates what kernel k uses and fills the inputs it only reads. */
+static struct problem setup(enum blas_kernel k, long n, long bs) {
+  struct problem p = {.n = n, .bs = bs, .nt = suite_nblocks(n, bs)};
+  p.a = doubles(n, n);
+  switch (k) {
+  case BLAS_GEMM:
+    p.b = doubles(n, n);
+    p.c = doubles(n, n);
+    fill(&p, p.a, BLAS_GENERAL, 1);
+    fill(&p, p.b, BLAS_GENERAL, 2);
+    break;
+  case BLAS_SYRK:
+    p.c = doubles(n, n);
+    fill(&p, p.a, BLAS_GENERAL, 1);
+    break;
+  case BLAS_GEMV:
+    p.parts = doubles(p.nt, p.nt * bs);
+    p.x = doubles(n, 1);
+    p.y = doubles(n, 1);
+    fill(&p, p.a, BLAS_GENERAL, 1);
+    blas_random_vector(p.x, n, 2);
+    break;
+  case BLAS_CHOLESKY: /* A is filled before each repetition */
+    break;
+  }
+  return p;
+}
+
+/* Fills the matrix that kernel k overwrites, before each repetition. */
+static void prepare(const struct problem *p, enum blas_kernel k) {
+  if (k == BLAS_GEMM)
+    fill(p, p->c, BLAS_GENERAL, 3);
+  else if (k == BLAS_SYRK)
+    fill(p, p->c, BLAS_SYMMETRIC, 3);
+  else if (k == BLAS_CHOLESKY)
+    fill(p, p->a, BLAS_SPD, 1);
+}
+
+/* The sum of m's entries (of its lower triangle when lower is set), tile
+ * sums added in tile order as blas.c adds them. */
+static double sum_by_tiles(const struct problem *p, void *m, int lower) {
+  long n = p->n, bs = p->bs;
+  double(*M)[n] = m;
+  double sum = 0.0;
+  for (long i = 0; i < p->nt; i++)
+    for (long j = 0; j <= (lower ? i : p->nt - 1); j++) {
+      long i0 = i * bs, di = suite_block_dim(n, bs, i);
+      long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+      sum += blas_block_sum(&M[i0][j0], n, 1, di, dj, lower && i == j);
+    }
+  return sum;
+}
+
+/* The check and sum= of kernel k's result. */
+static void result(const struct problem *p, enum blas_kernel k, double *check,
+                   double *sum) {
+  long n = p->n;
+  switch (k) {
+  case BLAS_GEMM:
+    *check = blas_gemm_check(p->c, n, 1, n);
+    *sum = sum_by_tiles(p, p->c, 0);
+    break;
+  case BLAS_SYRK:
+    *check = blas_syrk_check(p->c, n, 1, n);
+    *sum = sum_by_tiles(p, p->c, 1);
+    break;
+  case BLAS_GEMV:
+    *check = blas_gemv_check(p->y, n);
+    *sum = blas_block_sum(p->y, 1, 0, n, 1, 0);
+    break;
+  case BLAS_CHOLESKY:
+    *check = blas_cholesky_check(p->a, n, 1, n);
+    *sum = sum_by_tiles(p, p->a, 1);
+    break;
+  }
+}
+
+static void release(struct problem *p) {
+  free(p->a);
+  free(p->b);
+  free(p->c);
+  free(p->parts);
+  free(p->x);
+  free(p->y);
+}
+
+int main(int argc, char **argv) {
+  struct suite_opts o;
+  int status = suite_init(&argc, &argv, "linalg", "omptask", blas_kernels, &o);
+  if (status >= 0) {
+    suite_finish();
+    return status;
+  }
+  if (!o.b)
+    o.b = blas_default_block(o.n);
+  openblas_set_num_threads(1);
+  enum blas_kernel k = blas_kernel_index(o.kernel);
+  struct problem p = setup(k, o.n, o.b);
+  struct suite_times tt = {0};
+  while (suite_more(&tt, &o)) {
+    prepare(&p, k);
+    double t0 = suite_now();
+    run[k](&p);
+    suite_add(&tt, suite_now() - t0);
+  }
+  double check = NAN, sum = NAN;
+  result(&p, k, &check, &sum);
+  status = suite_report(&o, omp_get_max_threads(), &tt, blas_flops(k, o.n),
+                        "GFLOP/s", check, blas_tol(o.n), sum);
+  release(&p);
+  suite_finish();
+  return status;
+}

@@ -1,0 +1,226 @@
+/* blas_tiles.c — the problems and tile kernels of the GEMM, SYRK, GEMV and
+ * Cholesky programs (see blas_tiles.h).
+ *
+ * The checks regenerate the inputs entry by entry from their formulas, so
+ * they need no copy of the original matrices: each is a few products of a
+ * matrix with a vector, O(n^2), in plain C.
+ */
+#include "blas_tiles.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- problems */
+
+const char *const blas_kernels[] = {"gemm", "syrk", "gemv", "cholesky", NULL};
+
+enum blas_kernel blas_kernel_index(const char *name) {
+  enum blas_kernel k = BLAS_GEMM;
+  while (blas_kernels[k + 1] && strcmp(name, blas_kernels[k]) != 0)
+    k++;
+  return k;
+}
+
+double blas_flops(enum blas_kernel k, long n) {
+  double d = (double)n;
+  switch (k) {
+  case BLAS_GEMM:
+    return 2.0 * d * d * d;
+  case BLAS_SYRK:
+    return d * d * d;
+  case BLAS_GEMV:
+    return 2.0 * d * d;
+  case BLAS_CHOLESKY:
+    return d * d * d / 3.0;
+  }
+  return 0.0;
+}
+
+long blas_default_block(long n) {
+  long b = n >= 2048 ? 256 : n / 8 / 8 * 8;
+  if (b < 32)
+    b = 32;
+  return b < n ? b : n;
+}
+
+void blas_fill(double *m, long rs, long cs, enum blas_shape shape,
+               uint64_t seed, long n, long i0, long j0, long rows, long cols) {
+  for (long i = 0; i < rows; i++)
+    for (long j = 0; j < cols; j++)
+      m[i * rs + j * cs] = blas_entry(shape, seed, n, i0 + i, j0 + j);
+}
+
+void blas_random_vector(double *x, long n, uint64_t seed) {
+  for (long j = 0; j < n; j++)
+    x[j] = suite_random(seed, (uint64_t)j);
+}
+
+double blas_block_sum(const double *m, long rs, long cs, long rows, long cols,
+                      int lower) {
+  double sum = 0.0;
+  for (long i = 0; i < rows; i++) {
+    long end = lower && i + 1 < cols ? i + 1 : cols;
+    for (long j = 0; j < end; j++)
+      sum += m[i * rs + j * cs];
+  }
+  return sum;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+/* y := M x, or M^T x when trans, for the generated input matrix M; returns
+ * ||M||_F. */
+static double input_times(enum blas_shape shape, uint64_t seed, long n,
+                          int trans, const double *x, double *y) {
+  double norm2 = 0.0;
+  memset(y, 0, (size_t)n * sizeof *y);
+  for (long i = 0; i < n; i++)
+    for (long j = 0; j < n; j++) {
+      double v = blas_entry(shape, seed, n, i, j);
+      norm2 += v * v;
+      if (trans)
+        y[j] += v * x[i];
+      else
+        y[i] += v * x[j];
+    }
+  return sqrt(norm2);
+}
+
+/* Which part of a stored result a product uses. */
+enum part {
+  FULL,      /* the whole matrix */
+  SYMMETRIC, /* the symmetric matrix whose lower triangle is stored */
+  LOWER,     /* the lower triangle */
+  LOWER_T    /* the transpose of the lower triangle */
+};
+
+/* y := M x for `part` of the stored n x n matrix m (strides rs, cs). */
+static void result_times(const double *m, long rs, long cs, long n,
+                         enum part part, const double *x, double *y) {
+  memset(y, 0, (size_t)n * sizeof *y);
+  for (long i = 0; i < n; i++) {
+    long end = part == FULL ? n : i + 1;
+    for (long j = 0; j < end; j++) {
+      double v = m[i * rs + j * cs];
+      if (part != LOWER_T)
+        y[i] += v * x[j];
+      if (part == LOWER_T || (part == SYMMETRIC && j < i))
+        y[j] += v * x[i];
+    }
+  }
+}
+
+static double norm(const double *v, long n) {
+  double s = 0.0;
+  for (long i = 0; i < n; i++)
+    s += v[i] * v[i];
+  return sqrt(s);
+}
+
+/* ||a - b - c|| for vectors of n (c may be NULL). */
+static double norm_diff(const double *a, const double *b, const double *c,
+                        long n) {
+  double s = 0.0;
+  for (long i = 0; i < n; i++) {
+    double d = a[i] - b[i] - (c ? c[i] : 0.0);
+    s += d * d;
+  }
+  return sqrt(s);
+}
+
+/* count vectors of n, one after the other: the first one x(j) =
+ * suite_random(seed, j), the others to work in. NULL without memory. */
+static double *vectors(long count, long n, uint64_t seed) {
+  double *v = calloc((size_t)count * (size_t)n, sizeof *v);
+  if (v)
+    blas_random_vector(v, n, seed);
+  return v;
+}
+
+double blas_gemm_check(const double *c, long rs, long cs, long n) {
+  double *x = vectors(5, n, BLAS_PROBE_SEED);
+  if (!x)
+    return NAN;
+  double *cx = x + n, *c0x = x + 2 * n, *bx = x + 3 * n, *abx = x + 4 * n;
+  result_times(c, rs, cs, n, FULL, x, cx);
+  double norm_c0 = input_times(BLAS_GENERAL, 3, n, 0, x, c0x);
+  double norm_b = input_times(BLAS_GENERAL, 2, n, 0, x, bx);
+  double norm_a = input_times(BLAS_GENERAL, 1, n, 0, bx, abx);
+  double r =
+      norm_diff(cx, c0x, abx, n) / ((norm_c0 + norm_a * norm_b) * norm(x, n));
+  free(x);
+  return r;
+}
+
+double blas_syrk_check(const double *c, long rs, long cs, long n) {
+  double *x = vectors(5, n, BLAS_PROBE_SEED);
+  if (!x)
+    return NAN;
+  double *cx = x + n, *c0x = x + 2 * n, *atx = x + 3 * n, *aatx = x + 4 * n;
+  result_times(c, rs, cs, n, SYMMETRIC, x, cx);
+  double norm_c0 = input_times(BLAS_SYMMETRIC, 3, n, 0, x, c0x);
+  input_times(BLAS_GENERAL, 1, n, 1, x, atx);
+  double norm_a = input_times(BLAS_GENERAL, 1, n, 0, atx, aatx);
+  double r =
+      norm_diff(cx, c0x, aatx, n) / ((norm_c0 + norm_a * norm_a) * norm(x, n));
+  free(x);
+  return r;
+}
+
+double blas_gemv_check(const double *y, long n) {
+  double *x = vectors(2, n, 2); /* gemv's own x */
+  if (!x)
+    return NAN;
+  double *ax = x + n;
+  double norm_a = input_times(BLAS_GENERAL, 1, n, 0, x, ax);
+  double r = norm_diff(y, ax, NULL, n) / (norm_a * norm(x, n));
+  free(x);
+  return r;
+}
+
+double blas_cholesky_check(const double *l, long rs, long cs, long n) {
+  double *x = vectors(5, n, BLAS_PROBE_SEED);
+  if (!x)
+    return NAN;
+  double *ax = x + n, *ltx = x + 2 * n, *lltx = x + 3 * n;
+  double norm_a = input_times(BLAS_SPD, 1, n, 0, x, ax);
+  result_times(l, rs, cs, n, LOWER_T, x, ltx);
+  result_times(l, rs, cs, n, LOWER, ltx, lltx);
+  double r = norm_diff(ax, lltx, NULL, n) / (norm_a * norm(x, n));
+  free(x);
+  return r;
+}
+
+/* --------------------------------------------------------- tile kernels */
+
+void blas_tile_gemm(const double *a, const double *b, double *c, long m, long n,
+                    long k, long ld) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, ld, b,
+              ld, 1.0, c, ld);
+}
+
+void blas_tile_gemm_nt(const double *a, const double *b, double *c, long m,
+                       long n, long k, long ld) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, a, ld, b,
+              ld, 1.0, c, ld);
+}
+
+void blas_tile_syrk(const double *a, double *c, long m, long k, long ld) {
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, m, k, 1.0, a, ld, 1.0, c,
+              ld);
+}
+
+void blas_tile_gemv(const double *a, const double *x, double *y, long m, long n,
+                    long ld) {
+  cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, a, ld, x, 1, 0.0, y, 1);
+}
+
+void blas_add_parts(const double *parts, long stride, long count, long len,
+                    double *y) {
+  memcpy(y, parts, (size_t)len * sizeof *y);
+  for (long j = 1; j < count; j++)
+    for (long r = 0; r < len; r++)
+      y[r] += parts[j * stride + r];
+}
