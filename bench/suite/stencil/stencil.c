@@ -1,0 +1,250 @@
+/* stencil.c — the stencil group of the suite on dag: 3 x 3 box sums under
+ * four boundary rules, Jacobi sweeps and B = B + A on n x n matrices of
+ * doubles, one task per b x b block of the result.
+ *
+ *   stencil_dag -k box_wrap|box_zero|box_clamp|box_reflect|jacobi|update
+ *               [-n N] [-b B] [-r REPS] [-t SECONDS]
+ *
+ * The kernels themselves are plain C functions in stencil_kernels.h, shared
+ * with the OpenMP peer (stencil_omp.c); this file says which blocks each
+ * task reads and writes, and the runtime does the rest.
+ *
+ * Distribution: both matrices come from suite_matrix, dag_alloc memory in
+ * b x b blocks spread 2-D block-cyclic over the ranks (calloc with plain
+ * cc), and every task writes one block (or the interior part of one), so
+ * it runs at that block's home. Each task names exactly the input it
+ * reads, so the runtime orders and moves no more than needed:
+ *
+ * - box sums: the block of X, plus the row above and below it, the column
+ *   left and right and the four corners, each mapped by the boundary rule
+ *   (box_halo_of): under wrap a block on the edge reads the far side of the
+ *   matrix; under zero, clamp and reflect it reads nothing outside on that
+ *   side. A side that falls back into the block, or that the rule turns
+ *   into zeros, is a section of length 0, which orders nothing.
+ * - jacobi: JACOBI_SWEEPS sweeps, u -> v then v -> u, with no barrier
+ *   between sweeps. A task writes the interior points of its block of the
+ *   new grid and reads the same rectangle of the old one plus its four
+ *   edges (a cross, no corners). The runtime starts a block of sweep s + 1
+ *   once the blocks of sweep s it overlaps are done, so sweeps pipeline as
+ *   in samples/stencil.
+ * - update: a task per block reads A's block and updates B's.
+ *
+ * Inputs come from suite_random, filled by a task per block at its home.
+ * The box input X and update's A are filled once; update's B and jacobi's
+ * u and v again before every repetition (untimed), so every repetition does
+ * the same work. The bandwidth counts 16 bytes an element (24 for update,
+ * 16 per sweep for jacobi).
+ *
+ * The check runs a task per block at its home, never gathering the matrix:
+ * it compares the block with the exact result, computed again the same way
+ * (0 difference), and sums it. Each task writes its block's entry of a
+ * replicated array; after the taskwait every rank holds them all and adds
+ * them in block order, so sum= has the same bits serially and on any
+ * number of ranks. For jacobi the exact check is on the last sweep (u
+ * against one more sweep from v, which holds the iterate before); the sum
+ * of u covers all the sweeps.
+ *
+ * When -b is not given: b = ceil(n / ceil(sqrt(8 ranks workers))), at least
+ * min(n, 256): about eight blocks per worker.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "stencil_kernels.h"
+
+/* ------------------------------------------------------------- the tasks */
+
+/* X = suite_random(seed, .), a task per block at its home. */
+static void fill(long n, long b, double (*X)[n], uint64_t seed) {
+  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (long k = 0; k < blocks; k++) {
+    struct stencil_block blk = stencil_block_at(n, b, k);
+#pragma dag task out(X[blk.i0:blk.rows][blk.j0:blk.cols]) label("fill")
+    fill_block(n, X, seed, blk);
+  }
+}
+
+/* Y = the box sums of X under rule. The nine items: the block, the rows
+ * above and below it, the columns left and right, the corners. */
+static void box(long n, long b, enum box_rule rule, double (*X)[n],
+                double (*Y)[n]) {
+  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (long k = 0; k < blocks; k++) {
+    struct stencil_block blk = stencil_block_at(n, b, k);
+    struct box_halo h = box_halo_of(n, rule, blk);
+    (void)h; /* used by the pragma only: unused when plain cc ignores it */
+#pragma dag task out(Y[blk.i0:blk.rows][blk.j0:blk.cols])                     \
+    in(X[blk.i0:blk.rows][blk.j0:blk.cols],                                    \
+       X[h.up.at:h.up.len][blk.j0:blk.cols],                                   \
+       X[h.down.at:h.down.len][blk.j0:blk.cols],                               \
+       X[blk.i0:blk.rows][h.left.at:h.left.len],                               \
+       X[blk.i0:blk.rows][h.right.at:h.right.len],                             \
+       X[h.up.at:h.up.len][h.left.at:h.left.len],                              \
+       X[h.up.at:h.up.len][h.right.at:h.right.len],                            \
+       X[h.down.at:h.down.len][h.left.at:h.left.len],                          \
+       X[h.down.at:h.down.len][h.right.at:h.right.len]) label("box")
+    box_block(n, X, Y, rule, blk);
+  }
+}
+
+/* JACOBI_SWEEPS sweeps u -> v -> u ...; the last one writes u (an even
+ * number of sweeps). A block with no interior point (a one-row block on
+ * the edge) has no task. */
+static void jacobi(long n, long b, double (*u)[n], double (*v)[n]) {
+  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (int s = 0; s < JACOBI_SWEEPS; s++) {
+    for (long k = 0; k < blocks; k++) {
+      struct stencil_block c = stencil_interior(n, stencil_block_at(n, b, k));
+      if (!c.rows)
+        continue;
+#pragma dag task out(v[c.i0:c.rows][c.j0:c.cols])                             \
+    in(u[c.i0 - 1:c.rows + 2][c.j0:c.cols], u[c.i0:c.rows][c.j0 - 1],          \
+       u[c.i0:c.rows][c.j0 + c.cols]) label("jacobi")
+      jacobi_block(n, u, v, c);
+    }
+    double(*t)[n] = u;
+    u = v;
+    v = t;
+  }
+}
+
+/* B = B + A. */
+static void update(long n, long b, double (*A)[n], double (*B)[n]) {
+  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (long k = 0; k < blocks; k++) {
+    struct stencil_block blk = stencil_block_at(n, b, k);
+#pragma dag task inout(B[blk.i0:blk.rows][blk.j0:blk.cols])                   \
+    in(A[blk.i0:blk.rows][blk.j0:blk.cols]) label("update")
+    update_block(n, A, B, blk);
+  }
+}
+
+/* ------------------------------------------------------------ the checks */
+
+/* res[k] = the check of block k of the result, at the block's home. */
+static void box_checks(long n, long b, enum box_rule rule, double (*Y)[n],
+                       struct block_result *res) {
+  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (long k = 0; k < blocks; k++) {
+    struct stencil_block blk = stencil_block_at(n, b, k);
+#pragma dag task in(Y[blk.i0:blk.rows][blk.j0:blk.cols]) out(res[k])          \
+    label("check")
+    {
+      res[k].err = box_error(n, Y, rule, blk);
+      res[k].sum = block_sum(n, Y, blk);
+    }
+  }
+}
+
+static void update_checks(long n, long b, double (*B)[n],
+                          struct block_result *res) {
+  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (long k = 0; k < blocks; k++) {
+    struct stencil_block blk = stencil_block_at(n, b, k);
+#pragma dag task in(B[blk.i0:blk.rows][blk.j0:blk.cols]) out(res[k])          \
+    label("check")
+    {
+      res[k].err = update_error(n, B, blk);
+      res[k].sum = block_sum(n, B, blk);
+    }
+  }
+}
+
+/* The exact check on the interior c of u's block, the sum on the whole
+ * block: u's block, and the cross of v around c (empty if the block has
+ * no interior point), what the last sweep read. */
+static void jacobi_checks(long n, long b, double (*u)[n], double (*v)[n],
+                          struct block_result *res) {
+  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (long k = 0; k < blocks; k++) {
+    struct stencil_block blk = stencil_block_at(n, b, k);
+    struct stencil_block c = stencil_interior(n, blk);
+#pragma dag task in(u[blk.i0:blk.rows][blk.j0:blk.cols],                      \
+                    v[c.i0 - 1:c.rows + 2][c.j0:c.cols],                       \
+                    v[c.i0:c.rows][c.j0 - 1], v[c.i0:c.rows][c.j0 + c.cols])   \
+    out(res[k]) label("check")
+    {
+      res[k].err = jacobi_error(n, u, v, c);
+      res[k].sum = block_sum(n, u, blk);
+    }
+  }
+}
+
+/* -------------------------------------------------------- the kernels */
+
+/* The untimed part of a repetition: the inputs (see stencil_seed_p). */
+static void prepare(enum stencil_kernel kernel, long n, long b, double (*P)[n],
+                    double (*Q)[n], int first) {
+  uint64_t sp = stencil_seed_p(kernel, first), sq = stencil_seed_q(kernel);
+  if (sp)
+    fill(n, b, P, sp);
+  if (sq)
+    fill(n, b, Q, sq);
+#pragma dag taskwait
+}
+
+/* The timed part: the kernel on P (X, u or A) and Q (Y, v or B). */
+static void run(enum stencil_kernel kernel, long n, long b, double (*P)[n],
+                double (*Q)[n]) {
+  if (kernel == JACOBI)
+    jacobi(n, b, P, Q);
+  else if (kernel == UPDATE)
+    update(n, b, P, Q);
+  else
+    box(n, b, (enum box_rule)kernel, P, Q);
+#pragma dag taskwait
+}
+
+/* The check of the result, combined in block order. */
+static struct block_result check(enum stencil_kernel kernel, long n, long b,
+                                 double (*P)[n], double (*Q)[n],
+                                 struct block_result *res) {
+  if (kernel == JACOBI)
+    jacobi_checks(n, b, P, Q, res);
+  else if (kernel == UPDATE)
+    update_checks(n, b, Q, res);
+  else
+    box_checks(n, b, (enum box_rule)kernel, Q, res);
+#pragma dag taskwait
+  return stencil_combine(res, suite_nblocks(n, b) * suite_nblocks(n, b));
+}
+
+int main(int argc, char **argv) {
+  struct suite_opts o;
+  int status = suite_init(&argc, &argv, "stencil", SUITE_DAG_RUNTIME,
+                          stencil_kernels, &o);
+  if (status >= 0) {
+    suite_finish();
+    return status;
+  }
+  enum stencil_kernel kernel = stencil_kernel_of(o.kernel);
+  long n = o.n;
+  if (!o.b)
+    o.b = stencil_block_rule(n, suite_nranks(), suite_dag_workers());
+  long b = o.b, blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  double(*P)[n] = suite_matrix(n, n, b, b);
+  double(*Q)[n] = suite_matrix(n, n, b, b);
+  struct block_result *res = malloc((size_t)blocks * sizeof *res);
+  if (!P || !Q || !res) {
+    fprintf(stderr, "stencil: no memory for two %ld x %ld matrices\n", n, n);
+    suite_finish();
+    return 1;
+  }
+
+  struct suite_times tt = {0};
+  while (suite_more(&tt, &o)) {
+    prepare(kernel, n, b, P, Q, tt.reps == 0);
+    suite_barrier();
+    double t0 = suite_now();
+    run(kernel, n, b, P, Q);
+    suite_add(&tt, suite_now() - t0);
+  }
+  struct block_result r = check(kernel, n, b, P, Q, res);
+  status = suite_report(&o, suite_dag_workers(), &tt, stencil_work(kernel, n),
+                        "GB/s", r.err, 0.0, r.sum);
+  free(res);
+  suite_free_matrix(Q);
+  suite_free_matrix(P);
+  suite_finish();
+  return status;
+}
