@@ -167,6 +167,21 @@ static double reduce(double v, int max) {
 double suite_max(double v) { return reduce(v, 1); }
 double suite_sum(double v) { return reduce(v, 0); }
 
+/* ---------------------------------------------------------------- bands */
+
+const struct suite_bands *suite_bands_layout(size_t band_bytes, long nbands,
+                                             int nranks) {
+  /* A program allocates a few matrices; each gets a slot for its life. */
+  static struct suite_bands layouts[64];
+  static int used;
+  if (used == 64) {
+    fprintf(stderr, "suite_bands_layout: more than 64 matrices\n");
+    exit(1);
+  }
+  layouts[used] = (struct suite_bands){band_bytes, nbands, nranks};
+  return &layouts[used++];
+}
+
 /* ---------------------------------------------------------- repetitions */
 
 int suite_more(const struct suite_times *tt, const struct suite_opts *o) {

@@ -152,6 +152,48 @@ static inline void suite_free_matrix(void *m) {
 #endif
 }
 
+/* Bands of rows: how suite_bands spreads a matrix over the ranks. */
+struct suite_bands {
+  size_t band_bytes; /* bytes of one band of rows */
+  long nbands;
+  int nranks;
+};
+
+/* A layout that lives as long as the program (dag_dist_owner keeps a
+ * pointer to it). */
+const struct suite_bands *suite_bands_layout(size_t band_bytes, long nbands,
+                                             int nranks);
+
+/* dag_dist_owner's function: band k lives on rank k R / nbands, so each
+ * rank holds a contiguous run of bands (as PETSc's ownership ranges). */
+static inline int suite_band_home(size_t offset, void *ctx) {
+  const struct suite_bands *l = ctx;
+  return (int)((long)(offset / l->band_bytes) * l->nranks / l->nbands);
+}
+
+/* A rows x cols row-major matrix of doubles cut in bands of `band` rows.
+ * Built with dagcc: dag_alloc memory, each rank homing a contiguous run of
+ * bands, that the runtime tracks and moves in units of `unit_rows` rows (a
+ * divisor of band): with unit_rows = 1, a task reading the halo row of a
+ * neighbouring band receives that row, not the band. With plain cc:
+ * calloc. Zero-filled; NULL if the memory cannot be had. Free it with
+ * suite_free_matrix. */
+static inline void *suite_bands(size_t rows, size_t cols, size_t band,
+                                size_t unit_rows) {
+  size_t row_bytes = cols * sizeof(double);
+#ifdef _DAG
+  const struct suite_bands *l = suite_bands_layout(
+      band * row_bytes, suite_nblocks((long)rows, (long)band), dag_nranks());
+  return dag_alloc(
+      rows * row_bytes,
+      dag_dist_owner(unit_rows * row_bytes, suite_band_home, (void *)l));
+#else
+  (void)band;
+  (void)unit_rows;
+  return calloc(rows, row_bytes);
+#endif
+}
+
 /* The runtime name of a dag program: "dag" built with dagcc, "serial" with
  * plain cc. */
 #ifdef _DAG

@@ -104,12 +104,11 @@ static inline double stencil_work(enum stencil_kernel k, long n) {
                        : 16.0 * elems;
 }
 
-/* The block order when -b is not given: about 8 blocks per thread in all,
- * but not below 256 (or n). */
+/* The band (rows of a block) when -b is not given: about 8 bands per
+ * thread in all. */
 static inline long stencil_block_rule(long n, long ranks, long workers) {
-  long per_side = (long)ceil(sqrt(8.0 * (double)(ranks * workers)));
-  long b = (n + per_side - 1) / per_side, least = n < 256 ? n : 256;
-  return b > least ? b : least;
+  long bands = 8 * ranks * workers;
+  return n > bands ? (n + bands - 1) / bands : 1;
 }
 
 /* ---------------------------------------------------------- rectangles */
@@ -119,11 +118,10 @@ struct stencil_block {
   long i0, rows, j0, cols;
 };
 
-/* Block k of the n x n matrix in b x b blocks, row-major over the blocks. */
+/* Block k of the n x n matrix: the band of rows k b .. k b + b - 1, whole
+ * rows (a kernel streams each row from end to end). */
 static inline struct stencil_block stencil_block_at(long n, long b, long k) {
-  long nb = suite_nblocks(n, b), bi = k / nb, bj = k % nb;
-  return (struct stencil_block){bi * b, suite_block_dim(n, b, bi), bj * b,
-                                suite_block_dim(n, b, bj)};
+  return (struct stencil_block){k * b, suite_block_dim(n, b, k), 0, n};
 }
 
 /* The part of blk inside the outer ring (rows and columns 1 .. n-2): what a

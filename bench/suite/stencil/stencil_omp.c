@@ -79,7 +79,7 @@ static void run(enum stencil_kernel kernel, long n, double (*P)[n],
 static struct block_result check(enum stencil_kernel kernel, long n, long b,
                                  double (*P)[n], double (*Q)[n],
                                  struct block_result *res) {
-  long blocks = suite_nblocks(n, b) * suite_nblocks(n, b);
+  long blocks = suite_nblocks(n, b);
   double(*result)[n] = kernel == JACOBI ? P : Q; /* u, or Y or B */
 #pragma omp parallel for schedule(dynamic)
   for (long k = 0; k < blocks; k++) {
@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
   int workers = omp_get_max_threads();
   if (!o.b)
     o.b = stencil_block_rule(n, 1, workers);
-  long blocks = suite_nblocks(n, o.b) * suite_nblocks(n, o.b);
+  long blocks = suite_nblocks(n, o.b);
   double(*P)[n] = malloc(sizeof(double[n][n]));
   double(*Q)[n] = malloc(sizeof(double[n][n]));
   struct block_result *res = malloc((size_t)blocks * sizeof *res);
