@@ -1,59 +1,289 @@
-/* array.c — element-wise and reducing operations on an n x n matrix of
- * doubles, one task per b x b block (seed: fill and X + 1; the helper adds
- * the rest). */
+/* array.c — element-wise and reducing operations on n x n matrices of
+ * doubles, one task per band of b rows (group "array", runtime "dag", or
+ * "serial" built with plain cc):
+ *
+ *   fill       Z = random numbers           8 bytes per element
+ *   inc        Z = X + 1                   16
+ *   add        Z = X + Y                   24
+ *   sin        Z = sin(X)                  16
+ *   transpose  Z = X^T                     16
+ *   sum        s = sum of X                 8
+ *   norm2      s = sqrt(sum of X^2)         8
+ *
+ * The rate is those bytes per second (GB/s). The block kernels are plain
+ * functions of kernels.h, shared with the OpenMP version array_omp.c.
+ *
+ * Distribution. X, Y and Z come from suite_bands: built with dagcc,
+ * dag_alloc memory in the tasks' bands of b whole rows, each rank homing a
+ * contiguous run of bands. A task runs at the home of the band it writes,
+ * where the band it reads lives too, except for the transpose, which goes
+ * by b x b tiles: tile (i, j) of Z reads tile (j, i) of X, whose band the
+ * runtime brings from its home (once: the copy stays valid). Bands rather
+ * than b x b blocks because the kernels stream whole rows (kernels.h).
+ * The inputs are filled once, by a task per band at its
+ * home, before the timed repetitions; so is Z (with other values), so that
+ * no repetition pays for first touching its pages.
+ *
+ * Reductions. A task per block writes the block's partial sum into
+ * part[k], ordinary (replicated) memory; the taskwait gives every rank all
+ * of them and each adds them in block order: the same bits on any number
+ * of ranks and workers, and with plain cc.
+ *
+ * Check, by a task per block at its home (the matrix is never gathered):
+ * for the matrix kernels the largest |Z - exact| with exact recomputed
+ * from suite_random (tol 0: each element is one correctly rounded
+ * operation, or the same sin), and the block's sum for the checksum; for
+ * sum and norm2, the blocks' sums recomputed from suite_random one element
+ * after the other, added in block order, and their difference from the
+ * result relative to the sum of the terms' magnitudes (tol 1e-10: far
+ * above the rounding of either order, under 1e-15 at n = 10000, and far
+ * below what one wrong element changes, over 1e-8 there). The checksum
+ * (sum=) is the sum of Z's block sums in block order, or the result of sum
+ * or norm2 itself.
+ *
+ * Band: -b rows, else about 8 bands per worker of all ranks,
+ * b = ceil(n / (8 ranks workers)).
+ */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "kernels.h"
 #include "suite.h"
 
-static const char *const kernels[] = {"fill", "inc", NULL};
-
-static void fill_block(long n, double (*X)[n], long i0, long j0, long rows,
-                       long cols, uint64_t seed) {
-  for (long i = i0; i < i0 + rows; i++)
-    for (long j = j0; j < j0 + cols; j++)
-      X[i][j] = suite_random(seed, (uint64_t)(i * n + j));
+static long default_block(long n) {
+  long bands = 8L * suite_nranks() * suite_dag_workers();
+  return n > bands ? (n + bands - 1) / bands : 1;
 }
 
-static void fill(long n, long b, double (*X)[n], uint64_t seed) {
-  long nb = suite_nblocks(n, b);
-  for (long bi = 0; bi < nb; bi++)
-    for (long bj = 0; bj < nb; bj++) {
-      long i0 = bi * b, j0 = bj * b;
-      long rows = suite_block_dim(n, b, bi), cols = suite_block_dim(n, b, bj);
-#pragma dag task out(X[i0:rows][j0:cols]) label("fill")
-      fill_block(n, X, i0, j0, rows, cols, seed);
-    }
+static long block_count(long n, long b) { return suite_nblocks(n, b); }
+
+/* count doubles of ordinary memory, zero; exits if there is none. */
+static double *zeros(long count) {
+  double *v = calloc((size_t)count, sizeof *v);
+  if (!v) {
+    fprintf(stderr, "array: no memory for %ld doubles\n", count);
+    exit(1);
+  }
+  return v;
+}
+
+/* The sum of v[0 .. count - 1] in index order, or its square root. */
+static double add_in_order(const double *v, long count, int root) {
+  double s = 0.0;
+  for (long k = 0; k < count; k++)
+    s += v[k];
+  return root ? sqrt(s) : s;
+}
+
+/* ------------------------------------------------------------- kernels */
+
+/* Each function submits a task per block; the caller waits. */
+
+static void fill(long n, long b, double (*Z)[n], uint64_t seed) {
+  for (long k = 0; k < block_count(n, b); k++) {
+    struct block B = block_of(n, b, k);
+#pragma dag task out(Z[B.i0:B.rows][B.j0:B.cols]) label("fill")
+    fill_block(n, Z, B, seed);
+  }
+}
+
+static void inc(long n, long b, double (*Z)[n], double (*X)[n]) {
+  for (long k = 0; k < block_count(n, b); k++) {
+    struct block B = block_of(n, b, k);
+#pragma dag task out(Z[B.i0:B.rows][B.j0:B.cols])                             \
+    in(X[B.i0:B.rows][B.j0:B.cols]) label("inc")
+    inc_block(n, Z, X, B);
+  }
+}
+
+static void add(long n, long b, double (*Z)[n], double (*X)[n],
+                double (*Y)[n]) {
+  for (long k = 0; k < block_count(n, b); k++) {
+    struct block B = block_of(n, b, k);
+#pragma dag task out(Z[B.i0:B.rows][B.j0:B.cols])                             \
+    in(X[B.i0:B.rows][B.j0:B.cols], Y[B.i0:B.rows][B.j0:B.cols]) label("add")
+    add_block(n, Z, X, Y, B);
+  }
+}
+
+static void sine(long n, long b, double (*Z)[n], double (*X)[n]) {
+  for (long k = 0; k < block_count(n, b); k++) {
+    struct block B = block_of(n, b, k);
+#pragma dag task out(Z[B.i0:B.rows][B.j0:B.cols])                             \
+    in(X[B.i0:B.rows][B.j0:B.cols]) label("sin")
+    sin_block(n, Z, X, B);
+  }
+}
+
+/* Tile (i, j) of Z from tile (j, i) of X, in b x b tiles. */
+static void transpose(long n, long b, double (*Z)[n], double (*X)[n]) {
+  long tiles = suite_nblocks(n, b) * suite_nblocks(n, b);
+  for (long k = 0; k < tiles; k++) {
+    struct block B = tile_of(n, b, k);
+#pragma dag task out(Z[B.i0:B.rows][B.j0:B.cols])                             \
+    in(X[B.j0:B.cols][B.i0:B.rows]) label("transpose")
+    transpose_block(n, Z, X, B);
+  }
+}
+
+/* part[k] = the sum of block k of X, or of its squares. part is ordinary
+ * memory, so each task runs at the home of the block it reads. */
+static void partial_sums(long n, long b, double (*X)[n], double *part,
+                         int squares) {
+  for (long k = 0; k < block_count(n, b); k++) {
+    struct block B = block_of(n, b, k);
+#pragma dag task in(X[B.i0:B.rows][B.j0:B.cols]) out(part[k])                 \
+    label("partial")
+    part[k] = sum_block(n, X, B, squares);
+  }
+}
+
+/* Runs kernel k once, to the end of its tasks. Returns the value of sum or
+ * norm2 (0 for the others, whose result is Z). */
+static double run_kernel(enum kernel k, long n, long b, double (*X)[n],
+                         double (*Y)[n], double (*Z)[n], double *part) {
+  switch (k) {
+  case FILL:
+    fill(n, b, Z, SEED_X);
+    break;
+  case INC:
+    inc(n, b, Z, X);
+    break;
+  case ADD:
+    add(n, b, Z, X, Y);
+    break;
+  case SIN:
+    sine(n, b, Z, X);
+    break;
+  case TRANSPOSE:
+    transpose(n, b, Z, X);
+    break;
+  case SUM:
+  case NORM2:
+    partial_sums(n, b, X, part, k == NORM2);
+    break;
+  }
 #pragma dag taskwait
+  if (!is_reduction(k))
+    return 0.0;
+  return add_in_order(part, block_count(n, b), k == NORM2);
+}
+
+/* -------------------------------------------------------------- checks */
+
+/* The largest error of Z (see kernels.h's error_block); *checksum = the
+ * sum of Z's block sums in block order. */
+static double check_matrix(enum kernel k, long n, long b, double (*Z)[n],
+                           double *checksum) {
+  long count = block_count(n, b);
+  double *err = zeros(count), *sums = zeros(count);
+  for (long i = 0; i < count; i++) {
+    struct block B = block_of(n, b, i);
+#pragma dag task in(Z[B.i0:B.rows][B.j0:B.cols]) out(err[i], sums[i])         \
+    label("check")
+    {
+      err[i] = error_block(k, n, Z, B);
+      sums[i] = sum_block(n, Z, B, 0);
+    }
+  }
+#pragma dag taskwait
+  double worst = 0.0;
+  for (long i = 0; i < count; i++)
+    worst = fmax(worst, err[i]);
+  *checksum = add_in_order(sums, count, 0);
+  free(err);
+  free(sums);
+  return worst;
+}
+
+/* The difference of sum's or norm2's result from the same reduction of
+ * block sums recomputed from suite_random, relative to the sum of the
+ * magnitudes of the terms (for norm2, of the squares), under the root for
+ * norm2. Each block's is computed at the block's home (on()), though it
+ * reads nothing there. */
+static double check_reduction(enum kernel k, long n, long b, double (*X)[n],
+                              double result) {
+  long count = block_count(n, b);
+  double *ref = zeros(count), *scale = zeros(count);
+  for (long i = 0; i < count; i++) {
+    struct block B = block_of(n, b, i);
+#pragma dag task out(ref[i], scale[i]) on(dag_owner(&X[B.i0][B.j0]))           \
+    label("reference")
+    ref[i] = exact_sum_block(n, B, k == NORM2, &scale[i]);
+  }
+#pragma dag taskwait
+  double exact = add_in_order(ref, count, k == NORM2);
+  double magnitude = add_in_order(scale, count, k == NORM2);
+  free(ref);
+  free(scale);
+  return fabs(result - exact) / magnitude;
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* An n x n matrix in bands of b rows filled from seed; exits if there is
+ * no memory for it. */
+static void *matrix(long n, long b, uint64_t seed) {
+  double(*M)[n] = suite_bands((size_t)n, (size_t)n, (size_t)b, (size_t)b);
+  if (!M) {
+    fprintf(stderr, "array: no memory for a %ld x %ld matrix\n", n, n);
+    exit(1);
+  }
+  fill(n, b, M, seed);
+  return M;
+}
+
+static void release(void *m) {
+  if (m)
+    suite_free_matrix(m);
 }
 
 int main(int argc, char **argv) {
   struct suite_opts o;
-  int status = suite_init(&argc, &argv, "array", SUITE_DAG_RUNTIME, kernels, &o);
+  int status =
+      suite_init(&argc, &argv, "array", SUITE_DAG_RUNTIME, kernel_names, &o);
   if (status >= 0) {
     suite_finish();
     return status;
   }
+  enum kernel k = kernel_of(o.kernel);
   long n = o.n;
   if (!o.b)
-    o.b = n < 1000 ? n : 1000;
-  double(*X)[n] = suite_matrix(n, n, o.b, o.b);
+    o.b = default_block(n);
+  long b = o.b;
+
+  /* X for all but fill, Y for add, Z for the kernels that write a matrix;
+   * part for the reductions. */
+  double(*X)[n] = k != FILL ? matrix(n, b, SEED_X) : NULL;
+  double(*Y)[n] = k == ADD ? matrix(n, b, SEED_Y) : NULL;
+  double(*Z)[n] = !is_reduction(k) ? matrix(n, b, SEED_Z) : NULL;
+  double *part = zeros(block_count(n, b));
+#pragma dag taskwait
+
   struct suite_times tt = {0};
+  double result = 0.0;
   while (suite_more(&tt, &o)) {
     suite_barrier();
     double t0 = suite_now();
-    fill(n, o.b, X, 1);
+    result = run_kernel(k, n, b, X, Y, Z, part);
     suite_add(&tt, suite_now() - t0);
   }
-  double *sums = calloc(1, sizeof *sums);
-#pragma dag task in(X[0:n][0:n]) out(sums[0:1]) on(0)
-  for (long i = 0; i < n; i++)
-    for (long j = 0; j < n; j++)
-      sums[0] += X[i][j];
-#pragma dag taskwait
-  status = suite_report(&o, suite_dag_workers(), &tt, 8.0 * n * n, "GB/s", 0.0,
-                        0.0, sums[0]);
-  suite_free_matrix(X);
+
+  double check, sum = result, tol = 0.0;
+  if (is_reduction(k)) {
+    check = check_reduction(k, n, b, X, result);
+    tol = 1e-10;
+  } else {
+    check = check_matrix(k, n, b, Z, &sum);
+  }
+  status = suite_report(&o, suite_dag_workers(), &tt,
+                        kernel_bytes[k] * (double)n * (double)n, "GB/s", check,
+                        tol, sum);
+  free(part);
+  release(X);
+  release(Y);
+  release(Z);
   suite_finish();
   return status;
 }
