@@ -96,11 +96,13 @@ void dag__units_note_writer(struct unit *u, const struct task_site *s);
 struct watched {
   uintptr_t lo, hi;
   struct task_site writer;
+  uint64_t made; /* the unit's rank in the order units were made */
 };
 
-/* The replicated units accessed since the last taskwait, in address order,
- * before a flush forgets them: a malloc'd array (NULL when there are none)
- * of *n entries. */
+/* The replicated units accessed since the last taskwait, in the order they
+ * were made, which is the same on every rank (their addresses, and so the
+ * order of their addresses, may differ), before a flush forgets them: a
+ * malloc'd array (NULL when there are none) of *n entries. */
 struct watched *dag__units_watch(size_t *n);
 
 /* ------------------------------------------------------ access_cache.c */

@@ -284,11 +284,18 @@ static void redirect_dirty(const struct unit *old, struct unit *by) {
   ndirty = kept;
 }
 
-/* A replicated unit, with the last task that declared writing it. */
+/* A replicated unit, with the last task that declared writing it and when
+ * it was made: every rank makes the same units in the same order (the same
+ * task stream), while their addresses, and so their order in reps, may
+ * differ between ranks. */
 struct replicated {
   struct unit unit; /* first: a struct unit * of home -1 points here */
   struct task_site writer;
+  uint64_t made;
 };
+
+/* How many replicated units were made so far: the next one's `made`. */
+static uint64_t nmade;
 
 static struct replicated *replicated_of(struct unit *u) {
   return (struct replicated *)u;
@@ -323,7 +330,8 @@ static struct unit *replicated_unit(const struct region *r, int gather) {
   struct unit *u = &merged->unit;
   *merged = (struct replicated){
       {{lo, hi, hi - lo, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false},
-      {0, NULL, NULL, 0}};
+      {0, NULL, NULL, 0},
+      nmade++};
   bool was_dirty = false;
   for (size_t i = first; i < end; i++) {
     struct unit *part = reps[i];
@@ -381,6 +389,12 @@ void dag__units_note_writer(struct unit *u, const struct task_site *s) {
   replicated_of(u)->writer = *s;
 }
 
+static int by_making(const void *a, const void *b) {
+  uint64_t x = ((const struct watched *)a)->made;
+  uint64_t y = ((const struct watched *)b)->made;
+  return (x > y) - (x < y);
+}
+
 struct watched *dag__units_watch(size_t *n) {
   *n = nreps;
   if (!nreps)
@@ -390,7 +404,9 @@ struct watched *dag__units_watch(size_t *n) {
     dag__out_of_memory("the values check");
   for (size_t i = 0; i < nreps; i++)
     w[i] = (struct watched){reps[i]->region.lo, reps[i]->region.hi,
-                            replicated_of(reps[i])->writer};
+                            replicated_of(reps[i])->writer,
+                            replicated_of(reps[i])->made};
+  qsort(w, nreps, sizeof *w, by_making);
   return w;
 }
 

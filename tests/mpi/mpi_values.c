@@ -17,8 +17,14 @@
  * Each task runs on a given rank, so that the rank that writes in secret
  * is never the one the taskwait's flush copies from.
  *
+ * Every mode also writes two heap arrays that odd ranks allocate in the
+ * other order, so that their addresses are in a different order there:
+ * the check must compare data in an order that does not depend on
+ * addresses (honest must pass).
+ *
  * The lines the messages must name are marked with @markers@. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <dag.h>
@@ -78,7 +84,19 @@ int main(int argc, char **argv) {
   submit("reader", __LINE__, 0, DAG_IN, &y, 1, 0, 0);
   /* Declares reading w; writes it all the same when asked to. */
   submit("tamper", __LINE__, 1, inwrite ? DAG_IN : DAG_INOUT, w, 1, 3.0, 0);
+  double *first, *second;
+  if (dag_rank() % 2) {
+    second = calloc(16, sizeof *second);
+    first = calloc(16, sizeof *first);
+  } else {
+    first = calloc(16, sizeof *first);
+    second = calloc(16, sizeof *second);
+  }
+  submit("first", __LINE__, 0, DAG_OUT, first, 16, 4.0, 0);
+  submit("second", __LINE__, 1, DAG_OUT, second, 16, 5.0, 0);
   dag_check(dag_taskwait());
+  free(first);
+  free(second);
   printf("mpi_values: rank %d: x[0] = %g, y = %g, w[0] = %g\n", dag_rank(),
          x[0], y, w[0]);
   return 0;
