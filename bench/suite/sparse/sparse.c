@@ -156,11 +156,9 @@ static double *part_new(const struct layout *l) {
   return pieces_alloc(&l->part, sizeof(double));
 }
 
-/* `count` replicated doubles per block, zeroed: arrays of per-block
- * results that tasks write and plain code reads after a taskwait. Several
- * such arrays go in one allocation, whose parts keep their order on every
- * rank (DAG_CHECK_UNIFORMITY=values compares replicated memory in the
- * order of its addresses, which two separate mallocs need not keep). */
+/* `count` replicated doubles per block, zeroed: `count` arrays of
+ * per-block results, one after the other, that tasks write and plain code
+ * reads after a taskwait. */
 static double *per_block(const struct layout *l, size_t count) {
   return need(calloc(count * (size_t)l->nb, sizeof(double)));
 }
@@ -314,8 +312,7 @@ static int run_spmv(const struct suite_opts *o, const struct layout *l,
     suite_add(&tt, suite_now() - t0);
   }
 
-  /* Per block, replicated: the largest error and the sum of y (one
-   * allocation: see per_block). */
+  /* Per block, replicated: the largest error and the sum of y. */
   double *err = per_block(l, 2), *ysum = err + l->nb;
   for (long k = 0; k < l->nb; k++) {
     long first = block_first(l, k), rows = block_rows(l, k);
