@@ -144,6 +144,26 @@ static inline void *suite_matrix(size_t rows, size_t cols, size_t mb,
 #endif
 }
 
+/* The same for a column-major matrix, held as its transpose: M[j][i] is
+ * element (i, j), so suite_colmajor(rows, cols, mb, nb) stores cols rows
+ * of `rows` doubles in nb x mb storage blocks. The grid is transposed with
+ * the storage: block (i, j) of the matrix (storage block (j, i)) lives on
+ * rank (j mod q) p + i mod p, so with p = 1 (2 ranks: 1 x 2) a column of
+ * tiles is on one rank, as ScaLAPACK's column-major blocks are. */
+static inline void *suite_colmajor(size_t rows, size_t cols, size_t mb,
+                                   size_t nb) {
+#ifdef _DAG
+  int p, q;
+  dag_grid(dag_nranks(), &p, &q);
+  return dag_alloc(rows * cols * sizeof(double),
+                   dag_dist_2d(sizeof(double), rows, nb, mb, q, p));
+#else
+  (void)mb;
+  (void)nb;
+  return calloc(rows * cols, sizeof(double));
+#endif
+}
+
 static inline void suite_free_matrix(void *m) {
 #ifdef _DAG
   dag_free(m);
