@@ -15,13 +15,13 @@
  *             to those of tile column j.
  *   syrk      the same on the lower tiles of C: C(i,j) += A(i,k) A(j,k)^T,
  *             a dsyrk on the diagonal tiles.
- *   gemv      A stays at its homes: a task per tile computes A(i,j) x(j)
- *             into partial (i,j) of an nt x (nt b) matrix of 1 x b blocks
- *             spread like A's tiles, so partial (i,j) lives with tile (i,j);
- *             then a task per tile row adds its row's partials, in column
- *             order, into y(i). x and y are replicated (malloc): every rank
- *             holds x, and the taskwait gives y to every rank. Only the
- *             partials travel.
+ *   gemv      A is suite_bands(n, n, b, b) instead: bands of b whole rows,
+ *             each rank homing a contiguous run of them, and one task per
+ *             band computes y(band) = A(band, :) x at the band's home.
+ *             Bands rather than tiles: GEMV streams A once, and whole rows
+ *             stream faster than the short rows of tiles; no partial sums
+ *             to add, and A never travels. x and y are replicated (malloc):
+ *             every rank holds x, and the taskwait gives y to every rank.
  *   cholesky  samples/cholesky's right-looking tiled algorithm, with its
  *             kernels and priorities (potrf and trsm, on the critical path,
  *             first).
@@ -55,7 +55,6 @@
 struct problem {
   long n, bs, nt;
   void *a, *b, *c; /* A, B, C: double (*)[n] */
-  void *parts;     /* gemv's partials: double (*)[nt * bs] */
   double *x, *y;   /* gemv's vectors, replicated */
 };
 
@@ -130,23 +129,15 @@ static void syrk(const struct problem *p) {
 #pragma dag taskwait
 }
 
-/* y = A x through the partials A(i,j) x(j). */
+/* y = A x, a task per band of rows. */
 static void gemv(const struct problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
-  double(*A)[n] = p->a, (*P)[nt * bs] = p->parts;
+  double(*A)[n] = p->a;
   double *x = p->x, *y = p->y;
   for (long i = 0; i < nt; i++) {
     long i0 = i * bs, di = suite_block_dim(n, bs, i);
-    for (long j = 0; j < nt; j++) {
-      long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma dag task in(A[i0:di][j0:dj], x[j0:dj]) out(P[i][j0:di]) label("gemv")
-      blas_tile_gemv(&A[i0][j0], &x[j0], &P[i][j0], di, dj, n);
-    }
-  }
-  for (long i = 0; i < nt; i++) {
-    long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma dag task in(P[i][0:nt * bs]) out(y[i0:di]) label("add")
-    blas_add_parts(P[i], bs, nt, di, &y[i0]);
+#pragma dag task in(A[i0:di][0:n], x[0:n]) out(y[i0:di]) label("gemv")
+    blas_tile_gemv(&A[i0][0], x, &y[i0], di, n, n);
   }
 #pragma dag taskwait
 }
@@ -194,7 +185,7 @@ static void (*const run[])(const struct problem *) = {
 /* Allocates what kernel k uses and fills the inputs it only reads. */
 static struct problem setup(enum blas_kernel k, long n, long bs) {
   struct problem p = {.n = n, .bs = bs, .nt = suite_nblocks(n, bs)};
-  p.a = matrix(&p);
+  p.a = k == BLAS_GEMV ? need(suite_bands(n, n, bs, bs)) : matrix(&p);
   switch (k) {
   case BLAS_GEMM:
     p.b = matrix(&p);
@@ -207,7 +198,6 @@ static struct problem setup(enum blas_kernel k, long n, long bs) {
     fill(&p, p.a, BLAS_GENERAL, 1);
     break;
   case BLAS_GEMV:
-    p.parts = need(suite_matrix(p.nt, p.nt * bs, 1, bs));
     p.x = need(malloc((size_t)n * sizeof *p.x));
     p.y = need(malloc((size_t)n * sizeof *p.y));
     fill(&p, p.a, BLAS_GENERAL, 1);
@@ -290,7 +280,7 @@ static void result(const struct problem *p, enum blas_kernel k, double *check,
 }
 
 static void release(struct problem *p) {
-  void *matrices[] = {p->a, p->b, p->c, p->parts};
+  void *matrices[] = {p->a, p->b, p->c};
   for (size_t i = 0; i < sizeof matrices / sizeof *matrices; i++)
     if (matrices[i])
       suite_free_matrix(matrices[i]);

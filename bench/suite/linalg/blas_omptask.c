@@ -9,11 +9,10 @@
  * `#pragma omp task` with `depend` clauses, submitted by one thread of a
  * `parallel` region. OpenMP orders tasks by the address of a dependence
  * item, so a tile is named by its first entry (exact: tiles never partly
- * overlap); GEMV's task per tile row depends on the first entry of each of
- * its partials, through an iterator. Each tile's kernels run in the same
- * order as in blas.c, so the result and sum= are the same bits as dag's.
- * The Cholesky's priorities only count up to OMP_MAX_TASK_PRIORITY (0 when
- * unset: no priorities).
+ * overlap); GEMV is a task per band of rows, as in blas.c. Each tile's kernels
+ * run in the same order as in blas.c, so the result and sum= are the same bits
+ * as dag's. The Cholesky's priorities only count up to OMP_MAX_TASK_PRIORITY (0
+ * when unset: no priorities).
  *
  * The tile kernels run in parallel tasks, so OpenBLAS gets one thread each
  * (set here, whatever OPENBLAS_NUM_THREADS says). OMP_NUM_THREADS sets the
@@ -37,7 +36,6 @@
 struct problem {
   long n, bs, nt;
   void *a, *b, *c; /* A, B, C: double (*)[n] */
-  void *parts;     /* gemv's partials: double (*)[nt * bs] */
   double *x, *y;   /* gemv's vectors */
 };
 
@@ -110,27 +108,17 @@ static void syrk(const struct problem *p) {
   }
 }
 
-/* y = A x through the partials A(i,j) x(j). */
+/* y = A x, a task per band of rows. */
 static void gemv(const struct problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
-  double(*A)[n] = p->a, (*P)[nt * bs] = p->parts;
+  double(*A)[n] = p->a;
   double *x = p->x, *y = p->y;
 #pragma omp parallel
 #pragma omp single
-  {
-    for (long i = 0; i < nt; i++) {
-      long i0 = i * bs, di = suite_block_dim(n, bs, i);
-      for (long j = 0; j < nt; j++) {
-        long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma omp task depend(out : P[i][j0])
-        blas_tile_gemv(&A[i0][j0], &x[j0], &P[i][j0], di, dj, n);
-      }
-    }
-    for (long i = 0; i < nt; i++) {
-      long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma omp task depend(iterator(long j = 0 : nt), in : P[i][j * bs])
-      blas_add_parts(P[i], bs, nt, di, &y[i0]);
-    }
+  for (long i = 0; i < nt; i++) {
+    long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(out : y[i0])
+    blas_tile_gemv(&A[i0][0], x, &y[i0], di, n, n);
   }
 }
 
@@ -194,7 +182,6 @@ static struct problem setup(enum blas_kernel k, long n, long bs) {
     fill(&p, p.a, BLAS_GENERAL, 1);
     break;
   case BLAS_GEMV:
-    p.parts = doubles(p.nt, p.nt * bs);
     p.x = doubles(n, 1);
     p.y = doubles(n, 1);
     fill(&p, p.a, BLAS_GENERAL, 1);
@@ -259,7 +246,6 @@ static void release(struct problem *p) {
   free(p->a);
   free(p->b);
   free(p->c);
-  free(p->parts);
   free(p->x);
   free(p->y);
 }

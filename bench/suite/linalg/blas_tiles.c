@@ -216,11 +216,3 @@ void blas_tile_gemv(const double *a, const double *x, double *y, long m, long n,
                     long ld) {
   cblas_dgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0, a, ld, x, 1, 0.0, y, 1);
 }
-
-void blas_add_parts(const double *parts, long stride, long count, long len,
-                    double *y) {
-  memcpy(y, parts, (size_t)len * sizeof *y);
-  for (long j = 1; j < count; j++)
-    for (long r = 0; r < len; r++)
-      y[r] += parts[j * stride + r];
-}

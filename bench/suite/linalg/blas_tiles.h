@@ -129,9 +129,4 @@ void blas_tile_syrk(const double *a, double *c, long m, long k, long ld);
 void blas_tile_gemv(const double *a, const double *x, double *y, long m, long n,
                     long ld);
 
-/* y(r) := part_0(r) + part_1(r) + ... + part_{count-1}(r) for r < len,
- * added in that order; part_j starts at parts + j*stride. */
-void blas_add_parts(const double *parts, long stride, long count, long len,
-                    double *y);
-
 #endif /* BLAS_TILES_H */
