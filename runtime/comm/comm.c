@@ -47,12 +47,17 @@ static void self_abort_all(void) {
 /* Nothing is ever in flight (the simulation's transfers finish at once). */
 bool dag__comm_nothing_to_poll(void) { return false; }
 
-const struct dag_comm_ops dag__comm_self = {
-    "self",         self_start,
-    self_stop,      self_transfer,
-    self_transfer,  self_allgather,
-    self_abort_all, dag__comm_nothing_to_poll,
-    NULL,           NULL};
+const struct dag_comm_ops dag__comm_self = {"self",
+                                            self_start,
+                                            self_stop,
+                                            self_transfer,
+                                            self_transfer,
+                                            self_allgather,
+                                            self_abort_all,
+                                            dag__comm_nothing_to_poll,
+                                            NULL,
+                                            NULL,
+                                            NULL};
 
 int dag__comm_start(void) {
   comm = dag__comm_backend();
@@ -112,6 +117,8 @@ void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
 }
 
 bool dag__comm_poll(void) { return comm->poll(); }
+
+bool dag__comm_in_flight(void) { return comm->in_flight && comm->in_flight(); }
 
 bool dag__comm_gpu_direct(void) {
   int direct = dag__settings()->mpi_gpu_direct;

@@ -56,6 +56,9 @@ struct dag_comm_ops {
   /* Collective, blocking, with nothing else in flight: measures c. NULL:
    * every rank shares one clock. */
   void (*clock)(struct dag_clock *c);
+  /* Whether a transfer is under way (posted and not finished), whose end
+   * only a poll sees. NULL: never (transfers finish when they start). */
+  bool (*in_flight)(void);
 };
 
 /* One process, no transport: rank 0 of 1. */
@@ -84,6 +87,8 @@ void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
                          void *arg);
 _Noreturn void dag__comm_abort_all(void);
 bool dag__comm_poll(void);
+/* Whether a transfer is under way (see dag_comm_ops.in_flight). */
+bool dag__comm_in_flight(void);
 /* Measures this rank's clock against rank 0's (collective: every rank
  * calls it, with no transfer in flight). */
 void dag__comm_clock(struct dag_clock *c);

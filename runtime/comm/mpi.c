@@ -218,9 +218,10 @@ static bool mpi_poll(void) {
  * Cholesky, whose kernels then ran that much slower (docs/mpi.md). */
 #define POLLS_BEFORE_NAP 4
 
-/* The nap between idle polls. Idle workers poll meanwhile, so it bounds
- * only how late a rank whose workers are all busy notices a completion or
- * answers a peer's handshake. */
+/* The nap between idle polls. Idle workers poll meanwhile (and do not
+ * sleep while anything is in flight), so it bounds only how late a rank
+ * whose workers are all busy notices a completion or answers a peer's
+ * handshake. */
 #define NAP_NS 1000000L
 
 /* With nothing in flight but the watchdog listening for other ranks, the
@@ -440,9 +441,14 @@ static bool mpi_gpu_aware(void) {
   return false;
 }
 
+static bool mpi_in_flight(void) {
+  return atomic_load_explicit(&unfinished_ops, memory_order_acquire) > 0;
+}
+
 const struct dag_comm_ops dag__comm_mpi = {
-    "mpi",         mpi_start,      mpi_stop, mpi_send,      mpi_recv,
-    mpi_allgather, dag__mpi_abort, mpi_poll, mpi_gpu_aware, mpi_clock};
+    "mpi",         mpi_start,     mpi_stop,       mpi_send,
+    mpi_recv,      mpi_allgather, dag__mpi_abort, mpi_poll,
+    mpi_gpu_aware, mpi_clock,     mpi_in_flight};
 
 /* The program's MPI_Finalize: the runtime finishes first, while MPI still
  * works (the profiling interface gives the real one as PMPI_Finalize). */

@@ -49,4 +49,4 @@ static void sim_abort_all(void) {
 const struct dag_comm_ops dag__comm_simulated = {
     "simulated",  sim_start,     sim_stop,      sim_transfer,
     sim_transfer, sim_allgather, sim_abort_all, dag__comm_nothing_to_poll,
-    NULL,         NULL};
+    NULL,         NULL,          NULL};
