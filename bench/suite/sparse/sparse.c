@@ -69,19 +69,14 @@ static const char *const kernels[] = {"spmv", "cg", NULL};
 
 /* ------------------------------------------------------------- layout */
 
-/* An array cut in one piece per row block, piece k at block k's home. */
-struct pieces {
-  size_t bytes; /* per piece */
-  long nb;      /* pieces */
-  int nranks;
-};
-
+/* An array is cut in one piece per row block, piece k at block k's home:
+ * suite_bands' layout (suite.h), with a piece for a band. */
 /* The row blocks, and how the vectors and the per-block arrays are cut. */
 struct layout {
   long n;  /* grid side: N = n^2 rows */
   long b;  /* grid rows per block */
   long nb; /* blocks */
-  struct pieces vector, part;
+  struct suite_bands vector, part;
 };
 
 static long block_first(const struct layout *l, long k) {
@@ -105,8 +100,8 @@ static inline long halo_rows(const struct layout *l, long k) {
   return (end < l->n * l->n ? end : l->n * l->n) - halo_first(l, k);
 }
 
-static struct pieces pieces_of(const struct layout *l, size_t bytes) {
-  return (struct pieces){bytes, l->nb, suite_nranks()};
+static struct suite_bands pieces_of(const struct layout *l, size_t bytes) {
+  return (struct suite_bands){bytes, l->nb, suite_nranks()};
 }
 
 static struct layout layout_new(long n, long b) {
@@ -116,13 +111,6 @@ static struct layout layout_new(long n, long b) {
   return l;
 }
 
-#ifdef _DAG
-/* dag_dist_owner's function: block k lives on rank k R / nb. */
-static int pieces_home(size_t offset, void *ctx) {
-  const struct pieces *p = ctx;
-  return (int)((long)(offset / p->bytes) * p->nranks / p->nb);
-}
-#endif
 
 /* m, unless the memory could not be had: then the run ends. */
 static void *need(void *m) {
@@ -134,15 +122,15 @@ static void *need(void *m) {
 }
 
 /* Zeroed memory for the pieces p describes (p must outlive it), which the
- * runtime tracks in units of `unit` bytes, a divisor of p->bytes; calloc
- * with plain cc. Free it with suite_free_matrix. */
-static void *pieces_alloc(const struct pieces *p, size_t unit) {
+ * runtime tracks in units of `unit` bytes, a divisor of p->band_bytes;
+ * calloc with plain cc. Free it with suite_free_matrix. */
+static void *pieces_alloc(const struct suite_bands *p, size_t unit) {
 #ifdef _DAG
-  return need(dag_alloc(p->bytes * (size_t)p->nb,
-                        dag_dist_owner(unit, pieces_home, (void *)p)));
+  return need(dag_alloc(p->band_bytes * (size_t)p->nbands,
+                        dag_dist_owner(unit, suite_band_home, (void *)p)));
 #else
   (void)unit;
-  return need(calloc((size_t)p->nb, p->bytes));
+  return need(calloc((size_t)p->nbands, p->band_bytes));
 #endif
 }
 
@@ -172,7 +160,7 @@ struct csr {
   int *rowptr; /* block k's at rowptr + k ptrs */
   int *col;    /* block k's at col + k cap */
   double *val; /* block k's at val + k cap */
-  struct pieces rowptr_pieces, col_pieces, val_pieces;
+  struct suite_bands rowptr_pieces, col_pieces, val_pieces;
 };
 
 /* Writes the CSR slots of the block of `rows` rows from row `first`. */
@@ -210,9 +198,9 @@ static void csr_new(const struct layout *l, struct csr *A) {
   A->rowptr_pieces = pieces_of(l, (size_t)A->ptrs * sizeof(int));
   A->col_pieces = pieces_of(l, (size_t)A->cap * sizeof(int));
   A->val_pieces = pieces_of(l, (size_t)A->cap * sizeof(double));
-  A->rowptr = pieces_alloc(&A->rowptr_pieces, A->rowptr_pieces.bytes);
-  A->col = pieces_alloc(&A->col_pieces, A->col_pieces.bytes);
-  A->val = pieces_alloc(&A->val_pieces, A->val_pieces.bytes);
+  A->rowptr = pieces_alloc(&A->rowptr_pieces, A->rowptr_pieces.band_bytes);
+  A->col = pieces_alloc(&A->col_pieces, A->col_pieces.band_bytes);
+  A->val = pieces_alloc(&A->val_pieces, A->val_pieces.band_bytes);
   int *rowptr = A->rowptr, *col = A->col;
   double *val = A->val;
   long ptrs = A->ptrs, cap = A->cap;
