@@ -126,6 +126,16 @@ static inline long suite_block_dim(long n, long b, long i) {
   return i * b + b <= n ? b : n - i * b;
 }
 
+/* The tile order of the dense kernels (linalg, and the ceilings' tile
+ * kernel) when -b is not given: 256 for n >= 2048, else max(32, n / 8)
+ * rounded down to a multiple of 8; at most n. */
+static inline long suite_tile_rule(long n) {
+  long b = n >= 2048 ? 256 : n / 8 / 8 * 8;
+  if (b < 32)
+    b = 32;
+  return b < n ? b : n;
+}
+
 /* A rows x cols row-major matrix of doubles in mb x nb blocks. Built with
  * dagcc: dag_alloc memory, block (i, j) homed on rank (i mod p) q + j mod q
  * of dag_grid's p x q grid (p <= q), zero-filled. With plain cc: calloc.

@@ -258,7 +258,7 @@ int main(int argc, char **argv) {
     return status;
   }
   if (!o.b)
-    o.b = blas_default_block(o.n);
+    o.b = suite_tile_rule(o.n);
   openblas_set_num_threads(1);
   enum blas_kernel k = blas_kernel_index(o.kernel);
   struct problem p = setup(k, o.n, o.b);

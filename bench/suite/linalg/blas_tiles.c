@@ -38,13 +38,6 @@ double blas_flops(enum blas_kernel k, long n) {
   return 0.0;
 }
 
-long blas_default_block(long n) {
-  long b = n >= 2048 ? 256 : n / 8 / 8 * 8;
-  if (b < 32)
-    b = 32;
-  return b < n ? b : n;
-}
-
 void blas_fill(double *m, long rs, long cs, enum blas_shape shape,
                uint64_t seed, long n, long i0, long j0, long rows, long cols) {
   for (long i = 0; i < rows; i++)

@@ -45,10 +45,6 @@ enum blas_kernel blas_kernel_index(const char *name);
  * entry of A): its GFLOP/s is a quarter of the GB/s it reaches. */
 double blas_flops(enum blas_kernel k, long n);
 
-/* The block order when -b is not given: 256 for n >= 2048, else
- * max(32, n / 8) rounded down to a multiple of 8; at most n. */
-long blas_default_block(long n);
-
 /* The tolerance of every check: 100 n eps. */
 static inline double blas_tol(long n) {
   return 100.0 * (double)n * DBL_EPSILON;

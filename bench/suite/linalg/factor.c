@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
   enum factor_kernel kernel = factor_kernel_index(o.kernel);
   long n = o.n;
   if (!o.b)
-    o.b = factor_default_block(n);
+    o.b = suite_tile_rule(n);
   long b = o.b, tw = suite_nblocks(n, b) * QR_IB;
   double(*A)[n] = suite_colmajor(n, n, b, b);
   double(*T)[tw] = kernel == FACTOR_QR ? suite_colmajor(tw, n, QR_IB, b) : NULL;

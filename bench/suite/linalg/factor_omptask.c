@@ -186,7 +186,7 @@ int main(int argc, char **argv) {
   enum factor_kernel kernel = factor_kernel_index(o.kernel);
   long n = o.n;
   if (!o.b)
-    o.b = factor_default_block(n);
+    o.b = suite_tile_rule(n);
   long b = o.b, tw = suite_nblocks(n, b) * QR_IB;
   double(*A)[n] = malloc((size_t)n * (size_t)n * sizeof(double));
   double(*T)[tw] = kernel == FACTOR_QR

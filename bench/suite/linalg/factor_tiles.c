@@ -38,13 +38,6 @@ double factor_flops(enum factor_kernel k, long n) {
   return 0.0;
 }
 
-long factor_default_block(long n) {
-  long b = n >= 2048 ? 256 : n / 8 / 8 * 8;
-  if (b < 32)
-    b = 32;
-  return b < n ? b : n;
-}
-
 static double entry(long n, long i, long j) {
   return suite_random(1, (uint64_t)(i * n + j));
 }

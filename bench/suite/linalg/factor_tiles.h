@@ -53,10 +53,6 @@ enum factor_kernel factor_kernel_index(const char *name);
 /* The flops of each kernel, by definition (not what a program executes). */
 double factor_flops(enum factor_kernel k, long n);
 
-/* The block order when -b is not given: 256 for n >= 2048, else
- * max(32, n / 8) rounded down to a multiple of 8; at most n. */
-long factor_default_block(long n);
-
 /* The tolerance of every check: 100 n eps. */
 static inline double factor_tol(long n) {
   return 100.0 * (double)n * DBL_EPSILON;
