@@ -8,17 +8,25 @@
  *          the memory bandwidth every GB/s kernel is bounded by.
  *   dgemm  one cblas_dgemm C += A B of order n on OpenBLAS's own threads,
  *          GFLOP/s (2 n^3 flops): the rate no GFLOP/s kernel beats.
+ *   tiles  the same product as single-threaded cblas_dgemm calls on b x b
+ *          tiles (b from -b, else suite_tile_rule, as the linalg
+ *          programs), C(i, j) += A(i, k) B(k, j) for k in order, the C
+ *          tiles shared out by an OpenMP static loop: the tile kernel's
+ *          rate with every core busy and no scheduling at all, so the
+ *          bound of any tiled GEMM of that tile (and near that of SYRK and
+ *          the factorizations, whose updates are such products).
  *
- * Both use every thread they are given: OMP_NUM_THREADS for triad,
- * OPENBLAS_NUM_THREADS for dgemm (the runner sets both to all cores), and
- * report it as the workers.
+ * All use every thread they are given: OMP_NUM_THREADS for triad and
+ * tiles, OPENBLAS_NUM_THREADS for dgemm (the runner sets both to all
+ * cores), and report it as the workers.
  *
  * Checks: triad's inputs are multiples of 2^-30 in [-1, 1), so b + 3 c is
  * exact in any rounding and the result must equal it to the bit (check is
  * the largest difference, tol 0). dgemm's C starts at zero before each
  * repetition; it is probed with a random vector x: check is
  * |C x - A (B x)| / (|A| |B| |x|) in the infinity norms, against
- * 2 n epsilon, the bound of both products' rounding errors.
+ * 2 n epsilon, the bound of both products' rounding errors; tiles' the
+ * same way.
  */
 #include <cblas.h>
 #include <float.h>
@@ -30,7 +38,7 @@
 
 #include "suite.h"
 
-static const char *const kernels[] = {"triad", "dgemm", NULL};
+static const char *const kernels[] = {"triad", "dgemm", "tiles", NULL};
 
 static double *alloc_doubles(size_t count) {
   double *p = malloc(count * sizeof *p);
@@ -137,29 +145,66 @@ static double probe(long n, const double *a, const double *b, const double *c) {
   return scale > 0.0 ? diff / scale : diff;
 }
 
-static int run_dgemm(struct suite_opts *o) {
+/* C(rows r0.., cols c0..) += A(r0.., k0..) B(k0.., c0..), rows x cols x
+ * depth, in the n x n row-major matrices a, b, c. */
+static void gemm_part(long n, const double *a, const double *b, double *c,
+                      long r0, long c0, long k0, long rows, long cols,
+                      long depth) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)cols,
+              (int)depth, 1.0, a + r0 * n + k0, (int)n, b + k0 * n + c0, (int)n,
+              1.0, c + r0 * n + c0, (int)n);
+}
+
+/* C += A B in b x b tiles, in the linalg programs' order: k outermost, so
+ * a thread's run of C tiles along a row reuses A(i, k) from its cache; an
+ * OpenMP static loop over the C tiles for each k. */
+static void gemm_tiles(long n, long b, const double *a, const double *bm,
+                       double *c) {
+  long nt = suite_nblocks(n, b);
+#pragma omp parallel
+  for (long k = 0; k < nt; k++) {
+#pragma omp for schedule(static) collapse(2)
+    for (long i = 0; i < nt; i++)
+      for (long j = 0; j < nt; j++)
+        gemm_part(n, a, bm, c, i * b, j * b, k * b, suite_block_dim(n, b, i),
+                  suite_block_dim(n, b, j), suite_block_dim(n, b, k));
+  }
+}
+
+/* dgemm as one call on OpenBLAS's threads, or (tiled) in b x b tiles on
+ * OpenMP's threads, OpenBLAS's own set to one. */
+static int run_dgemm(struct suite_opts *o, int tiled) {
   long n = o->n;
+  if (tiled && !o->b)
+    o->b = suite_tile_rule(n);
+  long b = o->b;
   size_t count = (size_t)n * (size_t)n;
-  double *a = alloc_doubles(count), *b = alloc_doubles(count),
+  double *a = alloc_doubles(count), *bm = alloc_doubles(count),
          *c = alloc_doubles(count);
   fill_random(count, a, 1);
-  fill_random(count, b, 2);
+  fill_random(count, bm, 2);
+  int threads = openblas_get_num_threads();
+  if (tiled) {
+    threads = omp_get_max_threads();
+    openblas_set_num_threads(1);
+  }
   struct suite_times tt = {0};
   while (suite_more(&tt, o)) {
     memset(c, 0, count * sizeof *c);
     double t0 = suite_now();
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n,
-                (int)n, 1.0, a, (int)n, b, (int)n, 1.0, c, (int)n);
+    if (tiled)
+      gemm_tiles(n, b, a, bm, c);
+    else
+      gemm_part(n, a, bm, c, 0, 0, 0, n, n, n);
     suite_add(&tt, suite_now() - t0);
   }
   double sum = 0.0;
   for (size_t i = 0; i < count; i++)
     sum += c[i];
-  int status =
-      suite_report(o, openblas_get_num_threads(), &tt, 2.0 * n * n * n,
-                   "GFLOP/s", probe(n, a, b, c), 2.0 * n * DBL_EPSILON, sum);
+  int status = suite_report(o, threads, &tt, 2.0 * n * n * n, "GFLOP/s",
+                            probe(n, a, bm, c), 2.0 * n * DBL_EPSILON, sum);
   free(a);
-  free(b);
+  free(bm);
   free(c);
   return status;
 }
@@ -168,7 +213,9 @@ int main(int argc, char **argv) {
   struct suite_opts o;
   int status = suite_init(&argc, &argv, "ceilings", "machine", kernels, &o);
   if (status < 0)
-    status = strcmp(o.kernel, "triad") ? run_dgemm(&o) : run_triad(&o);
+    status = !strcmp(o.kernel, "triad")
+                 ? run_triad(&o)
+                 : run_dgemm(&o, !strcmp(o.kernel, "tiles"));
   suite_finish();
   return status;
 }
