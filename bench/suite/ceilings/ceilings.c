@@ -10,11 +10,13 @@
  *          GFLOP/s (2 n^3 flops): the rate no GFLOP/s kernel beats.
  *   tiles  the same product as single-threaded cblas_dgemm calls on b x b
  *          tiles (b from -b, else suite_tile_rule, as the linalg
- *          programs), C(i, j) += A(i, k) B(k, j) for k in order, the C
- *          tiles shared out by an OpenMP static loop: the tile kernel's
- *          rate with every core busy and no scheduling at all, so the
- *          bound of any tiled GEMM of that tile (and near that of SYRK and
- *          the factorizations, whose updates are such products).
+ *          programs), C(i, j) += A(i, k) B(k, j) with k outermost, the C
+ *          tiles of each k shared out by an OpenMP static loop: the tile
+ *          kernel's rate with every core busy and no scheduling at all,
+ *          the reference of a tiled GEMM of that tile (a runtime running
+ *          the tiles in a luckier order passes it by a few percent). SYRK
+ *          and the factorizations, with slower kernels on their diagonal
+ *          and a critical path to wait on, stay below it.
  *
  * All use every thread they are given: OMP_NUM_THREADS for triad and
  * tiles, OPENBLAS_NUM_THREADS for dgemm (the runner sets both to all
