@@ -53,15 +53,6 @@ endforeach()
 # tile kernel's reference at its sizes, and the table reads dag's GEMM of
 # the same n and tile against it (% tiles).
 if(TARGET ceilings)
-  add_test(NAME suite_runner_tiles
-    COMMAND sh -c [[
-      set -e
-      out=$("$1/bench/suite/run" --build "$2" --groups linalg --kernels gemm \
-            --runtimes dag --sizes 300 --ranks 1 --threads 2 --rounds 1 \
-            --reps 1 --budget 10)
-      echo "$out"
-      echo "$out" | grep -Eq '^gemm +300 +1x2 .*% dgemm +[0-9]+% +2$'
-    ]] sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR})
-  set_tests_properties(suite_runner_tiles PROPERTIES LABELS "bench;suite"
-    TIMEOUT 120 ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  suite_runner_test(runner_tiles "^gemm +300 +1x2 .*% dgemm +[0-9]+% +2$"
+    --groups linalg --kernels gemm --runtimes dag --sizes 300)
 endif()
