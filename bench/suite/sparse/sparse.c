@@ -65,7 +65,6 @@
 #include "sparse.h"
 #include "suite.h"
 
-static const char *const kernels[] = {"spmv", "cg", NULL};
 
 /* ------------------------------------------------------------- layout */
 
@@ -515,13 +514,7 @@ static long default_block(long n) {
 
 int main(int argc, char **argv) {
   struct suite_opts o;
-  int status =
-      suite_init(&argc, &argv, "sparse", SUITE_DAG_RUNTIME, kernels, &o);
-  if (status < 0 && o.n > SPARSE_MAX_N) {
-    if (suite_rank() == 0)
-      fprintf(stderr, "%s: -n at most %ld\n", argv[0], SPARSE_MAX_N);
-    status = 2;
-  }
+  int status = sparse_init(&argc, &argv, SUITE_DAG_RUNTIME, &o);
   if (status >= 0) {
     suite_finish();
     return status;

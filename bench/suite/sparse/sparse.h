@@ -1,5 +1,6 @@
 /* sparse.h — what the sparse group's programs share (the dag program,
- * sparse.c, and its PETSc peer): the matrix, the CG run's length and
+ * sparse.c, and its PETSc peer): their kernels and the check of -n, the
+ * matrix, the CG run's length and
  * tolerance, and the work they count.
  *
  * The matrix is the 5-point Laplacian on an n x n grid. Row r = i n + j
@@ -16,8 +17,27 @@
 #ifndef BENCH_SUITE_SPARSE_H
 #define BENCH_SUITE_SPARSE_H
 
+#include <stdio.h>
+
+#include "suite.h"
+
 #define SPARSE_MAX_N 20000L
 #define LAPLACE_ROW_MAX 5
+
+static const char *const sparse_kernels[] = {"spmv", "cg", NULL};
+
+/* suite_init for a sparse program of this runtime, which also refuses an
+ * n above SPARSE_MAX_N (status 2); returns what suite_init does. */
+static inline int sparse_init(int *argc, char ***argv, const char *runtime,
+                              struct suite_opts *o) {
+  int status = suite_init(argc, argv, "sparse", runtime, sparse_kernels, o);
+  if (status < 0 && o->n > SPARSE_MAX_N) {
+    if (suite_rank() == 0)
+      fprintf(stderr, "%s: -n at most %ld\n", (*argv)[0], SPARSE_MAX_N);
+    status = 2;
+  }
+  return status;
+}
 
 /* Nonzeros of the matrix: 5 per row, less the 4 n neighbours that the
  * points of the grid's four sides lack. */

@@ -44,8 +44,6 @@
 _Static_assert(sizeof(PetscInt) == sizeof(int),
                "laplace_row writes int column indices");
 
-static const char *const kernels[] = {"spmv", "cg", NULL};
-
 /* The spmv check's tolerance (see the top). */
 #define SPMV_TOL 1e-14
 
@@ -190,12 +188,7 @@ static PetscErrorCode run_cg(const struct suite_opts *o, Mat A, int *status) {
 
 int main(int argc, char **argv) {
   struct suite_opts o;
-  int status = suite_init(&argc, &argv, "sparse", "petsc", kernels, &o);
-  if (status < 0 && o.n > SPARSE_MAX_N) {
-    if (suite_rank() == 0)
-      fprintf(stderr, "%s: -n at most %ld\n", argv[0], SPARSE_MAX_N);
-    status = 2;
-  }
+  int status = sparse_init(&argc, &argv, "petsc", &o);
   if (status >= 0) {
     suite_finish();
     return status;
