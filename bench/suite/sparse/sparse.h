@@ -1,7 +1,6 @@
 /* sparse.h — what the sparse group's programs share (the dag program,
  * sparse.c, and its PETSc peer): their kernels and the check of -n, the
- * matrix, the CG run's length and
- * tolerance, and the work they count.
+ * matrix, the CG run's length and tolerance, and the work they count.
  *
  * The matrix is the 5-point Laplacian on an n x n grid. Row r = i n + j
  * is grid point (i, j), 0 <= i, j < n, so there are N = n^2 rows. Row r
