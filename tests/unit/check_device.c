@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_each.h"
 #include "run_suite.h"
 
 static void start(const char *devices, const char *mem) {
@@ -70,8 +71,7 @@ START_TEST(device_task_gets_device_copy) {
   ck_assert_int_eq(dag_taskwait(), 0);
   ck_assert_ptr_nonnull(addresses_seen[0]);
   ck_assert_ptr_ne(addresses_seen[0], x);
-  for (int i = 0; i < N; i++)
-    ck_assert(x[i] == i + 1);
+  CHECK_EACH(i, N, x[i] == i + 1);
   free(x);
 }
 END_TEST
@@ -85,8 +85,7 @@ START_TEST(host_and_device_alternate) {
   for (int r = 0; r < ROUNDS; r++)
     submit_add(r % 2 ? DAG_DEVICE_CUDA : DAG_DEVICE_CPU, x, N, r + 1);
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int i = 0; i < N; i++)
-    ck_assert(x[i] == ROUNDS * (ROUNDS + 1) / 2);
+  CHECK_EACH(i, N, x[i] == ROUNDS * (ROUNDS + 1) / 2);
   free(x);
 }
 END_TEST
@@ -104,8 +103,7 @@ START_TEST(program_writes_between_waits) {
     x[i] = 100;
   submit_add(DAG_DEVICE_CUDA, x, N, 1);
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int i = 0; i < N; i++)
-    ck_assert(x[i] == 101);
+  CHECK_EACH(i, N, x[i] == 101);
   free(x);
 }
 END_TEST
@@ -153,9 +151,7 @@ START_TEST(tiles_keep_host_layout) {
                        0);
     }
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int i = 0; i < LD; i++)
-    for (int j = 0; j < LD; j++)
-      ck_assert(a[i][j] == 2 * (i * LD + j) + 1);
+  CHECK_EACH_2D(i, LD, j, LD, a[i][j] == 2 * (i * LD + j) + 1);
   free(a);
 }
 END_TEST
@@ -192,9 +188,7 @@ START_TEST(tiles_move_in_few_copies) {
       DAG_IN, {&a[0][0], TILE * sizeof(double), 1, {{TILE, sizeof a[0]}}}};
   ck_assert_int_eq(dag_submit(&host, NULL, 0, &acc, 1), 0);
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int i = 0; i < WIDE; i++)
-    for (int j = 0; j < WIDE; j++)
-      ck_assert(a[i][j] == 2 * (i + j) + 1);
+  CHECK_EACH_2D(i, WIDE, j, WIDE, a[i][j] == 2 * (i + j) + 1);
   FILE *log = tmpfile();
   ck_assert_ptr_nonnull(log);
   fflush(stderr);
@@ -250,11 +244,9 @@ START_TEST(large_copies_in_chunks) {
       DAG_INOUT, {&m[0][0], ROW * sizeof(double), 1, {{ROWS, sizeof m[0]}}}};
   ck_assert_int_eq(dag_submit(&dev, &t, sizeof t, &acc, 1), 0);
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int i = 0; i < N; i++)
-    ck_assert(x[i] == i + 1);
-  for (int i = 0; i < ROWS; i++)
-    for (int j = 0; j < 2 * ROW; j++)
-      ck_assert(m[i][j] == (j < ROW ? 2 * (i + j) + 1 : i + j));
+  CHECK_EACH(i, N, x[i] == i + 1);
+  CHECK_EACH_2D(i, ROWS, j, 2 * ROW,
+                m[i][j] == (j < ROW ? 2 * (i + j) + 1 : i + j));
   free(x);
   free(m);
 }
@@ -277,11 +269,9 @@ static void working_set(int blocks) {
     for (int b = 0; b < blocks; b++)
       submit_add(DAG_DEVICE_CUDA, x[b], BLOCK, 1);
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int b = 0; b < blocks; b++) {
-    for (int i = 0; i < BLOCK; i++)
-      ck_assert(x[b][i] == b + ROUNDS);
+  CHECK_EACH_2D(b, blocks, i, BLOCK, x[b][i] == b + ROUNDS);
+  for (int b = 0; b < blocks; b++)
     free(x[b]);
-  }
   free(x);
 }
 
@@ -350,11 +340,9 @@ START_TEST(taskwait_on_brings_data_back) {
   submit_add(DAG_DEVICE_CUDA, y, 256, 7);
   struct dag_access acc = access_of(DAG_IN, x, 256 * sizeof(double));
   ck_assert_int_eq(dag_taskwait_on(&acc, 1), 0);
-  for (int i = 0; i < 256; i++)
-    ck_assert(x[i] == 5);
+  CHECK_EACH(i, 256, x[i] == 5);
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int i = 0; i < 256; i++)
-    ck_assert(y[i] == 7);
+  CHECK_EACH(i, 256, y[i] == 7);
   free(x);
   free(y);
 }
@@ -392,8 +380,7 @@ START_TEST(variants_both_tried) {
     ck_assert_int_eq(dag_submit(&info, &a, sizeof a, &acc, 1), 0);
   }
   ck_assert_int_eq(dag_taskwait(), 0);
-  for (int i = 0; i < N; i++)
-    ck_assert(x[i] == TASKS);
+  CHECK_EACH(i, N, x[i] == TASKS);
   ck_assert_int_ge(cpu_runs, 2);
   ck_assert_int_ge(device_runs, 2);
   ck_assert_int_eq(cpu_runs + device_runs, TASKS);
