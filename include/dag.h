@@ -42,7 +42,8 @@ extern "C" {
   XX(EOVERFLOW, -4, "size or offset overflows the address space")              \
   XX(EDIMS, -5, "region has too many dimensions")                              \
   XX(ESHUTDOWN, -6, "runtime already finalized")                               \
-  XX(ETHREAD, -7, "could not start worker threads")
+  XX(ETHREAD, -7, "could not start worker threads")                            \
+  XX(EDEVICE, -8, "a device failed")
 
 enum dag_errno {
 #define DAG_ERR_ENUM_(name, value, msg) DAG_##name = (value),

@@ -69,6 +69,12 @@ void dag__log_thread(const char *name);
 int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
                     ...) __attribute__((format(printf, 3, 4)));
 
+/* Keeps a message for dag_last_error() without printing it, and returns
+ * err: for a failure its caller reports in a message of its own (one that
+ * names the task). */
+int dag__error_note(int err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* What must outlive a run that a transport ends early (MPI_Abort): called
  * just before, by the thread that ends it. Set by the core (DAG_TRACE's
  * part); NULL: nothing. */

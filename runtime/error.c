@@ -74,6 +74,14 @@ int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
   return err;
 }
 
+int dag__error_note(int err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+  return err;
+}
+
 noreturn void dag__bug(const char *file, int line, const char *fmt, ...) {
   char what[512];
   va_list ap;

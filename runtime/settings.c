@@ -25,6 +25,8 @@ enum kind {
   LEVEL,      /* an enum dag_log_level */
   UNIFORMITY, /* DAG_CHECK_UNIFORMITY: 0, 1 or values */
   DEVICES,    /* the DAG_DEVICES list */
+  GRANULE,    /* BYTES, a power of two from 4K to 1G */
+  EMUL_FAIL,  /* DAG_EMUL_FAIL: alloc:N, copy:N or kernel:N */
 };
 
 struct variable {
@@ -63,6 +65,15 @@ static const struct variable variables[] = {
      "a size in bytes above 0, with an optional K, M or G", "256M"},
     {"DAG_EMUL_DELAY_US", COUNT, AT(emul_delay_us), 0, 10000000,
      "microseconds from 0 to 10000000", "0"},
+    {"DAG_EMUL_JITTER_US", COUNT, AT(emul_jitter_us), 0, 10000000,
+     "microseconds from 0 to 10000000", "0"},
+    {"DAG_EMUL_SEED", COUNT, AT(emul_seed), 0, 2147483647,
+     "a number from 0 to 2147483647", "1"},
+    {"DAG_EMUL_GRANULE", GRANULE, AT(emul_granule), 0, 0,
+     "a power of two from 4K to 1G, with an optional K, M or G", "2M"},
+    {"DAG_EMUL_FAIL", EMUL_FAIL, 0, 0, 0,
+     "alloc:N, copy:N or kernel:N (the Nth such operation of a device fails)",
+     "off"},
     {"DAG_SIMULATE_RANKS", COUNT, AT(simulate_ranks), 1, 1 << 20,
      "a number of ranks from 1 to 1048576", "off"},
     {"DAG_SIMULATE_RANK", COUNT, AT(simulate_rank), 0, (1 << 20) - 1,
@@ -83,6 +94,8 @@ static struct dag_settings settings = {
     .device_staging = 1,
     .mpi_gpu_direct = -1,
     .emul_memory = (size_t)256 << 20,
+    .emul_granule = (size_t)2 << 20,
+    .emul_seed = 1,
 };
 static const char *given[NVARIABLES]; /* the values set, as written */
 
@@ -197,6 +210,7 @@ static void parse_devices(const struct variable *v, const char *s) {
     settings.ndevice_choices = 0;
     return;
   }
+  settings.devices_named = 1;
   char list[256];
   if (strlen(s) >= sizeof list) {
     problem(v, s, "too long");
@@ -222,6 +236,20 @@ static void parse_devices(const struct variable *v, const char *s) {
     problem(v, s, NULL);
   else
     settings.ndevice_choices = n;
+}
+
+/* DAG_EMUL_FAIL: "alloc:N", "copy:N" or "kernel:N", N from 1. */
+static bool parse_emul_fail(const char *s) {
+  static const char *const ops[] = {"alloc", "copy", "kernel"};
+  const char *colon = strchr(s, ':');
+  for (int i = 0; colon && i < 3; i++)
+    if ((size_t)(colon - s) == strlen(ops[i]) &&
+        !strncmp(s, ops[i], strlen(ops[i])) &&
+        parse_count(colon + 1, 1, 1 << 30, &settings.emul_fail_at)) {
+      settings.emul_fail = (enum dag_emul_fail)(EMUL_FAIL_ALLOC + i);
+      return true;
+    }
+  return false;
 }
 
 static void parse(const struct variable *v, const char *s) {
@@ -253,6 +281,14 @@ static void parse(const struct variable *v, const char *s) {
     break;
   case DEVICES:
     parse_devices(v, s);
+    break;
+  case GRANULE:
+    ok = parse_bytes(s, (size_t *)field) && *(size_t *)field >= 4096 &&
+         *(size_t *)field <= ((size_t)1 << 30) &&
+         !(*(size_t *)field & (*(size_t *)field - 1));
+    break;
+  case EMUL_FAIL:
+    ok = parse_emul_fail(s);
     break;
   }
   if (!ok)

@@ -28,6 +28,14 @@ struct dag_device_choice {
 
 #define DAG_MAX_DEVICE_CHOICES 16
 
+/* DAG_EMUL_FAIL: which operation of the emulated device fails. */
+enum dag_emul_fail {
+  EMUL_FAIL_NONE,
+  EMUL_FAIL_ALLOC,  /* committing device memory */
+  EMUL_FAIL_COPY,   /* a queued copy */
+  EMUL_FAIL_KERNEL, /* a queued kernel (a device body's work) */
+};
+
 struct dag_settings {
   int num_threads;        /* DAG_NUM_THREADS; 0: one per core */
   int stats;              /* DAG_STATS: 0 or 1 */
@@ -45,10 +53,17 @@ struct dag_settings {
   /* DAG_DEVICES: the devices to open, in order (default cuda, hip). */
   int ndevice_choices;
   struct dag_device_choice device_choices[DAG_MAX_DEVICE_CHOICES];
-  int device_staging; /* DAG_DEVICE_STAGING: 0 or 1 */
-  int mpi_gpu_direct; /* DAG_MPI_GPU_DIRECT: 0, 1, or -1: ask MPI */
-  size_t emul_memory; /* DAG_EMUL_MEM, bytes */
-  int emul_delay_us;  /* DAG_EMUL_DELAY_US */
+  int devices_named;   /* DAG_DEVICES was set (to other than none) */
+  int device_staging;  /* DAG_DEVICE_STAGING: 0 or 1 */
+  int mpi_gpu_direct;  /* DAG_MPI_GPU_DIRECT: 0, 1, or -1: ask MPI */
+  size_t emul_memory;  /* DAG_EMUL_MEM, bytes */
+  size_t emul_granule; /* DAG_EMUL_GRANULE, bytes */
+  int emul_delay_us;   /* DAG_EMUL_DELAY_US */
+  int emul_jitter_us;  /* DAG_EMUL_JITTER_US: most of a random extra delay */
+  int emul_seed;       /* DAG_EMUL_SEED: of the jitter */
+  /* DAG_EMUL_FAIL: the emul_fail_at-th operation of that kind fails. */
+  enum dag_emul_fail emul_fail;
+  int emul_fail_at;
   int simulate_ranks; /* DAG_SIMULATE_RANKS; 0: a real run */
   int simulate_rank;  /* DAG_SIMULATE_RANK */
 };

@@ -63,6 +63,14 @@ int dag_init(void) {
       dag__comm_stop();
       break;
     }
+    err = dag__devices_check_named();
+    if (err) {
+      snprintf(start_failure, sizeof start_failure, "%s", dag_last_error());
+      dag__devices_stop();
+      dag__core_stop();
+      dag__comm_stop();
+      break;
+    }
     static bool registered;
     if (!registered) {
       atexit(finalize_at_exit);

@@ -31,9 +31,22 @@ bool dag__devices_direct;
 atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
+/* Per entry of DAG_DEVICES: the devices it opened, and why none when so. */
+static int opened_by[DAG_MAX_DEVICE_CHOICES];
+static char none_why[DAG_MAX_DEVICE_CHOICES][1024];
 
 static const char *kind_name(enum dag_device k) {
   return k == DAG_DEVICE_CUDA ? "cuda" : k == DAG_DEVICE_HIP ? "hip" : "cpu";
+}
+
+/* An entry of DAG_DEVICES as written: "cuda", "hip:1", "emul". */
+static const char *choice_name(const struct dag_device_choice *c) {
+  static const char *const kinds[] = {"cuda", "hip", "emul"};
+  static DAG_THREAD_LOCAL char name[32];
+  if (c->index < 0)
+    return kinds[c->kind];
+  snprintf(name, sizeof name, "%s:%d", kinds[c->kind], c->index);
+  return name;
 }
 
 /* Pins the thread that drives d to the CPUs nearest it (the kernel's list
@@ -50,8 +63,9 @@ static void pin_near(struct device *d) {
   }
 }
 
+/* Opens device `index` of ops for entry `choice` of DAG_DEVICES. */
 static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
-                        int index) {
+                        int index, int choice) {
   if (dag__ndevices == MAX_DEVICES) {
     dag__log(DAG_LOG_WARN, "more than %d devices; %s device %d unused",
              MAX_DEVICES, ops->name, index);
@@ -59,8 +73,11 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
   }
   struct device *d = &dag__devices[dag__ndevices];
   memset(d, 0, sizeof *d);
-  if (dag__space_open(&d->space, ops, index))
-    return; /* reported */
+  if (dag__space_open(&d->space, ops, index)) {
+    snprintf(none_why[choice], sizeof none_why[choice], "%s", dag_last_error());
+    return;
+  }
+  opened_by[choice]++;
   d->kind = kind;
   d->bit = (holders_t)(HOST << (dag__ndevices + 1));
   d->granule = dag__space_granule(&d->space);
@@ -72,29 +89,38 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
   dag__ndevices++;
 }
 
-/* Every device of `kind` (index < 0), or its device `index`. */
-static void open_kind(enum dag_device kind, int index) {
+/* Every device of `kind` (index < 0), or its device `index`, for entry
+ * `choice` of DAG_DEVICES. */
+static void open_kind(enum dag_device kind, int index, int choice) {
   const struct dag_space_ops *ops = dag__space_backend(kind);
-  int count = ops ? ops->count() : 0;
+  char *why = none_why[choice];
+  int count = ops ? ops->count(why, sizeof none_why[choice]) : 0;
+  if (!ops)
+    snprintf(why, sizeof none_why[choice],
+             "this libdag was built without the %s toolkit", kind_name(kind));
   for (int i = 0; i < count; i++)
     if (index < 0 || i == index)
-      open_device(ops, kind, i);
-  if (index >= count)
-    dag__log(DAG_LOG_WARN, "DAG_DEVICES: there is no %s device %d",
-             kind_name(kind), index);
+      open_device(ops, kind, i, choice);
+  if (count && index >= count)
+    snprintf(why, sizeof none_why[choice],
+             "there is no %s device %d (%d found)", kind_name(kind), index,
+             count);
 }
 
 /* Opens the devices DAG_DEVICES names, in its order (settings.c checked
  * the list). */
 static void discover(void) {
   const struct dag_settings *s = dag__settings();
+  int emulated = 0;
   for (int i = 0; i < s->ndevice_choices; i++) {
     const struct dag_device_choice *c = &s->device_choices[i];
     if (c->kind == DEVICES_EMUL)
-      open_device(&dag__space_emul, DAG_DEVICE_CPU, 0);
+      open_device(&dag__space_emul, DAG_DEVICE_CPU, emulated++, i);
     else
       open_kind(c->kind == DEVICES_CUDA ? DAG_DEVICE_CUDA : DAG_DEVICE_HIP,
-                c->index);
+                c->index, i);
+    if (!opened_by[i])
+      dag__log(DAG_LOG_INFO, "no %s device: %s", choice_name(c), none_why[i]);
   }
   if (!dag__ndevices)
     dag__log(DAG_LOG_INFO, "no device: tasks run on the CPU only");
@@ -113,6 +139,20 @@ static void discover(void) {
 bool dag__devices_discover(void) {
   pthread_once(&discovered, discover);
   return dag__ndevices > 0;
+}
+
+int dag__devices_check_named(void) {
+  const struct dag_settings *s = dag__settings();
+  if (!s->devices_named)
+    return 0;
+  dag__devices_discover();
+  for (int i = 0; i < s->ndevice_choices; i++)
+    if (!opened_by[i])
+      return dag__user_error(NULL, DAG_ENOSYS,
+                             "DAG_DEVICES asks for %s, which cannot be used: "
+                             "%s",
+                             choice_name(&s->device_choices[i]), none_why[i]);
+  return 0;
 }
 
 /* Whether device d runs bodies written for `kind`. */
@@ -363,7 +403,7 @@ void dag__devices_flush(const struct region *regs, size_t n) {
     dag__validity_each_held(dag__ranges_add, &w);
   if (!regs)
     note_residency(&w);
-  dag__copy_back(&w);
+  dag__copy_back(&w, NULL);
   for (size_t i = 0; i < w.n; i++)
     if (w.at[i].holders != HOST)
       dag__validity_update(w.at[i].lo, w.at[i].hi, 0, HOST);

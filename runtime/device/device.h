@@ -19,6 +19,13 @@ extern atomic_bool dag__devices_on;
  * return at once. True if any device is open. */
 bool dag__devices_discover(void);
 
+/* When DAG_DEVICES names devices: opens them now, and returns 0 if each
+ * entry gave a device, else DAG_ENOSYS with a message naming the entry and
+ * why (no library: the paths tried and the loader's words; no driver; no
+ * device). A device asked for by name is used, never silently replaced by
+ * the CPU. */
+int dag__devices_check_named(void);
+
 /* Whether a body for `device` can run on this rank (CPU: always). */
 bool dag__devices_can_run(enum dag_device device);
 

@@ -124,9 +124,11 @@ struct window *dag__residency_window(struct device *d, uintptr_t lo,
                                      uintptr_t hi);
 /* Backs every granule of [lo, hi) in w with device memory, evicting
  * granules not used in this epoch when the device is full (their data
- * written back first). False when even that leaves no room. */
-bool dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
-                         uintptr_t hi);
+ * written back first). Returns 0; DAG_ENOMEM when even that leaves no
+ * room; or the error of a device that failed to allocate (its reason in
+ * dag_last_error()). */
+int dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
+                        uintptr_t hi);
 /* Of the windows that map host byte x's granule, the one that maps the
  * longest prefix of [x, *hi) whole; *hi becomes that prefix's end. */
 struct window *dag__residency_mapping(struct device *d, uintptr_t x,
@@ -188,8 +190,9 @@ void dag__run_on_host(void *call);
 void dag__run_on_device(void *call_address);
 
 /* Copies back to the host, from the first device holding it, every range
- * of r the host lacks; waits; then the host holds them too. */
-void dag__copy_back(const struct ranges *r);
+ * of r the host lacks, for task c (NULL: for a wait, or an eviction);
+ * waits; then the host holds them too. */
+void dag__copy_back(const struct ranges *r, const struct call *c);
 /* Waits until nothing is queued on d. */
 void dag__device_drain(struct device *d);
 

@@ -22,20 +22,48 @@
 #include "device/device_internal.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ failures */
+
+/* The task a call runs, for messages. */
+static struct dag_task_info info_of(const struct call *c) {
+  return (struct dag_task_info){
+      .label = c->label, .file = c->file, .line = c->line};
+}
+
+/* Ends the run: queued work failed (`failure` says what and why) for
+ * `task` (NULL: for a wait or an eviction). Its results cannot be trusted,
+ * so nothing more runs; one message, from whichever thread saw a failure
+ * first (the others wait for the end). */
+static noreturn void work_failed(const struct dag_task_info *task,
+                                 const char *failure) {
+  static atomic_flag said = ATOMIC_FLAG_INIT;
+  if (atomic_flag_test_and_set(&said))
+    for (;;)
+      pause();
+  dag_check(dag__user_error(task, DAG_EDEVICE, "%s", failure));
+  abort(); /* dag_check ends the run on an error */
+}
 
 /* ------------------------------------------------------------- copies */
 
 struct copy_done {
   struct device *d;
   atomic_long *pending;
-  struct stage *stage;      /* its staging buffer, if any */
-  struct space_copy unpack; /* from the buffer to the host, if dst is set */
+  struct stage *stage;       /* its staging buffer, if any */
+  struct space_copy unpack;  /* from the buffer to the host, if dst is set */
+  bool for_task;             /* else for a wait or an eviction */
+  struct dag_task_info task; /* the task it moves data for */
 };
 
-static void copy_finished(void *arg) {
+static void copy_finished(void *arg, const char *failure) {
   struct copy_done *c = arg;
+  if (failure)
+    work_failed(c->for_task ? &c->task : NULL, failure);
   if (c->unpack.dst)
     dag__space_copy_rows(&c->unpack);
   if (c->stage)
@@ -46,57 +74,69 @@ static void copy_finished(void *arg) {
   free(c);
 }
 
-/* Queues c on d's queue as it is, with s its staging buffer (NULL: none)
- * and `unpack` what to do with the buffer when it is done (NULL: nothing). */
-static void issue(struct device *d, bool to_device, const struct space_copy *c,
-                  struct stage *s, const struct space_copy *unpack,
-                  atomic_long *pending) {
+/* A copy between the host and a device: where, and for which task (NULL: a
+ * wait, or an eviction), counted in *pending (if not NULL) until done. */
+struct copy_job {
+  struct device *d;
+  bool to_device;
+  const struct call *task;
+  atomic_long *pending;
+};
+
+/* Queues c on the job's device as it is, with s its staging buffer (NULL:
+ * none) and `unpack` what to do with the buffer when it is done (NULL:
+ * nothing). */
+static void issue(const struct copy_job *job, const struct space_copy *c,
+                  struct stage *s, const struct space_copy *unpack) {
+  struct device *d = job->d;
+  atomic_long *pending = job->pending;
   struct copy_done *done = calloc(1, sizeof *done);
   if (!done)
     dag__out_of_memory("a device copy");
-  *done = (struct copy_done){d, pending, s, {0}};
+  *done = (struct copy_done){d, pending, s, {0}, job->task != NULL, {0}};
+  if (job->task)
+    done->task = info_of(job->task);
   if (unpack)
     done->unpack = *unpack;
   atomic_fetch_add(&d->in_flight, 1);
   if (pending)
     atomic_fetch_add(pending, 1);
-  dag__space_copy(&d->space, to_device, c, copy_finished, done);
+  dag__space_copy(&d->space, job->to_device, c, copy_finished, done);
 }
 
 /* Queues c (at most dag__stage_max() bytes) through a staging buffer:
  * packed into it now, or unpacked from it when the copy is done. */
-static void issue_staged(struct device *d, bool to_device,
-                         const struct space_copy *c, atomic_long *pending) {
-  struct stage *s = dag__stage_get(d, c->span * c->rows);
+static void issue_staged(const struct copy_job *job,
+                         const struct space_copy *c) {
+  struct stage *s = dag__stage_get(job->d, c->span * c->rows);
   if (!s) {
-    issue(d, to_device, c, NULL, NULL, pending);
+    issue(job, c, NULL, NULL);
     return;
   }
-  if (to_device) {
+  if (job->to_device) {
     dag__space_copy_rows(&(struct space_copy){s->at, c->src, c->span, c->rows,
                                               c->span, c->src_stride});
-    issue(d, true,
+    issue(job,
           &(struct space_copy){c->dst, s->at, c->span, c->rows, c->dst_stride,
                                c->span},
-          s, NULL, pending);
+          s, NULL);
   } else {
-    issue(d, false,
+    issue(job,
           &(struct space_copy){s->at, c->src, c->span, c->rows, c->span,
                                c->src_stride},
           s,
           &(struct space_copy){c->dst, s->at, c->span, c->rows, c->dst_stride,
-                               c->span},
-          pending);
+                               c->span});
   }
 }
 
-/* Queues copy c between the host and d, counted in *pending until done:
- * through staging buffers (staging.c) in chunks of whole rows, or of one
- * row's pieces when a row is larger than a buffer. */
-static void queue_copy(struct device *d, bool to_device,
-                       const struct space_copy *c, atomic_long *pending) {
+/* Queues copy c of the job: through staging buffers (staging.c) in chunks
+ * of whole rows, or of one row's pieces when a row is larger than a
+ * buffer. */
+static void queue_copy(const struct copy_job *job, const struct space_copy *c) {
+  struct device *d = job->d;
   size_t bytes = c->span * c->rows;
-  if (to_device) {
+  if (job->to_device) {
     d->copies_in++;
     d->bytes_in += bytes;
   } else {
@@ -104,7 +144,7 @@ static void queue_copy(struct device *d, bool to_device,
     d->bytes_out += bytes;
   }
   if (!d->staging) {
-    issue(d, to_device, c, NULL, NULL, pending);
+    issue(job, c, NULL, NULL);
     return;
   }
   size_t max = dag__stage_max(), step = c->span <= max ? max / c->span : 0;
@@ -113,7 +153,7 @@ static void queue_copy(struct device *d, bool to_device,
     part.dst = (char *)c->dst + r * c->dst_stride;
     part.src = (const char *)c->src + r * c->src_stride;
     part.rows = c->rows - r < step ? c->rows - r : step;
-    issue_staged(d, to_device, &part, pending);
+    issue_staged(job, &part);
   }
   for (size_t r = 0; !step && r < c->rows; r++)
     for (size_t at = 0; at < c->span; at += max) {
@@ -123,7 +163,7 @@ static void queue_copy(struct device *d, bool to_device,
                                  1,
                                  0,
                                  0};
-      issue_staged(d, to_device, &piece, pending);
+      issue_staged(job, &piece);
     }
 }
 
@@ -147,13 +187,14 @@ static size_t sort_and_join(struct range *at, size_t n) {
   return m;
 }
 
-/* Queues copies of ranges at[0..n) (sorted, disjoint) between the host and
- * device d: one per stretch that one window maps, and one 2-D copy for
- * rows of one length at one stride (a tile's). `known`, if not NULL, is a
- * window that maps them all. */
-static void copy_ranges(struct device *d, bool to_device, struct window *known,
-                        const struct range *at, size_t n,
-                        atomic_long *pending) {
+/* Queues the job's copies of ranges at[0..n) (sorted, disjoint): one per
+ * stretch that one window maps, and one 2-D copy for rows of one length at
+ * one stride (a tile's). `known`, if not NULL, is a window that maps them
+ * all. */
+static void copy_ranges(const struct copy_job *job, struct window *known,
+                        const struct range *at, size_t n) {
+  struct device *d = job->d;
+  bool to_device = job->to_device;
   size_t i = 0;
   uintptr_t lo = n ? at[0].lo : 0;
   while (i < n) {
@@ -176,7 +217,7 @@ static void copy_ranges(struct device *d, bool to_device, struct window *known,
                            rows,
                            stride,
                            stride};
-    queue_copy(d, to_device, &c, pending);
+    queue_copy(job, &c);
     if (hi < at[i].hi) {
       lo = hi; /* the rest of this range is in another window */
       continue;
@@ -202,7 +243,7 @@ static struct ranges lacking(holders_t bit) {
   return (struct ranges){.mask = bit, .want = 0};
 }
 
-void dag__copy_back(const struct ranges *r) {
+void dag__copy_back(const struct ranges *r, const struct call *task) {
   atomic_long pending = 0;
   struct range *from = malloc((r->n ? r->n : 1) * sizeof *from);
   if (!from)
@@ -218,7 +259,7 @@ void dag__copy_back(const struct ranges *r) {
         from[n++] = r->at[i];
     }
     n = sort_and_join(from, n);
-    copy_ranges(d, false, NULL, from, n, &pending);
+    copy_ranges(&(struct copy_job){d, false, task, &pending}, NULL, from, n);
   }
   free(from);
   wait_pending(&pending);
@@ -324,7 +365,7 @@ static void prepare_host(struct call *c) {
     if (dag__call_modes(c)[i] != DAG_OUT)
       dag__region_each_span(&dag__call_regions(c)[i], dag__ranges_add_span,
                             &stale);
-  dag__copy_back(&stale);
+  dag__copy_back(&stale, c);
   free(stale.at);
   holders_t host = HOST;
   for (uint32_t i = 0; i < c->n; i++)
@@ -379,18 +420,19 @@ void dag__devices_flush_waited(void) {
 
 /* -------------------------------------------------------- device tasks */
 
-/* Brings to device d, in window w, the bytes of r that d lacks, through the
- * host for those only another device holds: a tile that moves whole is one
- * 2-D copy. */
-static void fetch(struct device *d, struct window *w, const struct region *r) {
+/* Brings to device d, in window w, the bytes of r (a region of task c)
+ * that d lacks, through the host for those only another device holds: a
+ * tile that moves whole is one 2-D copy. */
+static void fetch(struct device *d, struct window *w, const struct region *r,
+                  const struct call *c) {
   struct ranges missing = lacking(d->bit);
   dag__region_each_span(r, dag__ranges_add_span, &missing);
-  dag__copy_back(&missing); /* what only another device holds */
+  dag__copy_back(&missing, c); /* what only another device holds */
   for (size_t i = 0; i < missing.n; i++)
     dag__validity_update(missing.at[i].lo, missing.at[i].hi, (holders_t)~0,
                          d->bit);
   size_t n = sort_and_join(missing.at, missing.n);
-  copy_ranges(d, true, w, missing.at, n, NULL);
+  copy_ranges(&(struct copy_job){d, true, c, NULL}, w, missing.at, n);
   free(missing.at);
 }
 
@@ -442,15 +484,15 @@ static void check_span(uintptr_t lo, uintptr_t hi, void *arg) {
   const struct call *c = arg;
   for (const unsigned char *b = (const void *)lo; b < (const unsigned char *)hi;
        b++)
-    if (*b != HOST_POISON)
+    if (*b != HOST_POISON) {
+      struct dag_task_info task = info_of(c);
       dag_check(dag__user_error(
-          &(struct dag_task_info){
-              .label = c->label, .file = c->file, .line = c->line},
-          DAG_EINVAL,
+          &task, DAG_EINVAL,
           "its device body wrote host memory at %p, in data it writes: a "
           "device body must use the device's address (its argument, or "
           "dag_device_ptr)",
           (const void *)b));
+    }
 }
 
 static void each_written_span(struct call *c,
@@ -474,8 +516,11 @@ static void device_body(void *p) {
     each_written_span(c, check_span);
 }
 
-static void device_finished(void *p) {
+static void device_finished(void *p, const char *failure) {
   struct call *c = p;
+  struct dag_task_info task = info_of(c);
+  if (failure)
+    work_failed(&task, failure);
   struct device *d = c->device;
   /* Its own time: from when the device finished what came before. */
   uint64_t now = dag__now_ns();
@@ -491,12 +536,27 @@ static void device_finished(void *p) {
 struct back {
   struct device *d;
   struct window *w;
-  bool ok;
+  int err;
 };
 
 static void back_span(uintptr_t lo, uintptr_t hi, void *arg) {
   struct back *b = arg;
-  b->ok = b->ok && dag__residency_back(b->d, b->w, lo, hi);
+  if (!b->err)
+    b->err = dag__residency_back(b->d, b->w, lo, hi);
+}
+
+/* Ends the run: task c's data could not be given device memory (err). */
+static noreturn void not_backed(const struct call *c, int err) {
+  struct device *d = c->device;
+  struct dag_task_info task = info_of(c);
+  char why[512];
+  snprintf(why, sizeof why, "%s", dag_last_error());
+  if (err == DAG_ENOMEM)
+    dag_check(dag__user_error(&task, DAG_ENOMEM,
+                              "its data does not fit in the memory of %s "
+                              "device %d",
+                              d->space.ops->name, d->space.index));
+  work_failed(&task, why);
 }
 
 void dag__run_on_device(void *p) {
@@ -511,18 +571,14 @@ void dag__run_on_device(void *p) {
     const struct region *r = &dag__call_regions(c)[i];
     w[i] = dag__residency_window(d, r->lo, r->hi);
     call_shifts(c)[i] = (intptr_t)((uintptr_t)w[i]->at - w[i]->lo);
-    struct back b = {d, w[i], true};
+    struct back b = {d, w[i], 0};
     dag__region_each_span(r, back_span, &b);
-    if (!b.ok)
-      dag_check(dag__user_error(
-          &(struct dag_task_info){
-              .label = c->label, .file = c->file, .line = c->line},
-          DAG_ENOMEM, "its data does not fit in the memory of %s device %d",
-          d->space.ops->name, d->space.index));
+    if (b.err)
+      not_backed(c, b.err);
   }
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
-      fetch(d, w[i], &dag__call_regions(c)[i]);
+      fetch(d, w[i], &dag__call_regions(c)[i], c);
   holders_t only = d->bit;
   for (uint32_t i = 0; i < c->n; i++)
     if (writes(dag__call_modes(c)[i]))

@@ -241,7 +241,7 @@ static bool evict(struct device *d) {
   struct ranges back = only_on(d);
   for (size_t i = 0; i < victims; i++)
     only_here(d, c[i].g, &back);
-  dag__copy_back(&back);
+  dag__copy_back(&back, NULL);
   free(back.at);
   /* By index: erasing moves the table's entries. */
   uintptr_t *index = malloc((victims ? victims : 1) * sizeof *index);
@@ -256,28 +256,32 @@ static bool evict(struct device *d) {
   return victims > 0;
 }
 
-/* The record of host granule `index`, backed by device memory. */
-static struct granule *backed(struct device *d, uintptr_t index) {
+/* The record of host granule `index`, backed by device memory, into *out.
+ * Returns 0, DAG_ENOMEM when nothing is left to evict, or the space's
+ * error. */
+static int backed(struct device *d, uintptr_t index, struct granule **out) {
   struct granule *g = lookup(d, index);
-  if (g)
-    return g;
+  if ((*out = g))
+    return 0;
   uint64_t mem;
-  while (!dag__space_commit(&d->space, &mem))
-    if (!evict(d))
-      return NULL;
-  g = insert(d, index);
+  int err;
+  while ((err = dag__space_commit(&d->space, &mem)))
+    if (err != DAG_ENOMEM || !evict(d))
+      return err;
+  *out = g = insert(d, index);
   g->mem = mem;
   if (++d->committed > d->committed_peak)
     d->committed_peak = d->committed;
-  return g;
+  return 0;
 }
 
-bool dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
-                         uintptr_t hi) {
+int dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
+                        uintptr_t hi) {
   for (uintptr_t i = lo / d->granule; i <= (hi - 1) / d->granule; i++) {
-    struct granule *g = backed(d, i);
-    if (!g)
-      return false;
+    struct granule *g;
+    int err = backed(d, i, &g);
+    if (err)
+      return err;
     g->epoch = d->epoch;
     if (mapped_in(d, w, i))
       continue;
@@ -292,7 +296,7 @@ bool dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
                            sizeof *g->windows, "a device granule");
     g->windows[g->nwindows++] = w;
   }
-  return true;
+  return 0;
 }
 
 void dag__residency_release(struct device *d) {

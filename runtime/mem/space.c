@@ -31,7 +31,7 @@ void dag__space_unreserve(struct space *s, void *at, size_t bytes) {
 
 size_t dag__space_memory(struct space *s) { return s->ops->memory(s->state); }
 
-bool dag__space_commit(struct space *s, uint64_t *mem) {
+int dag__space_commit(struct space *s, uint64_t *mem) {
   return s->ops->commit(s->state, mem);
 }
 

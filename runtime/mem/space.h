@@ -15,8 +15,11 @@
  * every copy queued before it. A copy does not wait for the bodies queued
  * before it (on a GPU, copies and kernels overlap): the device layer copies
  * only data whose writers are done, and bytes that no queued body uses.
- * Each completion calls its done function on a thread of the space's own,
- * in the order queued.
+ * Each completion calls its done function on a thread of the space's own:
+ * a copy's after those of the copies queued before it and before any body
+ * that waits for it starts, a body's after those of the bodies queued
+ * before it. Nothing else orders them (a GPU's calls them in the order
+ * queued; the emulated device's in any order these allow).
  */
 #ifndef DAG_SPACE_H
 #define DAG_SPACE_H
@@ -25,7 +28,9 @@
 
 #include <sched.h>
 
-typedef void (*dag_space_done_fn)(void *arg);
+/* failure is NULL when the work was done; else it was not, and failure
+ * says what failed and why (valid until the function returns). */
+typedef void (*dag_space_done_fn)(void *arg, const char *failure);
 
 /* `rows` spans of `span` bytes, dst_stride bytes apart at dst and
  * src_stride at src (the same when a device copy keeps the host's layout;
@@ -38,8 +43,9 @@ struct space_copy {
 
 struct dag_space_ops {
   const char *name;
-  /* Devices of this kind this process has (0: none, or no driver). */
-  int (*count)(void);
+  /* Devices of this kind this process has; when none, why into why (len
+   * bytes): no library, no driver, no device. */
+  int (*count)(char *why, size_t len);
   /* Opens device `index` into *state. Returns 0 or a DAG_E* code (with a
    * message). */
   int (*open)(int index, void **state);
@@ -53,9 +59,10 @@ struct dag_space_ops {
    * granule-aligned, with nothing behind them; NULL when none are left. */
   void *(*reserve)(void *state, size_t bytes);
   void (*unreserve)(void *state, void *at, size_t bytes);
-  /* One granule of device memory into *mem; false when the device is full
-   * (the caller evicts). */
-  bool (*commit)(void *state, uint64_t *mem);
+  /* One granule of device memory into *mem. Returns 0, DAG_ENOMEM when
+   * the device is full (the caller evicts), or another DAG_E* code when it
+   * failed (reported). */
+  int (*commit)(void *state, uint64_t *mem);
   void (*decommit)(void *state, uint64_t mem);
   /* Makes granule `mem` appear at `at` (granule-aligned, reserved, not
    * mapped yet), or takes it away. Returns 0 or a DAG_E* code. */
@@ -87,11 +94,13 @@ struct space {
 };
 
 /* The emulated device (space_emul.c): separate memory of its own (a
- * memory file, poisoned with 0xa5 when committed), page-sized granules, its
- * own thread, asynchronous copies, a cap on its memory (DAG_EMUL_MEM, bytes
- * with an optional K, M or G; default 256M) and a delay before each
- * operation (DAG_EMUL_DELAY_US, default 0), both read when it opens. Its
- * bodies run on its thread, in the process's memory. */
+ * memory file, poisoned with 0xa5 when committed) in granules of
+ * DAG_EMUL_GRANULE (default 2M), capped by DAG_EMUL_MEM (default 256M); a
+ * copy queue and a compute queue with a thread each, ordered only as
+ * above; a delay before each operation (DAG_EMUL_DELAY_US, plus up to
+ * DAG_EMUL_JITTER_US at random); failures on request (DAG_EMUL_FAIL). All
+ * read when it opens. Device `index` is the index-th `emul` of DAG_DEVICES.
+ * Its bodies run on its compute thread, in the process's memory. */
 extern const struct dag_space_ops dag__space_emul;
 
 /* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
@@ -110,7 +119,7 @@ size_t dag__space_granule(struct space *s);
 size_t dag__space_memory(struct space *s);
 void *dag__space_reserve(struct space *s, size_t bytes);
 void dag__space_unreserve(struct space *s, void *at, size_t bytes);
-bool dag__space_commit(struct space *s, uint64_t *mem);
+int dag__space_commit(struct space *s, uint64_t *mem);
 void dag__space_decommit(struct space *s, uint64_t mem);
 int dag__space_map(struct space *s, void *at, uint64_t mem);
 void dag__space_unmap(struct space *s, void *at);

@@ -22,11 +22,16 @@
  * space is first asked how many devices there are, so that a program that
  * uses no GPU pays nothing for them (linked, libamdhip64 cost every dag
  * program 20 ms and 5 MiB at start), and a machine without them simply has
- * no device of the kind.
+ * no device of the kind. The library is looked for where a GPU node has
+ * it, whatever machine libdag was built on: in the process already (a
+ * program linked with it), by its versioned name (libcudart.so.13), by its
+ * plain name, and last at the path found at build time; when none loads,
+ * the count says which were tried and what the loader said.
  *
- * A call of the API that fails is reported (dag__user_error, naming the call
- * and the device); what was queued still completes, so that nobody waits
- * for ever on a broken device.
+ * A call of the API that fails outside queued work is reported
+ * (dag__user_error, naming the call and the device). Queued work that
+ * fails, to queue or on the device (a failed event included), completes
+ * with its failure, never as done: the device layer ends the run.
  *
  * Locking: one mutex per device guards the FIFO and the spare items;
  * queuing a copy and recording its events happen under it, so that the
@@ -39,6 +44,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The libraries' calls, resolved when they are loaded: API(MemcpyAsync) is
  * cudaMemcpyAsync (hipMemcpyAsync), VMM_API(Create) cuMemCreate
@@ -54,26 +60,52 @@ static struct {
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static bool loaded;
+/* Why there is no device of this kind, once the count found none. */
+static char none_why[1024];
 
-/* The library at `path` (NULL: none known), else the loader's `fallback`. */
-static void *open_library(const char *path, const char *fallback) {
-  void *lib = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-  return lib ? lib : dlopen(fallback, RTLD_NOW | RTLD_LOCAL);
+/* The first of `names` that loads (with `probe` defined in the process
+ * already, the process itself); NULL, with in none_why what the loader said
+ * of each. */
+static void *open_library(const char *probe, const char *const *names,
+                          size_t n) {
+  void *self = dlopen(NULL, RTLD_NOW);
+  if (self && dlsym(self, probe))
+    return self;
+  size_t at = (size_t)snprintf(none_why, sizeof none_why,
+                               "%s is not in the process, and", probe);
+  for (size_t i = 0; i < n && at < sizeof none_why; i++) {
+    void *lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (lib)
+      return lib;
+    const char *err = dlerror();
+    at += (size_t)snprintf(none_why + at, sizeof none_why - at, "%s %s",
+                           i ? ";" : "", err ? err : names[i]);
+  }
+  return NULL;
 }
 
-/* The runtime library found when libdag was built, else the loader's own
- * search; the libraries stay loaded until the process ends. */
+/* The runtime library and the virtual memory calls' library, where a GPU
+ * node has them (see above); they stay loaded until the process ends. */
 static void load(void) {
-  void *lib = open_library(DAG_GPU_LIBRARY, GPU_LIBRARY_NAME);
-  void *vmm = lib ? open_library(NULL, VMM_LIBRARY_NAME) : NULL;
+  static const char *const runtime[] = {DAG_GPU_SONAME, GPU_LIBRARY_NAME,
+                                        DAG_GPU_LIBRARY};
+  static const char *const driver[] = {VMM_LIBRARY_NAME};
+  void *lib = open_library(GPU_PROBE_SYMBOL, runtime, 3);
+  void *vmm = lib ? open_library(VMM_SYMBOL(Create), driver, 1) : NULL;
   if (!lib || !vmm)
     return; /* no such runtime here: no device of this kind */
 #define API_RESOLVE(name)                                                      \
-  if (!(*(void **)&api.name = dlsym(lib, GPU_SYMBOL(name))))                   \
-    return;
+  if (!(*(void **)&api.name = dlsym(lib, GPU_SYMBOL(name)))) {                 \
+    snprintf(none_why, sizeof none_why, "the library loaded has no %s",        \
+             GPU_SYMBOL(name));                                                \
+    return;                                                                    \
+  }
 #define VMM_RESOLVE(name)                                                      \
-  if (!(*(void **)&api.vmm_##name = dlsym(vmm, VMM_SYMBOL(name))))             \
-    return;
+  if (!(*(void **)&api.vmm_##name = dlsym(vmm, VMM_SYMBOL(name)))) {           \
+    snprintf(none_why, sizeof none_why, "the library loaded has no %s",        \
+             VMM_SYMBOL(name));                                                \
+    return;                                                                    \
+  }
   GPU_CALLS(API_RESOLVE)
   VMM_CALLS(VMM_RESOLVE)
 #undef API_RESOLVE
@@ -85,7 +117,8 @@ static void load(void) {
 struct item {
   struct item *next;
   GPU(Event_t) event; /* kept when the item is reused; NULL: not created */
-  bool recorded;      /* false: no event stands for it, it is done at once */
+  bool failed;        /* queuing it or its event failed: failure says how */
+  char failure[256];
   dag_space_done_fn done;
   void *arg;
 };
@@ -123,6 +156,21 @@ static int check(int device, const char *call, GPU(Error_t) err) {
       API(GetErrorString)(err));
 }
 
+/* For queued work: false when err is success; else says in it->failure
+ * which call failed on the device and why, and marks the item failed. */
+static bool failed(struct item *it, int device, const char *call,
+                   GPU(Error_t) err) {
+  if (likely(err == GPU(Success)) || it->failed)
+    return it->failed;
+  (void)API(GetLastError)();
+  snprintf(it->failure, sizeof it->failure,
+           "%s failed on " GPU_NAME " device %d: %s", call, device,
+           API(GetErrorString)(err));
+  return it->failed = true;
+}
+#define FAILED(it, device, fn, ...)                                            \
+  failed(it, device, GPU_NAME #fn, API(fn)(__VA_ARGS__))
+
 /* GPU(fn)(...), reported if it fails: 0 or a DAG_E* code. Through a second
  * macro, so that fn may itself be a macro that names a call
  * (GPU_HOST_ALLOC). */
@@ -141,15 +189,22 @@ static int check_vmm(int device, const char *call, vmm_result err) {
 #define VMM_CALL(device, fn, ...)                                              \
   check_vmm(device, VMM_SYMBOL(fn), VMM_API(fn)(__VA_ARGS__))
 
-static int gpu_count(void) {
+static int gpu_count(char *why, size_t len) {
   pthread_once(&load_once, load);
   int n = 0;
-  if (!loaded)
-    return 0;
-  if (API(GetDeviceCount)(&n) != GPU(Success)) {
-    (void)API(GetLastError)(); /* no driver, or no device: none, silently */
+  if (!loaded) {
+    snprintf(why, len, "%s", none_why);
     return 0;
   }
+  GPU(Error_t) err = API(GetDeviceCount)(&n);
+  if (err != GPU(Success)) {
+    /* No driver, a driver older than the runtime, or no device. */
+    (void)API(GetLastError)();
+    snprintf(why, len, GPU_NAME "GetDeviceCount: %s", API(GetErrorString)(err));
+    return 0;
+  }
+  if (!n)
+    snprintf(why, len, "the driver sees no " GPU_NAME " device");
   return n;
 }
 
@@ -169,9 +224,9 @@ static void *serve(void *p) {
     if (!it)
       break; /* stopping, and nothing is left */
     pthread_mutex_unlock(&g->lock);
-    if (it->recorded)
-      CALL(g->device, EventSynchronize, it->event);
-    it->done(it->arg);
+    if (!it->failed)
+      FAILED(it, g->device, EventSynchronize, it->event);
+    it->done(it->arg, it->failed ? it->failure : NULL);
     pthread_mutex_lock(&g->lock);
     g->head = it->next;
     if (!g->head)
@@ -184,7 +239,8 @@ static void *serve(void *p) {
 }
 
 static int gpu_open(int index, void **state) {
-  if (index >= gpu_count()) /* loads the library, once */
+  char why[1024];
+  if (index >= gpu_count(why, sizeof why)) /* loads the library, once */
     return dag__user_error(NULL, DAG_ENOSYS, GPU_NAME " device %d: not here",
                            index);
   struct gpu *g = calloc(1, sizeof *g);
@@ -236,12 +292,20 @@ static size_t gpu_granule(void *state) {
   return ((struct gpu *)state)->granule;
 }
 
+/* Device memory left to the libraries the bodies call (cuBLAS' and
+ * cuSOLVER's workspaces, a kernel's own allocations): a twentieth of the
+ * device, and at least this much. */
+#define LIBRARY_RESERVE ((size_t)256 << 20)
+
+/* What is free when the device opens, less the libraries' reserve: other
+ * processes and contexts on the device keep theirs. */
 static size_t gpu_memory(void *state) {
   struct gpu *g = state;
   size_t free_bytes = 0, total = 0;
   CALL(g->device, SetDevice, g->device);
   CALL(g->device, MemGetInfo, &free_bytes, &total);
-  return total;
+  size_t reserve = total / 20 > LIBRARY_RESERVE ? total / 20 : LIBRARY_RESERVE;
+  return free_bytes > reserve ? free_bytes - reserve : 0;
 }
 
 static void *gpu_reserve(void *state, size_t bytes) {
@@ -257,17 +321,20 @@ static void gpu_unreserve(void *state, void *at, size_t bytes) {
   VMM_CALL(g->device, AddressFree, (vmm_address)(uintptr_t)at, bytes);
 }
 
-static bool gpu_commit(void *state, uint64_t *mem) {
+static int gpu_commit(void *state, uint64_t *mem) {
   struct gpu *g = state;
   vmm_prop prop = VMM_PROP(g->device);
   vmm_handle h;
   vmm_result err = VMM_API(Create)(&h, g->granule, &prop, 0);
   if (err == VMM_OUT_OF_MEMORY)
-    return false; /* full: not an error, the caller evicts */
-  if (check_vmm(g->device, VMM_SYMBOL(Create), err))
-    return false;
+    return DAG_ENOMEM; /* full: not an error, the caller evicts */
+  if (err != VMM_SUCCESS)
+    return dag__error_note(DAG_EDEVICE,
+                           VMM_SYMBOL(Create) " failed on " GPU_NAME
+                                              " device %d: error %d",
+                           g->device, (int)err);
   *mem = (uint64_t)(uintptr_t)h;
-  return true;
+  return 0;
 }
 
 static void gpu_decommit(void *state, uint64_t mem) {
@@ -292,10 +359,9 @@ static void gpu_unmap(void *state, void *at) {
   VMM_CALL(g->device, Unmap, (vmm_address)(uintptr_t)at, g->granule);
 }
 
-/* Appends to the FIFO what was just queued on `stream`, with an event
- * recorded after it. Called with the lock held. */
-static void enqueue_locked(struct gpu *g, GPU(Stream_t) stream,
-                           dag_space_done_fn done, void *arg) {
+/* An item for work about to be queued, not failed yet. Called with the
+ * lock held. */
+static struct item *new_item(struct gpu *g, dag_space_done_fn done, void *arg) {
   struct item *it = g->spare;
   if (it) {
     g->spare = it->next;
@@ -304,12 +370,21 @@ static void enqueue_locked(struct gpu *g, GPU(Stream_t) stream,
     if (!it)
       dag__out_of_memory("the queue of a " GPU_NAME " device");
   }
-  if (!it->event && CALL(g->device, EventCreateWithFlags, &it->event,
-                         GPU(EventDisableTiming) | GPU(EventBlockingSync)))
-    it->event = NULL;
-  it->recorded = it->event && !CALL(g->device, EventRecord, it->event, stream);
+  it->failed = false;
   it->done = done;
   it->arg = arg;
+  return it;
+}
+
+/* Appends it to the FIFO, with an event recorded on `stream` after what was
+ * just queued there. Called with the lock held. */
+static void enqueue_locked(struct gpu *g, struct item *it,
+                           GPU(Stream_t) stream) {
+  if (!it->event && FAILED(it, g->device, EventCreateWithFlags, &it->event,
+                           GPU(EventDisableTiming) | GPU(EventBlockingSync)))
+    it->event = NULL;
+  if (it->event)
+    FAILED(it, g->device, EventRecord, it->event, stream);
   it->next = NULL;
   if (g->tail)
     g->tail->next = it;
@@ -321,21 +396,23 @@ static void enqueue_locked(struct gpu *g, GPU(Stream_t) stream,
 
 /* Queues the copy c on the copy stream: one span as a 1-D copy (which has no
  * largest pitch), rows as one 2-D copy with the strides as the pitches, or,
- * beyond the device's largest pitch, as a copy per row. */
-static void queue_copy(struct gpu *g, const struct space_copy *c,
-                       GPU_MEMCPY_KIND kind) {
+ * beyond the device's largest pitch, as a copy per row. A call that fails
+ * fails it. */
+static void queue_copy(struct gpu *g, struct item *it,
+                       const struct space_copy *c, GPU_MEMCPY_KIND kind) {
   if (!c->span || !c->rows)
     return;
   if (c->rows == 1) {
-    CALL(g->device, MemcpyAsync, c->dst, c->src, c->span, kind, g->copy_stream);
+    FAILED(it, g->device, MemcpyAsync, c->dst, c->src, c->span, kind,
+           g->copy_stream);
   } else if (c->dst_stride <= g->max_pitch && c->src_stride <= g->max_pitch) {
-    CALL(g->device, Memcpy2DAsync, c->dst, c->dst_stride, c->src, c->src_stride,
-         c->span, c->rows, kind, g->copy_stream);
+    FAILED(it, g->device, Memcpy2DAsync, c->dst, c->dst_stride, c->src,
+           c->src_stride, c->span, c->rows, kind, g->copy_stream);
   } else {
     for (size_t r = 0; r < c->rows; r++)
-      if (CALL(g->device, MemcpyAsync, (char *)c->dst + r * c->dst_stride,
-               (const char *)c->src + r * c->src_stride, c->span, kind,
-               g->copy_stream))
+      if (FAILED(it, g->device, MemcpyAsync, (char *)c->dst + r * c->dst_stride,
+                 (const char *)c->src + r * c->src_stride, c->span, kind,
+                 g->copy_stream))
         break;
   }
 }
@@ -344,12 +421,16 @@ static void gpu_copy(void *state, bool to_device, const struct space_copy *c,
                      dag_space_done_fn done, void *arg) {
   struct gpu *g = state;
   pthread_mutex_lock(&g->lock);
-  if (!CALL(g->device, SetDevice, g->device)) {
-    queue_copy(g, c,
+  struct item *it = new_item(g, done, arg);
+  if (!FAILED(it, g->device, SetDevice, g->device)) {
+    queue_copy(g, it, c,
                to_device ? GPU(MemcpyHostToDevice) : GPU(MemcpyDeviceToHost));
-    g->copies_unseen = !CALL(g->device, EventRecord, g->copied, g->copy_stream);
+    /* A body waits for the copy through this event: if it cannot be
+     * recorded, the copy fails, or the body would not wait. */
+    g->copies_unseen =
+        !FAILED(it, g->device, EventRecord, g->copied, g->copy_stream);
   }
-  enqueue_locked(g, g->copy_stream, done, arg);
+  enqueue_locked(g, it, g->copy_stream);
   pthread_mutex_unlock(&g->lock);
 }
 
@@ -358,22 +439,22 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args,
   struct gpu *g = state;
   /* The body's work starts after the copies queued before it. */
   pthread_mutex_lock(&g->lock);
-  bool ready = !CALL(g->device, SetDevice, g->device) &&
-               (!g->copies_unseen ||
-                !CALL(g->device, StreamWaitEvent, g->stream, g->copied, 0));
+  struct item *it = new_item(g, done, arg);
+  if (!FAILED(it, g->device, SetDevice, g->device) && g->copies_unseen)
+    FAILED(it, g->device, StreamWaitEvent, g->stream, g->copied, 0);
   g->copies_unseen = false;
   pthread_mutex_unlock(&g->lock);
-  if (ready) {
+  if (!it->failed) {
     GPU(Stream_t) outer = body_stream;
     body_stream = g->stream;
     fn(args);
     body_stream = outer;
     /* A launch of the body's that failed at once (a bad configuration). */
-    check(g->device, "a device body", API(GetLastError)());
-    CALL(g->device, SetDevice, g->device); /* if the body changed it */
+    failed(it, g->device, "a launch of the device body", API(GetLastError)());
+    FAILED(it, g->device, SetDevice, g->device); /* if the body changed it */
   }
   pthread_mutex_lock(&g->lock);
-  enqueue_locked(g, g->stream, done, arg);
+  enqueue_locked(g, it, g->stream);
   pthread_mutex_unlock(&g->lock);
 }
 

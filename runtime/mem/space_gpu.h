@@ -1,9 +1,11 @@
 /* space_gpu.h — the names space_gpu.c uses for a GPU's runtime API, so
  * that one source serves CUDA and HIP, whose runtime calls differ only in
  * their prefix: GPU(Malloc) is cudaMalloc or hipMalloc. Compiled with
- * exactly one of DAG_SPACE_CUDA or DAG_SPACE_HIP, and DAG_GPU_LIBRARY, the
- * runtime library's file name (loaded when the space is first asked for its
- * devices, not linked). Device memory comes from the virtual memory calls,
+ * exactly one of DAG_SPACE_CUDA or DAG_SPACE_HIP, DAG_GPU_LIBRARY, the
+ * runtime library's path on the build machine, and DAG_GPU_SONAME, its
+ * versioned name (what a GPU node's runtime install has, without the
+ * toolkit): loaded when the space is first asked for its devices, not
+ * linked. Device memory comes from the virtual memory calls,
  * which CUDA has in its driver library (cuMem*) and HIP in its runtime
  * (hipMem*): VMM(Create) names them. Only space_gpu.c includes this header: it
  * is the one place a vendor header enters the runtime.
@@ -22,6 +24,8 @@
 #define GPU(name) cuda##name
 #define GPU_SYMBOL(name) "cuda" #name
 #define GPU_LIBRARY_NAME "libcudart.so"
+/* A symbol that is there when the runtime is in the process already. */
+#define GPU_PROBE_SYMBOL "cudaGetDeviceCount"
 #define GPU_NAME "cuda"
 #define GPU_SPACE dag__space_cuda
 #define GPU_STREAM_FN dag_cuda_stream
@@ -60,6 +64,7 @@ typedef CUmemAccessDesc vmm_access;
 #define GPU(name) hip##name
 #define GPU_SYMBOL(name) "hip" #name
 #define GPU_LIBRARY_NAME "libamdhip64.so"
+#define GPU_PROBE_SYMBOL "hipGetDeviceCount"
 #define GPU_NAME "hip"
 #define GPU_SPACE dag__space_hip
 #define GPU_STREAM_FN dag_hip_stream

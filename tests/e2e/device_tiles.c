@@ -2,13 +2,14 @@
  * (device(cuda), here on the emulated device: DAG_DEVICES=emul) and a CPU
  * one (implements), row sums taken on the host between sweeps. The device
  * body indexes its tile with the host's leading dimension. The test gives
- * the emulated device a quarter of the matrix, so tiles are evicted and
+ * the emulated device a quarter of the matrix (32 MiB; tiles of 2 MiB of
+ * address range, the emulated device's granule), so tiles are evicted and
  * written back. Prints the row sums of every sweep: the same as the
  * program built without dagcc. */
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { N = 256, BS = 32, SWEEPS = 4 };
+enum { N = 2048, BS = 128, SWEEPS = 4 };
 
 #pragma dag task device(cuda) inout(t[0:BS][0:BS])
 void step(double (*t)[N], double by);

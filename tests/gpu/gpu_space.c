@@ -70,8 +70,10 @@ int main(void) {
     if (spaces[i] == &dag__space_emul)
       continue;
     const struct kind *k = kind_of(spaces[i]->name);
-    int count = spaces[i]->count();
-    printf("%s: %d device(s)\n", spaces[i]->name, count);
+    char why[1024] = "";
+    int count = spaces[i]->count(why, sizeof why);
+    printf("%s: %d device(s)%s%s\n", spaces[i]->name, count, count ? "" : ": ",
+           why);
     SPACE_CHECK(k != NULL); /* a space built, and no body for it here */
     for (int d = 0; d < count; d++)
       check_device(spaces[i], k, d);

@@ -33,10 +33,12 @@
 #endif
 
 /* Completions, in the order their done functions ran (on the space's
- * thread). */
+ * threads), and the failures among them. */
 static int order[16];
-static atomic_int norder;
-static inline void note(void *arg) {
+static atomic_int norder, nfailed;
+static inline void note(void *arg, const char *failure) {
+  if (failure)
+    atomic_fetch_add(&nfailed, 1);
   order[atomic_load(&norder)] = (int)(intptr_t)arg;
   atomic_fetch_add(&norder, 1);
 }
@@ -62,7 +64,7 @@ static inline void *space_block_new(struct space *s, struct space_block *b,
   b->at = dag__space_reserve(s, b->bytes);
   SPACE_CHECK(b->at != NULL);
   for (size_t i = 0; i < b->bytes / g; i++) {
-    if (!dag__space_commit(s, &b->mem[i])) {
+    if (dag__space_commit(s, &b->mem[i])) {
       while (i--) {
         dag__space_unmap(s, b->at + i * g);
         dag__space_decommit(s, b->mem[i]);
@@ -236,7 +238,7 @@ static inline void space_check_alias(struct space *s) {
   size_t g = dag__space_granule(s);
   char *one = dag__space_reserve(s, g), *two = dag__space_reserve(s, g);
   uint64_t mem;
-  SPACE_CHECK(one && two && dag__space_commit(s, &mem));
+  SPACE_CHECK(one && two && dag__space_commit(s, &mem) == 0);
   SPACE_CHECK(dag__space_map(s, one, mem) == 0);
   SPACE_CHECK(dag__space_map(s, two, mem) == 0);
   char host[64] = "one memory, two addresses", back[64] = "";

@@ -17,11 +17,19 @@
 #include "check_each.h"
 #include "run_suite.h"
 
-static void start(const char *devices, const char *mem) {
+/* Starts the runtime with DAG_DEVICES=devices (for "emul", the emulated
+ * devices CHECK_EMUL_DEVICES names when set: ctest runs the suite on two,
+ * emul,emul, too) and each device's memory. */
+static void start_exactly(const char *devices, const char *mem) {
   ck_assert_int_eq(setenv("DAG_DEVICES", devices, 1), 0);
   ck_assert_int_eq(setenv("DAG_EMUL_MEM", mem, 1), 0);
   ck_assert_int_eq(setenv("DAG_EMUL_DELAY_US", "50", 1), 0);
   ck_assert_int_eq(dag_init(), 0);
+}
+
+static void start(const char *devices, const char *mem) {
+  const char *several = getenv("CHECK_EMUL_DEVICES");
+  start_exactly(!strcmp(devices, "emul") && several ? several : devices, mem);
 }
 
 static struct dag_access access_of(enum dag_mode mode, const void *base,
@@ -160,15 +168,16 @@ END_TEST
  * the device, then one tile read on the host before the wait: each tile
  * moves in as one 2-D copy, the tile read moves back as one, and the wait
  * brings the rest back in a copy per stretch of device memory (a block
- * row's window) rather than one per row or per page. Counted from the
- * DAG_STATS line. */
+ * row's window, with page-sized granules) rather than one per row or per
+ * page. Counted from the DAG_STATS line. */
 enum { WIDE = 512, TILE = 64 };
 
 static void read_tile(void *p) { (void)p; }
 
 START_TEST(tiles_move_in_few_copies) {
   ck_assert_int_eq(setenv("DAG_STATS", "1", 1), 0);
-  start("emul", "16M");
+  ck_assert_int_eq(setenv("DAG_EMUL_GRANULE", "4K", 1), 0);
+  start_exactly("emul", "16M"); /* the counts are of one device */
   double(*a)[WIDE] = aligned_alloc(4096, WIDE * sizeof *a);
   for (int i = 0; i < WIDE; i++)
     for (int j = 0; j < WIDE; j++)
@@ -254,11 +263,11 @@ END_TEST
 
 /* --------------------------------------------------- more than fits */
 
-/* 4 MiB of blocks on a device of 1 MiB, each block updated on the device
- * in rounds, read on the host between two: evicted blocks come back with
- * their writes. */
+/* 32 MiB of blocks on a device of 8 MiB (four 2 MiB granules), each block
+ * updated on the device in rounds: evicted blocks come back with their
+ * writes. */
 static void working_set(int blocks) {
-  enum { BLOCK = 32768, ROUNDS = 3 }; /* doubles: 256 KiB */
+  enum { BLOCK = 262144, ROUNDS = 3 }; /* doubles: 2 MiB */
   double **x = malloc(blocks * sizeof *x);
   for (int b = 0; b < blocks; b++) {
     x[b] = malloc(BLOCK * sizeof(double));
@@ -276,16 +285,16 @@ static void working_set(int blocks) {
 }
 
 START_TEST(working_set_four_times_device) {
-  start("emul", "1M");
+  start("emul", "8M");
   working_set(16);
 }
 END_TEST
 
 /* One task whose data cannot fit stops the program with a message. */
 START_TEST(task_larger_than_device) {
-  start("emul", "64K");
-  double *x = calloc(65536, sizeof *x);
-  submit_add(DAG_DEVICE_CUDA, x, 65536, 1);
+  start("emul", "2M");
+  double *x = calloc(524288, sizeof *x); /* 4 MiB */
+  submit_add(DAG_DEVICE_CUDA, x, 524288, 1);
   dag_taskwait();
 }
 END_TEST

@@ -71,6 +71,13 @@ static const struct {
     {"DAG_EMUL_MEM", "0"},
     {"DAG_EMUL_MEM", "-1M"},
     {"DAG_EMUL_DELAY_US", "-5"},
+    {"DAG_EMUL_JITTER_US", "lots"},
+    {"DAG_EMUL_GRANULE", "3K"},
+    {"DAG_EMUL_GRANULE", "2K"},
+    {"DAG_EMUL_GRANULE", "2G"},
+    {"DAG_EMUL_FAIL", "copy"},
+    {"DAG_EMUL_FAIL", "copy:0"},
+    {"DAG_EMUL_FAIL", "disk:3"},
     {"DAG_SIMULATE_RANKS", "0"},
     {"DAG_SIMULATE_RANK", "-1"},
 };
@@ -105,28 +112,52 @@ START_TEST(test_good_values_are_taken) {
   setenv("DAG_STATS", "0", 1);
   setenv("DAG_LOG", "debug", 1);
   setenv("DAG_WATCHDOG", "0.25", 1);
-  setenv("DAG_DEVICES", "emul,cuda:1,hip", 1);
+  setenv("DAG_DEVICES", "emul,emul", 1);
   setenv("DAG_DEVICE_STAGING", "0", 1);
   setenv("DAG_MPI_GPU_DIRECT", "1", 1);
-  setenv("DAG_EMUL_MEM", "512K", 1);
+  setenv("DAG_EMUL_MEM", "8M", 1);
   setenv("DAG_EMUL_DELAY_US", "7", 1);
+  setenv("DAG_EMUL_JITTER_US", "30", 1);
+  setenv("DAG_EMUL_SEED", "5", 1);
+  setenv("DAG_EMUL_GRANULE", "64K", 1);
+  setenv("DAG_EMUL_FAIL", "kernel:12", 1);
   const struct dag_settings *s = dag__settings();
   ck_assert_int_eq(s->num_threads, 3);
   ck_assert_int_eq(s->stats, 0);
   ck_assert_int_eq(s->log, DAG_LOG_DEBUG);
   ck_assert(s->watchdog_seconds == 0.25);
   ck_assert(s->watchdog_end_seconds == 0);
-  ck_assert_int_eq(s->ndevice_choices, 3);
+  ck_assert_int_eq(s->ndevice_choices, 2);
   ck_assert_int_eq(s->device_choices[0].kind, DEVICES_EMUL);
+  ck_assert_int_eq(s->device_choices[1].kind, DEVICES_EMUL);
+  ck_assert_int_eq(s->devices_named, 1);
+  ck_assert_int_eq(s->device_staging, 0);
+  ck_assert_int_eq(s->mpi_gpu_direct, 1);
+  ck_assert_uint_eq(s->emul_memory, 8u << 20);
+  ck_assert_int_eq(s->emul_delay_us, 7);
+  ck_assert_int_eq(s->emul_jitter_us, 30);
+  ck_assert_int_eq(s->emul_seed, 5);
+  ck_assert_uint_eq(s->emul_granule, 64u << 10);
+  ck_assert_int_eq(s->emul_fail, EMUL_FAIL_KERNEL);
+  ck_assert_int_eq(s->emul_fail_at, 12);
+  ck_assert_int_eq(dag_num_workers(), 3);
+}
+END_TEST
+
+/* A device named in DAG_DEVICES that cannot be used stops dag_init, saying
+ * which and why; it is never silently replaced by the CPU. */
+START_TEST(test_named_device_missing) {
+  setenv("DAG_DEVICES", "emul,cuda:1,hip", 1);
+  const struct dag_settings *s = dag__settings();
+  ck_assert_int_eq(s->ndevice_choices, 3);
   ck_assert_int_eq(s->device_choices[1].kind, DEVICES_CUDA);
   ck_assert_int_eq(s->device_choices[1].index, 1);
   ck_assert_int_eq(s->device_choices[2].kind, DEVICES_HIP);
   ck_assert_int_eq(s->device_choices[2].index, -1);
-  ck_assert_int_eq(s->device_staging, 0);
-  ck_assert_int_eq(s->mpi_gpu_direct, 1);
-  ck_assert_uint_eq(s->emul_memory, 512u << 10);
-  ck_assert_int_eq(s->emul_delay_us, 7);
-  ck_assert_int_eq(dag_num_workers(), 3);
+  ck_assert_int_eq(dag_init(), DAG_ENOSYS);
+  ck_assert_ptr_nonnull(
+      strstr(dag_last_error(), "DAG_DEVICES asks for cuda:1, which cannot"));
+  ck_assert_int_eq(dag_num_workers(), DAG_ENOSYS);
 }
 END_TEST
 
@@ -138,6 +169,10 @@ START_TEST(test_defaults) {
   ck_assert_int_eq(s->device_staging, 1);
   ck_assert_int_eq(s->mpi_gpu_direct, -1);
   ck_assert_uint_eq(s->emul_memory, (size_t)256 << 20);
+  ck_assert_uint_eq(s->emul_granule, (size_t)2 << 20);
+  ck_assert_int_eq(s->emul_jitter_us, 0);
+  ck_assert_int_eq(s->emul_fail, EMUL_FAIL_NONE);
+  ck_assert_int_eq(s->devices_named, 0);
   ck_assert_int_eq(s->simulate_ranks, 0);
   ck_assert_ptr_null(s->trace);
 }
@@ -237,6 +272,7 @@ static Suite *settings_suite(void) {
                       (int)(sizeof malformed / sizeof *malformed));
   tcase_add_test(tc, test_simulated_rank_beyond_ranks);
   tcase_add_test(tc, test_good_values_are_taken);
+  tcase_add_test(tc, test_named_device_missing);
   tcase_add_test(tc, test_defaults);
   tcase_add_test(tc, test_watchdog_with_deadline);
   tcase_add_test(tc, test_devices_none);

@@ -3,9 +3,13 @@
  * as the runtime will use a GPU: the checks every space passes
  * (tests/gpu/space_checks.h, which the GPU test runs on CUDA and HIP), and
  * the emulated device's own: its memory is its own, capped, poisoned and
- * cut into page-sized granules;
- * device bodies run on the device's own thread; what is queued completes
- * later than it was queued (DAG_EMUL_DELAY_US).
+ * cut into granules (2 MiB unless DAG_EMUL_GRANULE says; these tests use
+ * pages, to count them in little memory); device bodies run on the
+ * device's compute thread; what is queued completes later than it was
+ * queued (DAG_EMUL_DELAY_US); a copy does not wait for a body queued
+ * before it, and a body waits for the copies queued before it, at any
+ * jitter; an injected failure reaches the done function, and the work is
+ * not done.
  */
 #include <check.h>
 #include <dirent.h>
@@ -21,12 +25,16 @@
 static struct space dev;
 
 static void open_device(const char *mem, const char *delay_us) {
+  ck_assert_int_eq(setenv("DAG_EMUL_GRANULE", "4K", 1), 0);
   ck_assert_int_eq(setenv("DAG_EMUL_MEM", mem, 1), 0);
   ck_assert_int_eq(setenv("DAG_EMUL_DELAY_US", delay_us, 1), 0);
   ck_assert_int_eq(dag__space_open(&dev, &dag__space_emul, 0), 0);
 }
 
-static void teardown(void) { dag__space_close(&dev); }
+static void teardown(void) {
+  if (dev.state)
+    dag__space_close(&dev);
+}
 
 START_TEST(memory_is_capped_and_poisoned) {
   open_device("64K", "0");
@@ -40,7 +48,7 @@ START_TEST(memory_is_capped_and_poisoned) {
   ck_assert_ptr_null(space_block_new(&dev, &b, 30 << 10));    /* 70K > 64K */
   ck_assert_ptr_nonnull(space_block_new(&dev, &b, 24 << 10)); /* full */
   uint64_t mem;
-  ck_assert(!dag__space_commit(&dev, &mem));
+  ck_assert_int_eq(dag__space_commit(&dev, &mem), DAG_ENOMEM);
   space_block_free(&dev, &a);
   ck_assert_ptr_nonnull(space_block_new(&dev, &a, 30 << 10)); /* fits again */
   space_block_free(&dev, &b);
@@ -114,6 +122,102 @@ START_TEST(close_drains) {
 }
 END_TEST
 
+/* Without DAG_EMUL_GRANULE, granules are CUDA's 2 MiB; memory smaller than
+ * one is refused. */
+START_TEST(granules_like_cuda) {
+  ck_assert_int_eq(setenv("DAG_EMUL_MEM", "8M", 1), 0);
+  ck_assert_int_eq(dag__space_open(&dev, &dag__space_emul, 0), 0);
+  ck_assert_uint_eq(dag__space_granule(&dev), 2 << 20);
+  ck_assert_uint_eq(dag__space_memory(&dev), 8 << 20);
+  char *at = dag__space_reserve(&dev, 4 << 20);
+  ck_assert_ptr_nonnull(at);
+  ck_assert_uint_eq((uintptr_t)at % (2 << 20), 0); /* granule-aligned */
+  dag__space_unreserve(&dev, at, 4 << 20);
+}
+END_TEST
+
+START_TEST(memory_below_a_granule) {
+  ck_assert_int_eq(setenv("DAG_EMUL_MEM", "1M", 1), 0);
+  struct space other;
+  ck_assert_int_eq(dag__space_open(&other, &dag__space_emul, 0), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "less than one granule"));
+}
+END_TEST
+
+/* Copies and bodies have queues of their own: a copy queued after a slow
+ * body finishes first, and a body queued after copies waits for them, with
+ * every operation delayed at random. */
+static atomic_int body_ran;
+static void slow_body(void *p) {
+  (void)p;
+  usleep(50000);
+  atomic_store(&body_ran, 1);
+}
+
+START_TEST(copies_overlap_bodies) {
+  ck_assert_int_eq(setenv("DAG_EMUL_JITTER_US", "2000", 1), 0);
+  open_device("1M", "0");
+  char host[64] = "copied", dst[64] = "";
+  norder = 0;
+  dag__space_launch(&dev, slow_body, NULL, note, (void *)1);
+  dag__space_copy(&dev, true,
+                  &(struct space_copy){dst, host, sizeof host, 1, 0, 0}, note,
+                  (void *)2);
+  drain(2);
+  ck_assert_int_eq(order[0], 2); /* the copy, while the body sleeps */
+  ck_assert_int_eq(order[1], 1);
+  for (int round = 0; round < 20; round++)
+    space_check_queue_in_order(&dev, move);
+}
+END_TEST
+
+/* DAG_EMUL_FAIL=copy:2: the second copy fails, says so, and moves nothing;
+ * the others are done. */
+START_TEST(injected_copy_failure) {
+  ck_assert_int_eq(setenv("DAG_EMUL_FAIL", "copy:2", 1), 0);
+  open_device("1M", "0");
+  char host[16] = "bytes", one[16] = "", two[16] = "", three[16] = "";
+  norder = nfailed = 0;
+  for (int i = 0; i < 3; i++)
+    dag__space_copy(&dev, true,
+                    &(struct space_copy){i == 0   ? one
+                                         : i == 1 ? two
+                                                  : three,
+                                         host, sizeof host, 1, 0, 0},
+                    note, (void *)(intptr_t)(i + 1));
+  drain(3);
+  ck_assert_int_eq(nfailed, 1);
+  ck_assert_str_eq(one, "bytes");
+  ck_assert_str_eq(two, "");
+  ck_assert_str_eq(three, "bytes");
+}
+END_TEST
+
+/* DAG_EMUL_FAIL=kernel:1: the body does not run, and its done function is
+ * told; DAG_EMUL_FAIL=alloc:2: the second commit fails with DAG_EDEVICE. */
+START_TEST(injected_kernel_failure) {
+  ck_assert_int_eq(setenv("DAG_EMUL_FAIL", "kernel:1", 1), 0);
+  open_device("1M", "0");
+  norder = nfailed = 0;
+  atomic_store(&body_ran, 0);
+  dag__space_launch(&dev, slow_body, NULL, note, (void *)1);
+  drain(1);
+  ck_assert_int_eq(nfailed, 1);
+  ck_assert_int_eq(atomic_load(&body_ran), 0);
+}
+END_TEST
+
+START_TEST(injected_alloc_failure) {
+  ck_assert_int_eq(setenv("DAG_EMUL_FAIL", "alloc:2", 1), 0);
+  open_device("1M", "0");
+  uint64_t a, b;
+  ck_assert_int_eq(dag__space_commit(&dev, &a), 0);
+  ck_assert_int_eq(dag__space_commit(&dev, &b), DAG_EDEVICE);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "allocating device memory"));
+  dag__space_decommit(&dev, a);
+}
+END_TEST
+
 /* The CPUs near a PCI device, as for a GPU's thread, for every PCI device
  * of this machine; the emulated device has no PCI address; an address that
  * does not exist has no CPUs. */
@@ -152,6 +256,12 @@ int main(void) {
   tcase_add_test(tc, asynchronous);
   tcase_add_test(tc, close_drains);
   tcase_add_test(tc, near_pci_device);
+  tcase_add_test(tc, granules_like_cuda);
+  tcase_add_test(tc, memory_below_a_granule);
+  tcase_add_test(tc, copies_overlap_bodies);
+  tcase_add_test(tc, injected_copy_failure);
+  tcase_add_test(tc, injected_kernel_failure);
+  tcase_add_test(tc, injected_alloc_failure);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
