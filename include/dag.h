@@ -219,6 +219,16 @@ DAG_API int dag_worker_id(void);
 DAG_API void *dag_cuda_stream(void);
 DAG_API void *dag_hip_stream(void);
 
+/* In a device body running on the emulated device (DAG_DEVICES=emul, which
+ * tests use where there is no GPU): queues kernel(args) on the body's
+ * stream, as a CUDA body launches a kernel on dag_cuda_stream(). `size`
+ * bytes of args are copied now, as kernel parameters are. The kernel runs
+ * later, on the device, after the task's data has arrived there; the body
+ * itself runs at launch and must not touch device memory (it faults while
+ * the body runs). Returns 0, or DAG_EINVAL outside such a body. */
+DAG_API int dag_emul_launch(void (*kernel)(void *args), const void *args,
+                            size_t size);
+
 /* Inside a device body: the device address of host byte `host`, which must
  * lie in one of the task's regions (NULL otherwise). Pointer arguments that
  * fall in a region arrive translated already; this is for pointers the body

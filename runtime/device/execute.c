@@ -394,6 +394,7 @@ void dag__run_on_host(void *p) {
 void *dag__devices_direct_begin(struct region *r) {
   struct direct_pin *pin = running_on_host ? running_on_host->direct : NULL;
   if (pin) {
+    dag__space_host_reads(&pin->d->space, true);
     uintptr_t shift = (uintptr_t)pin->w->at - pin->w->lo;
     r->lo += shift;
     r->hi += shift;
@@ -404,6 +405,7 @@ void *dag__devices_direct_begin(struct region *r) {
 
 void dag__devices_direct_end(void *pinned) {
   struct direct_pin *pin = pinned;
+  dag__space_host_reads(&pin->d->space, false);
   atomic_fetch_sub(&pin->w->pins, 1);
   atomic_fetch_sub(&pin->d->direct_pinned, pin->bytes);
   free(pin);
@@ -502,18 +504,28 @@ static void each_written_span(struct call *c,
       dag__region_each_span(&dag__call_regions(c)[i], fn, c);
 }
 
-/* The body as the device runs it: on the device's thread for the emulated
- * device, which also poisons and checks; on the launching worker for a GPU,
- * whose body only queues work. */
+/* On the emulated device, kernels queued around the body's own: the host
+ * bytes it writes are poisoned once its data has arrived, and checked once
+ * its work is done. */
+static void poison_kernel(void *p) {
+  each_written_span(*(struct call **)p, poison_span);
+}
+
+static void check_kernel(void *p) {
+  each_written_span(*(struct call **)p, check_span);
+}
+
+/* The body as the device runs it: on the launching worker, where it only
+ * queues work on the device. */
 static void device_body(void *p) {
   struct call *c = p;
   if (c->device->poisons_host)
-    each_written_span(c, poison_span);
+    dag_emul_launch(poison_kernel, &c, sizeof c);
   running = c;
   c->fn(dag__call_args(c));
   running = NULL;
   if (c->device->poisons_host)
-    each_written_span(c, check_span);
+    dag_emul_launch(check_kernel, &c, sizeof c);
 }
 
 static void device_finished(void *p, const char *failure) {

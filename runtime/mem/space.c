@@ -84,3 +84,8 @@ void dag__space_bind(struct space *s, const cpu_set_t *cpus) {
   if (s->ops->bind)
     s->ops->bind(s->state, cpus);
 }
+
+void dag__space_host_reads(struct space *s, bool begin) {
+  if (s->ops->host_reads)
+    s->ops->host_reads(s->state, begin);
+}

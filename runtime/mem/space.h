@@ -75,6 +75,10 @@ struct dag_space_ops {
    * that work is complete. */
   void (*launch)(void *state, dag_task_fn fn, void *args,
                  dag_space_done_fn done, void *arg);
+  /* Host code reads device memory directly from begin (true) to end
+   * (false), as a CUDA-aware MPI does for a direct send. NULL where that
+   * needs no word. */
+  void (*host_reads)(void *state, bool begin);
   /* Host memory the device copies to and from at full speed, without the
    * driver staging it (page-locked); NULL when none is left. */
   void *(*host_alloc)(void *state, size_t bytes);
@@ -100,7 +104,8 @@ struct space {
  * above; a delay before each operation (DAG_EMUL_DELAY_US, plus up to
  * DAG_EMUL_JITTER_US at random); failures on request (DAG_EMUL_FAIL). All
  * read when it opens. Device `index` is the index-th `emul` of DAG_DEVICES.
- * Its bodies run on its compute thread, in the process's memory. */
+ * Its bodies run at launch on the launching thread and queue kernels with
+ * dag_emul_launch; while one runs, its memory is closed to host code. */
 extern const struct dag_space_ops dag__space_emul;
 
 /* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
@@ -136,6 +141,7 @@ void dag__space_host_free(struct space *s, void *p, size_t bytes);
 /* The device's PCI address, if it has one (false otherwise). */
 bool dag__space_bus_id(struct space *s, char *buf, size_t len);
 void dag__space_bind(struct space *s, const cpu_set_t *cpus);
+void dag__space_host_reads(struct space *s, bool begin);
 
 /* ----------------------------------------------------------- backend.c */
 

@@ -19,21 +19,33 @@
  * really happen. A done function runs on its queue's thread once its
  * operation is over; a copy's before the bodies that wait for it start.
  *
+ * Bodies: as on CUDA, a device body runs on the thread that launches it
+ * and only queues work: its kernels, given to dag_emul_launch, run on the
+ * compute queue, after the copies queued before the launch. Device memory
+ * is for the device's own work: while a body runs at launch, the device's
+ * queues pause and its memory is mapped with no access, so a body that
+ * touches device memory itself faults, and the fault is reported as that.
+ * Host code that reads device memory as a CUDA-aware MPI does (a direct
+ * send) says so (host_reads): while it reads, launches leave the memory
+ * open (a send may last until another rank's task runs, which may wait for
+ * this launch: waiting for the send could deadlock two ranks).
+ *
  * Failures: DAG_EMUL_FAIL=alloc:N, copy:N or kernel:N makes the Nth
- * commit, copy or body of each emulated device fail as a GPU's can; queued
- * work that fails is not done, and its done function is told why.
+ * commit, copy or kernel of each emulated device fail as a GPU's can;
+ * queued work that fails is not done, and its done function (a kernel's:
+ * its body's) is told why.
  *
- * Its bodies run on its compute thread, in the process's memory.
- *
- * Locking: one mutex per device guards both queues, the copy event and the
- * free granules; each thread sleeps on its queue's condition variable while
- * the queue is empty, the compute thread on `copied` while the copies its
- * body waits for run.
+ * Locking: one mutex per device guards both queues, the copy event, the
+ * gate between launches and the rest, the mappings and the free granules;
+ * each thread sleeps on its queue's condition variable while the queue is
+ * empty, the compute thread on `copied` while the copies its kernel waits
+ * for run, and everyone on `gate` while the gate is not theirs.
  */
 #include "mem/space.h"
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,13 +59,13 @@
 
 struct op {
   struct op *next;
-  enum { OP_COPY, OP_LAUNCH } kind;
+  enum { OP_COPY, OP_KERNEL, OP_BODY_END } kind;
   struct space_copy copy;
-  dag_task_fn fn;
-  void *args;
-  uint64_t after;      /* OP_LAUNCH: copies done before it starts */
-  const char *failure; /* injected: the operation fails with this */
-  dag_space_done_fn done;
+  void (*kernel)(void *);
+  void *args;             /* OP_KERNEL: its copy of them */
+  uint64_t after;         /* OP_KERNEL: copies done before it starts */
+  const char *failure;    /* injected: the operation fails with this */
+  dag_space_done_fn done; /* OP_COPY, OP_BODY_END */
   void *arg;
 };
 
@@ -75,6 +87,13 @@ struct emul {
   struct queue copies, bodies;
   uint64_t copies_queued, copies_done; /* the copy queue's event */
   pthread_cond_t copied;               /* copies_done moved */
+  /* The gate: a body at launch, operations running on the queues, and
+   * host code reading device memory exclude each other. */
+  pthread_cond_t gate;
+  bool launching, closed; /* a body runs at launch; the memory is closed */
+  int running, host_readers;
+  void **mapped; /* where granules are mapped, for closing them */
+  size_t nmapped, mapped_cap;
   bool stopping;
   long delay_us, jitter_us;
   uint64_t commits, copies_seen, launches; /* counted for DAG_EMUL_FAIL */
@@ -99,9 +118,9 @@ static void pause_before(struct queue *q) {
 static void run_op(const struct op *o) {
   if (o->failure)
     return;
-  if (o->kind == OP_LAUNCH)
-    o->fn(o->args);
-  else
+  if (o->kind == OP_KERNEL)
+    o->kernel(o->args);
+  else if (o->kind == OP_COPY)
     dag__space_copy_rows(&o->copy);
 }
 
@@ -118,12 +137,23 @@ static void *serve(void *p) {
     struct op *o = q->head;
     if (!o)
       break; /* stopping, and nothing is left */
-    while (o->kind == OP_LAUNCH && e->copies_done < o->after)
+    while (o->kind == OP_KERNEL && e->copies_done < o->after)
       pthread_cond_wait(&e->copied, &e->lock);
     pthread_mutex_unlock(&e->lock);
     pause_before(q);
+    pthread_mutex_lock(&e->lock);
+    while (e->launching)
+      pthread_cond_wait(&e->gate, &e->lock);
+    e->running++;
+    pthread_mutex_unlock(&e->lock);
     run_op(o);
-    o->done(o->arg, o->failure);
+    pthread_mutex_lock(&e->lock);
+    e->running--;
+    pthread_cond_broadcast(&e->gate);
+    pthread_mutex_unlock(&e->lock);
+    if (o->done)
+      o->done(o->arg, o->failure);
+    free(o->args);
     pthread_mutex_lock(&e->lock);
     q->head = o->next;
     if (!q->head)
@@ -199,6 +229,7 @@ static int start_queue(struct emul *e, struct queue *q, const char *name,
 }
 
 static void emul_close(void *state);
+static void catch_faults(void);
 
 static int emul_open(int index, void **state) {
   struct emul *e = calloc(1, sizeof *e);
@@ -216,6 +247,8 @@ static int emul_open(int index, void **state) {
   e->jitter_us = s->emul_jitter_us;
   pthread_mutex_init(&e->lock, NULL);
   pthread_cond_init(&e->copied, NULL);
+  pthread_cond_init(&e->gate, NULL);
+  catch_faults();
   unsigned seed =
       (unsigned)s->emul_seed * 2654435761u + 4u * (unsigned)e->index;
   err = start_queue(e, &e->copies, "copy", seed);
@@ -245,7 +278,9 @@ static void emul_close(void *state) {
   stop_queue(&e->copies);
   stop_queue(&e->bodies);
   pthread_cond_destroy(&e->copied);
+  pthread_cond_destroy(&e->gate);
   pthread_mutex_destroy(&e->lock);
+  free(e->mapped);
   free_memory(e);
   free(e);
 }
@@ -334,8 +369,16 @@ static void emul_decommit(void *state, uint64_t mem) {
 
 static int emul_map(void *state, void *at, uint64_t mem) {
   struct emul *e = state;
-  void *p = mmap(at, e->granule, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                 e->fd, (off_t)(mem * e->granule));
+  pthread_mutex_lock(&e->lock);
+  int access = e->closed ? PROT_NONE : PROT_READ | PROT_WRITE;
+  void *p = mmap(at, e->granule, access, MAP_SHARED | MAP_FIXED, e->fd,
+                 (off_t)(mem * e->granule));
+  if (p == at) {
+    e->mapped = dag__grow(e->mapped, &e->mapped_cap, e->nmapped + 1,
+                          sizeof *e->mapped, "the emulated device's mappings");
+    e->mapped[e->nmapped++] = at;
+  }
+  pthread_mutex_unlock(&e->lock);
   return p == at ? 0
                  : dag__user_error(NULL, DAG_ENOMEM,
                                    "emulated device %d: cannot map a granule",
@@ -345,8 +388,22 @@ static int emul_map(void *state, void *at, uint64_t mem) {
 /* Back to reserved addresses with nothing behind them. */
 static void emul_unmap(void *state, void *at) {
   struct emul *e = state;
+  pthread_mutex_lock(&e->lock);
   mmap(at, e->granule, PROT_NONE,
        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  for (size_t i = 0; i < e->nmapped; i++)
+    if (e->mapped[i] == at) {
+      e->mapped[i] = e->mapped[--e->nmapped];
+      break;
+    }
+  pthread_mutex_unlock(&e->lock);
+}
+
+/* Opens (access) or closes (PROT_NONE) every granule mapped. Under the
+ * lock. */
+static void set_access(struct emul *e, int access) {
+  for (size_t i = 0; i < e->nmapped; i++)
+    mprotect(e->mapped[i], e->granule, access);
 }
 
 static void enqueue(struct queue *q, struct op *o) {
@@ -383,17 +440,112 @@ static void emul_copy(void *state, bool to_device, const struct space_copy *c,
   pthread_mutex_unlock(&e->lock);
 }
 
+/* ------------------------------------------------ bodies at launch */
+
+/* The launch whose body runs on this thread: where dag_emul_launch queues
+ * its kernels. */
+struct launch {
+  struct emul *e;
+  uint64_t after;      /* copies queued before the launch */
+  const char *failure; /* of a kernel it queued, injected */
+};
+static DAG_THREAD_LOCAL struct launch *launching_here;
+
+/* A fault while a body runs at launch is the body touching device memory
+ * (closed then): said as such. Other faults go to the handler there was. */
+static struct sigaction fault_before;
+
+static void on_fault(int sig, siginfo_t *info, void *context) {
+  if (launching_here) {
+    static const char say[] =
+        "dag: error: a device body touched emulated device memory while it "
+        "ran at launch: a device body only queues work on the device "
+        "(dag_emul_launch; on CUDA, kernels on dag_cuda_stream())\n";
+    (void)!write(STDERR_FILENO, say, sizeof say - 1);
+    _exit(1);
+  }
+  if (fault_before.sa_flags & SA_SIGINFO && fault_before.sa_sigaction) {
+    fault_before.sa_sigaction(sig, info, context);
+    return;
+  }
+  /* The default action: fault again, without us. */
+  sigaction(SIGSEGV, &fault_before, NULL);
+}
+
+static void install_fault_handler(void) {
+  struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, &fault_before);
+}
+
+static void catch_faults(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, install_fault_handler);
+}
+
+int dag_emul_launch(void (*kernel)(void *args), const void *args, size_t size) {
+  struct launch *l = launching_here;
+  if (!l || !kernel || (size && !args))
+    return dag__user_error(NULL, DAG_EINVAL, "dag_emul_launch: %s",
+                           l ? "no kernel, or its arguments at NULL"
+                             : "not in a device body running on the "
+                               "emulated device");
+  struct emul *e = l->e;
+  struct op *o = calloc(1, sizeof *o);
+  if (!o || (size && !(o->args = malloc(size))))
+    dag__out_of_memory("the emulated device's queue");
+  if (size)
+    memcpy(o->args, args, size);
+  o->kind = OP_KERNEL;
+  o->kernel = kernel;
+  o->after = l->after;
+  pthread_mutex_lock(&e->lock);
+  o->failure = injected(e, EMUL_FAIL_KERNEL, &e->launches, "a kernel");
+  if (o->failure)
+    l->failure = o->failure;
+  enqueue(&e->bodies, o);
+  pthread_mutex_unlock(&e->lock);
+  return 0;
+}
+
+/* Runs the body here, its device's memory closed and its queues paused,
+ * then queues the end of its work: done once its kernels are. */
 static void emul_launch(void *state, dag_task_fn fn, void *args,
                         dag_space_done_fn done, void *arg) {
   struct emul *e = state;
-  struct op *o = new_op(done, arg);
-  o->kind = OP_LAUNCH;
-  o->fn = fn;
-  o->args = args;
+  struct launch l = {e, 0, NULL};
   pthread_mutex_lock(&e->lock);
-  o->failure = injected(e, EMUL_FAIL_KERNEL, &e->launches, "a kernel");
-  o->after = e->copies_queued;
-  enqueue(&e->bodies, o);
+  while (e->launching || e->running)
+    pthread_cond_wait(&e->gate, &e->lock);
+  e->launching = true;
+  e->closed = !e->host_readers;
+  if (e->closed)
+    set_access(e, PROT_NONE);
+  l.after = e->copies_queued;
+  pthread_mutex_unlock(&e->lock);
+  struct launch *outer = launching_here;
+  launching_here = &l;
+  fn(args);
+  launching_here = outer;
+  struct op *end = new_op(done, arg);
+  end->kind = OP_BODY_END;
+  pthread_mutex_lock(&e->lock);
+  end->failure = l.failure;
+  if (e->closed)
+    set_access(e, PROT_READ | PROT_WRITE);
+  e->launching = e->closed = false;
+  enqueue(&e->bodies, end);
+  pthread_cond_broadcast(&e->gate);
+  pthread_mutex_unlock(&e->lock);
+}
+
+static void emul_host_reads(void *state, bool begin) {
+  struct emul *e = state;
+  pthread_mutex_lock(&e->lock);
+  while (begin && e->closed)
+    pthread_cond_wait(&e->gate, &e->lock);
+  e->host_readers += begin ? 1 : -1;
+  pthread_cond_broadcast(&e->gate);
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -414,4 +566,5 @@ const struct dag_space_ops dag__space_emul = {
     .unmap = emul_unmap,
     .copy = emul_copy,
     .launch = emul_launch,
+    .host_reads = emul_host_reads,
 };

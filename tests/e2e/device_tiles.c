@@ -8,15 +8,35 @@
  * program built without dagcc. */
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef _DAG
+#include <dag.h>
+#endif
 
 enum { N = 2048, BS = 128, SWEEPS = 4 };
+
+/* The device kernel, and the device body that queues it on the emulated
+ * device (built without dagcc, the body runs the kernel itself). */
+struct step_args {
+  double (*t)[N];
+  double by;
+};
+
+static void step_kernel(void *p) {
+  struct step_args *a = p;
+  for (int i = 0; i < BS; i++)
+    for (int j = 0; j < BS; j++)
+      a->t[i][j] = a->t[i][j] * 0.5 + a->by;
+}
 
 #pragma dag task device(cuda) inout(t[0:BS][0:BS])
 void step(double (*t)[N], double by);
 void step(double (*t)[N], double by) {
-  for (int i = 0; i < BS; i++)
-    for (int j = 0; j < BS; j++)
-      t[i][j] = t[i][j] * 0.5 + by;
+  struct step_args a = {t, by};
+#ifdef _DAG
+  dag_emul_launch(step_kernel, &a, sizeof a);
+#else
+  step_kernel(&a);
+#endif
 }
 
 #pragma dag task implements(step) device(cpu)

@@ -30,6 +30,11 @@ static void add_one(void *p) {
     a->x[i] += 1;
 }
 
+/* The device body: queues add_one on the emulated device. */
+static void add_one_on_device(void *p) {
+  dag_check(dag_emul_launch(add_one, p, sizeof(struct add_args)));
+}
+
 struct sum_args {
   const double *a, *b;
   size_t n;
@@ -60,8 +65,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   static struct dag_task_info fill = {.fn = add_one, .label = "fill"};
-  static struct dag_task_info add = {
-      .fn = add_one, .label = "add on device", .device = DAG_DEVICE_CUDA};
+  static struct dag_task_info add = {.fn = add_one_on_device,
+                                     .label = "add on device",
+                                     .device = DAG_DEVICE_CUDA};
   static struct dag_task_info sum = {.fn = sum_two, .label = "sum"};
   /* Block b starts at b % 5: that many additions on the host. */
   for (size_t b = 0; b < blocks; b++)

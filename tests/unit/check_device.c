@@ -4,8 +4,11 @@
  * it, a tile keeps the host's layout, a working set four times the
  * device's memory completes (eviction with write-back), a body that writes
  * through a host pointer is caught, variants are chosen among, and a task
- * for a device the rank lacks is refused. Each test runs in a process of
- * its own (Check forks), which sets DAG_DEVICES before the runtime starts.
+ * for a device the rank lacks is refused. A device body, as on a GPU,
+ * runs at launch and only queues its kernels (dag_emul_launch): one that
+ * computes on device memory itself is stopped. Each test runs in a process
+ * of its own (Check forks), which sets DAG_DEVICES before the runtime
+ * starts.
  */
 #include <check.h>
 #include <dag.h>
@@ -56,9 +59,14 @@ static void add_body(void *p) {
   addresses_seen[nseen++ % 64] = a->x;
 }
 
+/* A device body: queues the work, as a CUDA body launches a kernel. */
+static void add_on_device(void *p) {
+  ck_assert_int_eq(dag_emul_launch(add_body, p, sizeof(struct add_args)), 0);
+}
+
 static void submit_add(enum dag_device device, double *x, size_t n, double by) {
   static struct dag_task_info cuda_info = {
-      .fn = add_body, .label = "add on device", .device = DAG_DEVICE_CUDA};
+      .fn = add_on_device, .label = "add on device", .device = DAG_DEVICE_CUDA};
   static struct dag_task_info cpu_info = {.fn = add_body, .label = "add"};
   struct add_args a = {x, n, by, NULL};
   struct dag_access acc = access_of(DAG_INOUT, x, n * sizeof *x);
@@ -132,6 +140,10 @@ static void tile_body(void *p) {
       a->t[i * a->ld + j] = 2 * a->t[i * a->ld + j] + 1;
 }
 
+static void tile_on_device(void *p) {
+  ck_assert_int_eq(dag_emul_launch(tile_body, p, sizeof(struct tile_args)), 0);
+}
+
 static struct dag_access tile_access(double (*a)[LD], int i, int j) {
   return (struct dag_access){
       DAG_INOUT,
@@ -148,7 +160,7 @@ START_TEST(tiles_keep_host_layout) {
     for (int j = 0; j < LD; j++)
       a[i][j] = i * LD + j;
   static struct dag_task_info dev = {
-      .fn = tile_body, .label = "tile", .device = DAG_DEVICE_CUDA};
+      .fn = tile_on_device, .label = "tile", .device = DAG_DEVICE_CUDA};
   static struct dag_task_info cpu = {.fn = tile_body, .label = "tile"};
   for (int i = 0; i < LD; i += BS)
     for (int j = 0; j < LD; j += BS) {
@@ -183,7 +195,7 @@ START_TEST(tiles_move_in_few_copies) {
     for (int j = 0; j < WIDE; j++)
       a[i][j] = i + j;
   static struct dag_task_info dev = {
-      .fn = tile_body, .label = "tile", .device = DAG_DEVICE_CUDA};
+      .fn = tile_on_device, .label = "tile", .device = DAG_DEVICE_CUDA};
   for (int i = 0; i < WIDE; i += TILE)
     for (int j = 0; j < WIDE; j += TILE) {
       struct tile_args t = {&a[i][j], WIDE, TILE};
@@ -228,11 +240,16 @@ struct rect_args {
   int ld, rows, cols;
 };
 
-static void rect_body(void *p) {
+static void rect_kernel(void *p) {
   struct rect_args *a = p;
   for (int i = 0; i < a->rows; i++)
     for (int j = 0; j < a->cols; j++)
       a->t[i * a->ld + j] = 2 * a->t[i * a->ld + j] + 1;
+}
+
+static void rect_body(void *p) {
+  ck_assert_int_eq(dag_emul_launch(rect_kernel, p, sizeof(struct rect_args)),
+                   0);
 }
 
 START_TEST(large_copies_in_chunks) {
@@ -303,9 +320,14 @@ END_TEST
 
 static double *global_x;
 
-static void stale_body(void *p) {
+static void stale_kernel(void *p) {
   (void)p;
   global_x[3] = 42; /* the host's copy, which is not the device's */
+}
+
+static void stale_body(void *p) {
+  (void)p;
+  dag_emul_launch(stale_kernel, NULL, 0);
 }
 
 START_TEST(host_pointer_write_is_caught) {
@@ -319,12 +341,36 @@ START_TEST(host_pointer_write_is_caught) {
 }
 END_TEST
 
+static void set_42(void *p) { (*(double **)p)[3] = 42; }
+
 static void by_hand_body(void *p) {
   (void)p;
   double *x = dag_device_ptr(global_x);
-  x[3] = 42;
+  dag_emul_launch(set_42, &x, sizeof x);
   nseen = dag_device_ptr(&nseen) == NULL; /* not the task's data */
 }
+
+/* A body that computes on device memory itself, as if it were host code,
+ * is stopped: the memory is closed to it while it runs at launch. */
+START_TEST(body_touching_device_memory_is_stopped) {
+  start("emul", "16M");
+  double *x = calloc(64, sizeof *x);
+  static struct dag_task_info info = {
+      .fn = add_body, .label = "computes itself", .device = DAG_DEVICE_CUDA};
+  struct add_args a = {x, 64, 1, NULL};
+  struct dag_access acc = access_of(DAG_INOUT, x, 64 * sizeof(double));
+  ck_assert_int_eq(dag_submit(&info, &a, sizeof a, &acc, 1), 0);
+  dag_taskwait(); /* the fault ends the program with status 1 */
+}
+END_TEST
+
+/* Outside a device body of the emulated device, there is no stream. */
+START_TEST(emul_launch_outside_a_body) {
+  start("emul", "16M");
+  ck_assert_int_eq(dag_emul_launch(stale_kernel, NULL, 0), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "not in a device body"));
+}
+END_TEST
 
 START_TEST(device_ptr_by_hand) {
   start("emul", "16M");
@@ -367,7 +413,7 @@ static void cpu_variant(void *p) {
 }
 
 static void device_variant(void *p) {
-  add_body(p);
+  add_on_device(p);
   __atomic_fetch_add(&device_runs, 1, __ATOMIC_RELAXED);
 }
 
@@ -434,6 +480,8 @@ int main(void) {
   tcase_add_test(tc, working_set_four_times_device);
   tcase_add_exit_test(tc, task_larger_than_device, 1);
   tcase_add_exit_test(tc, host_pointer_write_is_caught, 1);
+  tcase_add_exit_test(tc, body_touching_device_memory_is_stopped, 1);
+  tcase_add_test(tc, emul_launch_outside_a_body);
   tcase_add_test(tc, device_ptr_by_hand);
   tcase_add_test(tc, taskwait_on_brings_data_back);
   tcase_add_test(tc, variants_both_tried);

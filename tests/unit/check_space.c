@@ -12,6 +12,7 @@
  * not done.
  */
 #include <check.h>
+#include <dag.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -69,12 +70,18 @@ START_TEST(strided_tile) {
 }
 END_TEST
 
-/* The body runs on the device's thread, whose memory is the process's. */
+/* The body runs at launch and queues its kernel, which runs on the device's
+ * compute thread, where the device's memory is open to it. */
 static pthread_t body_thread;
-static void move(void *p) {
+static void move_kernel(void *p) {
   const struct space_move *m = p;
   memcpy(m->dst, m->src, m->bytes);
   body_thread = pthread_self();
+}
+
+static void move(void *p) {
+  ck_assert_int_eq(dag_emul_launch(move_kernel, p, sizeof(struct space_move)),
+                   0);
 }
 
 START_TEST(queue_in_order) {
@@ -148,11 +155,30 @@ END_TEST
  * body finishes first, and a body queued after copies waits for them, with
  * every operation delayed at random. */
 static atomic_int body_ran;
-static void slow_body(void *p) {
+static void slow_kernel(void *p) {
   (void)p;
   usleep(50000);
   atomic_store(&body_ran, 1);
 }
+
+static void slow_body(void *p) {
+  (void)p;
+  ck_assert_int_eq(dag_emul_launch(slow_kernel, NULL, 0), 0);
+}
+
+/* A body that touches device memory itself, at launch, faults: the
+ * program ends with a message (status 1). */
+static void touching_body(void *p) { *(volatile char *)p = 1; }
+
+START_TEST(body_cannot_touch_device_memory) {
+  open_device("1M", "0");
+  struct space_block b;
+  char *d = space_block_new(&dev, &b, 64);
+  ck_assert_ptr_nonnull(d);
+  norder = 0;
+  dag__space_launch(&dev, touching_body, d, note, (void *)1);
+}
+END_TEST
 
 START_TEST(copies_overlap_bodies) {
   ck_assert_int_eq(setenv("DAG_EMUL_JITTER_US", "2000", 1), 0);
@@ -193,8 +219,9 @@ START_TEST(injected_copy_failure) {
 }
 END_TEST
 
-/* DAG_EMUL_FAIL=kernel:1: the body does not run, and its done function is
- * told; DAG_EMUL_FAIL=alloc:2: the second commit fails with DAG_EDEVICE. */
+/* DAG_EMUL_FAIL=kernel:1: the kernel does not run, and its body's done
+ * function is told; DAG_EMUL_FAIL=alloc:2: the second commit fails with
+ * DAG_EDEVICE. */
 START_TEST(injected_kernel_failure) {
   ck_assert_int_eq(setenv("DAG_EMUL_FAIL", "kernel:1", 1), 0);
   open_device("1M", "0");
@@ -262,6 +289,7 @@ int main(void) {
   tcase_add_test(tc, injected_copy_failure);
   tcase_add_test(tc, injected_kernel_failure);
   tcase_add_test(tc, injected_alloc_failure);
+  tcase_add_exit_test(tc, body_cannot_touch_device_memory, 1);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
