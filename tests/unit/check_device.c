@@ -56,7 +56,8 @@ static void add_body(void *p) {
   struct add_args *a = p;
   for (size_t i = 0; i < a->n; i++)
     a->x[i] += a->by;
-  addresses_seen[nseen++ % 64] = a->x;
+  /* Atomic: on two emulated devices, two compute threads run kernels. */
+  addresses_seen[__atomic_fetch_add(&nseen, 1, __ATOMIC_RELAXED) % 64] = a->x;
 }
 
 /* A device body: queues the work, as a CUDA body launches a kernel. */
