@@ -456,12 +456,21 @@ static DAG_THREAD_LOCAL struct launch *launching_here;
 static struct sigaction fault_before;
 
 static void on_fault(int sig, siginfo_t *info, void *context) {
-  if (launching_here) {
-    static const char say[] =
-        "dag: error: a device body touched emulated device memory while it "
-        "ran at launch: a device body only queues work on the device "
-        "(dag_emul_launch; on CUDA, kernels on dag_cuda_stream())\n";
+  if (launching_here && launching_here->e->closed) {
+    /* Only what is safe in a signal handler: write, and the address in
+     * hexadecimal by hand. */
+    static const char say[] = "dag: error: a device body touched memory at 0x";
+    static const char why[] =
+        " while it ran at launch, its emulated device's memory closed: a "
+        "device body only queues work on the device (dag_emul_launch; on "
+        "CUDA, kernels on dag_cuda_stream())\n";
+    char hex[16];
+    uintptr_t at = (uintptr_t)info->si_addr;
+    for (int i = 15; i >= 0; i--, at >>= 4)
+      hex[i] = "0123456789abcdef"[at & 15];
     (void)!write(STDERR_FILENO, say, sizeof say - 1);
+    (void)!write(STDERR_FILENO, hex, sizeof hex);
+    (void)!write(STDERR_FILENO, why, sizeof why - 1);
     _exit(1);
   }
   if (fault_before.sa_flags & SA_SIGINFO && fault_before.sa_sigaction) {
