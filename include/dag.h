@@ -72,7 +72,9 @@ DAG_API int dag_check(int err);
  * (DAG_NUM_THREADS overrides), each pinned to its core. The calling thread
  * becomes worker 0: it runs tasks whenever it waits. Calling dag_init is
  * optional: the first dag_submit starts the runtime. Returns 0 (also when the
- * runtime already runs), DAG_ETHREAD, or DAG_ESHUTDOWN after dag_finalize. */
+ * runtime already runs), DAG_EINVAL for a malformed DAG_* setting, DAG_ENOSYS
+ * when a device DAG_DEVICES names cannot be used, DAG_ETHREAD, or
+ * DAG_ESHUTDOWN after dag_finalize; dag_last_error() says why. */
 DAG_API int dag_init(void);
 
 /* Waits for every task (an implicit dag_taskwait), writes the DAG_STATS,
@@ -129,11 +131,21 @@ typedef void (*dag_task_fn)(void *args);
                                  dag_submit returns */
 #define DAG_TASK_ON_RANK 0x2u /* `on(rank)`: run on the MPI rank `rank` */
 
-/* Where a task body runs. */
+/* Where a task body runs: one row per kind, X(ENUMERATOR, name), the name
+ * being the one that `device(name)` in a pragma and DAG_DEVICES use and that
+ * its stream getter dag_<name>_stream() carries. The rewriter and the
+ * runtime read this list; a new kind is a row here and a memory space in
+ * the runtime. */
+#define DAG_DEVICE_KINDS(X)                                                    \
+  X(CPU, cpu)   /* a worker thread */                                          \
+  X(CUDA, cuda) /* an NVIDIA GPU, through the CUDA runtime */                  \
+  X(HIP, hip)   /* an AMD GPU, through HIP */
+
 enum dag_device {
-  DAG_DEVICE_CPU = 0, /* a worker thread */
-  DAG_DEVICE_CUDA = 1,
-  DAG_DEVICE_HIP = 2
+#define DAG_DEVICE_ENUMERATOR(id, name) DAG_DEVICE_##id,
+  DAG_DEVICE_KINDS(DAG_DEVICE_ENUMERATOR)
+#undef DAG_DEVICE_ENUMERATOR
+      DAG_NDEVICE_KINDS
 };
 
 /* Another implementation of a task, for a device (`implements`): the body

@@ -31,18 +31,15 @@ const struct dag_space_ops *const *dag__space_backends(int *n) {
 }
 
 const struct dag_space_ops *dag__space_backend(enum dag_device device) {
-  switch (device) {
+  static const struct dag_space_ops *const built[DAG_NDEVICE_KINDS] = {
 #ifdef DAG_HAVE_CUDA
-  case DAG_DEVICE_CUDA:
-    return &dag__space_cuda;
+      [DAG_DEVICE_CUDA] = &dag__space_cuda,
 #endif
 #ifdef DAG_HAVE_HIP
-  case DAG_DEVICE_HIP:
-    return &dag__space_hip;
+      [DAG_DEVICE_HIP] = &dag__space_hip,
 #endif
-  default:
-    return NULL;
-  }
+  };
+  return (unsigned)device < DAG_NDEVICE_KINDS ? built[device] : NULL;
 }
 
 /* Without the toolkit, no device body runs: no stream. */

@@ -99,6 +99,14 @@ void *dag__grow(void *items, size_t *cap, size_t n, size_t size,
 void dag__task_name(char *buf, size_t size, const char *label, const char *file,
                     int line);
 
+/* ------------------------------------------------------------- kinds.c */
+
+/* The name of a device kind ("cpu", "cuda", "hip"); NULL for no kind. */
+const char *dag__device_kind_name(enum dag_device kind);
+
+/* The kind called `name`, if there is one. */
+bool dag__device_kind_named(const char *name, enum dag_device *kind);
+
 /* ------------------------------------------------------------ region.c */
 
 /* A validated region in canonical form: dimensions of count 1 dropped,

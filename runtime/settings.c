@@ -56,8 +56,7 @@ static const struct variable variables[] = {
      "seconds (above 0, at most 1000000) to report waits, and optionally "
      "',' and seconds to end the run (no fewer)",
      "off"},
-    {"DAG_DEVICES", DEVICES, 0, 0, 0,
-     "none, or a comma-separated list of cuda, hip, cuda:N, hip:N and emul",
+    {"DAG_DEVICES", DEVICES, 0, 0, 0, NULL /* devices_accepted() */,
      "cuda,hip"},
     {"DAG_DEVICE_STAGING", SWITCH, AT(device_staging), 0, 0, "0 or 1", "1"},
     {"DAG_MPI_GPU_DIRECT", SWITCH, AT(mpi_gpu_direct), 0, 0, "0 or 1", "auto"},
@@ -90,7 +89,8 @@ static struct dag_settings settings = {
     .log = DAG_LOG_WARN,
     .check_period = 100000,
     .ndevice_choices = 2,
-    .device_choices = {{DEVICES_CUDA, -1}, {DEVICES_HIP, -1}},
+    .device_choices = {{.kind = DAG_DEVICE_CUDA, .index = -1},
+                       {.kind = DAG_DEVICE_HIP, .index = -1}},
     .device_staging = 1,
     .mpi_gpu_direct = -1,
     .emul_memory = (size_t)256 << 20,
@@ -104,12 +104,29 @@ static const char *given[NVARIABLES]; /* the values set, as written */
 static char problems[MAX_PROBLEMS][320];
 static int nproblems;
 
+/* What DAG_DEVICES accepts: the GPU kinds of dag.h's DAG_DEVICE_KINDS. */
+static const char *devices_accepted(void) {
+  static char text[256];
+  if (!text[0]) {
+    strcpy(text, "none, or a comma-separated list of");
+    for (int k = 0; k < DAG_NDEVICE_KINDS; k++) {
+      const char *kind = dag__device_kind_name((enum dag_device)k);
+      if (k != DAG_DEVICE_CPU)
+        snprintf(text + strlen(text), sizeof text - strlen(text), " %s, %s:N,",
+                 kind, kind);
+    }
+    strcat(text, " and emul");
+  }
+  return text;
+}
+
 static void problem(const struct variable *v, const char *value,
                     const char *detail) {
   if (nproblems < MAX_PROBLEMS)
     snprintf(problems[nproblems++], sizeof problems[0],
              "%s='%s'%s%s: expected %s", v->name, value, detail ? ": " : "",
-             detail ? detail : "", v->accepts);
+             detail ? detail : "",
+             v->kind == DEVICES ? devices_accepted() : v->accepts);
 }
 
 /* ------------------------------------------------------------- parsers */
@@ -185,24 +202,22 @@ static bool parse_level(const char *s, enum dag_log_level *out) {
   return false;
 }
 
-/* One item of DAG_DEVICES: "cuda", "hip", "cuda:N", "hip:N" or "emul". */
+/* One item of DAG_DEVICES: a GPU kind ("cuda", "hip"), one of its devices
+ * ("cuda:N"), or "emul". */
 static bool parse_device(char *item, struct dag_device_choice *out) {
   char *colon = strchr(item, ':');
-  out->index = -1;
+  *out = (struct dag_device_choice){.index = -1};
   if (colon) {
     *colon = 0;
     if (!parse_count(colon + 1, 0, 1023, &out->index))
       return false;
   }
-  if (!strcmp(item, "cuda"))
-    out->kind = DEVICES_CUDA;
-  else if (!strcmp(item, "hip"))
-    out->kind = DEVICES_HIP;
-  else if (!strcmp(item, "emul") && !colon)
-    out->kind = DEVICES_EMUL;
-  else
-    return false;
-  return true;
+  if (!strcmp(item, "emul") && !colon) {
+    out->emulated = true;
+    return true;
+  }
+  return dag__device_kind_named(item, &out->kind) &&
+         out->kind != DAG_DEVICE_CPU;
 }
 
 static void parse_devices(const struct variable *v, const char *s) {

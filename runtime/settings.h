@@ -8,6 +8,9 @@
 #ifndef DAG_SETTINGS_H
 #define DAG_SETTINGS_H
 
+#include "dag.h" /* enum dag_device */
+
+#include <stdbool.h>
 #include <stddef.h>
 
 /* DAG_LOG: how much the runtime says on stderr. A report is output asked
@@ -22,8 +25,9 @@ enum dag_log_level {
 
 /* One entry of DAG_DEVICES. */
 struct dag_device_choice {
-  enum { DEVICES_CUDA, DEVICES_HIP, DEVICES_EMUL } kind;
-  int index; /* -1: every device of the kind */
+  bool emulated;        /* "emul": an emulated device (CPU bodies) */
+  enum dag_device kind; /* otherwise: a GPU kind */
+  int index;            /* -1: every device of the kind */
 };
 
 #define DAG_MAX_DEVICE_CHOICES 16

@@ -205,10 +205,13 @@ static const struct clause *find_clause(const struct directive *d,
 /* `static const struct dag_task_info __dag_info = {...};` (not static when
  * a clause is evaluated at submission). */
 static const char *device_constant(const struct directive *d) {
+  static const char *const enumerators[DAG_NDEVICE_KINDS] = {
+#define DEVICE_ENUMERATOR(id, name) [DAG_DEVICE_##id] = "DAG_DEVICE_" #id,
+      DAG_DEVICE_KINDS(DEVICE_ENUMERATOR)
+#undef DEVICE_ENUMERATOR
+  };
   const struct clause *dev = find_clause(d, CLAUSE_DEVICE);
-  if (!dev || dev->device == DEVICE_CPU)
-    return "DAG_DEVICE_CPU";
-  return dev->device == DEVICE_CUDA ? "DAG_DEVICE_CUDA" : "DAG_DEVICE_HIP";
+  return enumerators[dev ? dev->device : DAG_DEVICE_CPU];
 }
 
 static void task_info(struct edit *ed, const struct unit_file *f,

@@ -649,24 +649,40 @@ static void parse_expr_arg(struct parser *p, struct clause *c, unsigned lo,
              clause_name(c->kind));
 }
 
+static const char *const device_names[DAG_NDEVICE_KINDS] = {
+#define DEVICE_NAME(id, name) [DAG_DEVICE_##id] = #name,
+    DAG_DEVICE_KINDS(DEVICE_NAME)
+#undef DEVICE_NAME
+};
+
+/* "'cpu', 'cuda' or 'hip'": the kinds a device clause may name. */
+static const char *device_choices(void) {
+  static char list[256];
+  if (!list[0])
+    for (int k = 0; k < DAG_NDEVICE_KINDS; k++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'",
+               k == 0                       ? ""
+               : k == DAG_NDEVICE_KINDS - 1 ? " or "
+                                            : ", ",
+               device_names[k]);
+  return list;
+}
+
 static void parse_device(struct parser *p, struct clause *c, unsigned lo,
                          unsigned hi) {
-  static const char *const names[] = {
-      [DEVICE_CPU] = "cpu", [DEVICE_CUDA] = "cuda", [DEVICE_HIP] = "hip"};
   trim(p, &lo, &hi);
   if (lo == hi) {
-    error_at(p, hi,
-             "missing device in clause 'device'; expected 'cpu', "
-             "'cuda' or 'hip'");
+    error_at(p, hi, "missing device in clause 'device'; expected %s",
+             device_choices());
     return;
   }
-  for (unsigned k = 0; k < sizeof names / sizeof *names; k++)
-    if (ident_end(p, lo, hi) == hi && is_word(p, lo, hi, names[k])) {
-      c->device = (enum device)k;
+  for (int k = 0; k < DAG_NDEVICE_KINDS; k++)
+    if (ident_end(p, lo, hi) == hi && is_word(p, lo, hi, device_names[k])) {
+      c->device = (enum dag_device)k;
       return;
     }
-  error_at(p, lo, "unknown device '%s'; expected 'cpu', 'cuda' or 'hip'",
-           show(p->s + lo, hi - lo).text);
+  error_at(p, lo, "unknown device '%s'; expected %s",
+           show(p->s + lo, hi - lo).text, device_choices());
 }
 
 static void parse_ident_arg(struct parser *p, struct clause *c, unsigned lo,

@@ -8,6 +8,7 @@
 #ifndef DAG_TOOL_PRAGMA_H
 #define DAG_TOOL_PRAGMA_H
 
+#include "dag.h" /* DAG_DEVICE_KINDS: the kinds the runtime knows */
 #include "diag.h"
 
 /* Byte offsets [begin, end) in the source file. */
@@ -64,8 +65,6 @@ enum clause_kind {
   CLAUSE_NOFLUSH,
 };
 
-enum device { DEVICE_CPU, DEVICE_CUDA, DEVICE_HIP };
-
 struct clause {
   enum clause_kind kind;
   struct span at; /* the clause, from its name to its ')' */
@@ -76,7 +75,7 @@ struct clause {
   /* on (task), priority, if: an expression; label: the string literal with
    * its quotes; implements: an identifier. */
   struct expr arg;
-  enum device device; /* device */
+  enum dag_device device; /* device */
 };
 
 struct directive {

@@ -8,14 +8,6 @@
 #include "api/api.h"
 #include "plan/plan.h"
 
-static const char *device_name(enum dag_device d) {
-  return d == DAG_DEVICE_CUDA ? "cuda" : d == DAG_DEVICE_HIP ? "hip" : "cpu";
-}
-
-static bool known_device(enum dag_device d) {
-  return d == DAG_DEVICE_CPU || d == DAG_DEVICE_CUDA || d == DAG_DEVICE_HIP;
-}
-
 /* The CPU body of the task, fn or a variant; NULL when it has none. The
  * device layer picks among the variants once a device is in use. */
 static dag_task_fn cpu_body(const struct dag_task_info *info) {
@@ -50,13 +42,13 @@ static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
   if (info->nvariants < 0 || (info->nvariants > 0 && !info->variants))
     return dag__user_error(info, DAG_EINVAL, "%d variants at %p",
                            info->nvariants, (const void *)info->variants);
-  if (!known_device(info->device))
+  if (!dag__device_kind_name(info->device))
     return dag__user_error(info, DAG_EINVAL, "unknown device %d",
                            (int)info->device);
   for (int i = 0; i < info->nvariants; i++) {
     if (!info->variants[i].fn)
       return dag__user_error(info, DAG_EINVAL, "variant %d has no function", i);
-    if (!known_device(info->variants[i].device))
+    if (!dag__device_kind_name(info->variants[i].device))
       return dag__user_error(info, DAG_EINVAL, "variant %d: unknown device %d",
                              i, (int)info->variants[i].device);
   }
@@ -67,7 +59,7 @@ static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
                          "the task runs on device %s only, and this rank has "
                          "no such device (DAG_DEVICES selects them): give it "
                          "a CPU variant (implements)",
-                         device_name(info->device));
+                         dag__device_kind_name(info->device));
 }
 
 static int check_info(const struct dag_task_info *info, const void *args,

@@ -35,17 +35,13 @@ static pthread_once_t discovered = PTHREAD_ONCE_INIT;
 static int opened_by[DAG_MAX_DEVICE_CHOICES];
 static char none_why[DAG_MAX_DEVICE_CHOICES][1024];
 
-static const char *kind_name(enum dag_device k) {
-  return k == DAG_DEVICE_CUDA ? "cuda" : k == DAG_DEVICE_HIP ? "hip" : "cpu";
-}
-
 /* An entry of DAG_DEVICES as written: "cuda", "hip:1", "emul". */
 static const char *choice_name(const struct dag_device_choice *c) {
-  static const char *const kinds[] = {"cuda", "hip", "emul"};
   static DAG_THREAD_LOCAL char name[32];
+  const char *kind = c->emulated ? "emul" : dag__device_kind_name(c->kind);
   if (c->index < 0)
-    return kinds[c->kind];
-  snprintf(name, sizeof name, "%s:%d", kinds[c->kind], c->index);
+    return kind;
+  snprintf(name, sizeof name, "%s:%d", kind, c->index);
   return name;
 }
 
@@ -97,14 +93,15 @@ static void open_kind(enum dag_device kind, int index, int choice) {
   int count = ops ? ops->count(why, sizeof none_why[choice]) : 0;
   if (!ops)
     snprintf(why, sizeof none_why[choice],
-             "this libdag was built without the %s toolkit", kind_name(kind));
+             "this libdag was built without the %s toolkit",
+             dag__device_kind_name(kind));
   for (int i = 0; i < count; i++)
     if (index < 0 || i == index)
       open_device(ops, kind, i, choice);
   if (count && index >= count)
     snprintf(why, sizeof none_why[choice],
-             "there is no %s device %d (%d found)", kind_name(kind), index,
-             count);
+             "there is no %s device %d (%d found)", dag__device_kind_name(kind),
+             index, count);
 }
 
 /* Opens the devices DAG_DEVICES names, in its order (settings.c checked
@@ -114,11 +111,10 @@ static void discover(void) {
   int emulated = 0;
   for (int i = 0; i < s->ndevice_choices; i++) {
     const struct dag_device_choice *c = &s->device_choices[i];
-    if (c->kind == DEVICES_EMUL)
+    if (c->emulated)
       open_device(&dag__space_emul, DAG_DEVICE_CPU, emulated++, i);
     else
-      open_kind(c->kind == DEVICES_CUDA ? DAG_DEVICE_CUDA : DAG_DEVICE_HIP,
-                c->index, i);
+      open_kind(c->kind, c->index, i);
     if (!opened_by[i])
       dag__log(DAG_LOG_INFO, "no %s device: %s", choice_name(c), none_why[i]);
   }

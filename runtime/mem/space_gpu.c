@@ -238,6 +238,44 @@ static void *serve(void *p) {
   return NULL;
 }
 
+/* True when the device's attribute says it lacks the virtual memory calls
+ * (HIP 6 has the attribute; elsewhere the granularity query tells). */
+static bool vmm_said_missing(int index) {
+#ifdef GPU_ATTR_VMM
+  int supported = 1;
+  return API(DeviceGetAttribute)(&supported, GPU_ATTR_VMM, index) ==
+             GPU(Success) &&
+         !supported;
+#else
+  (void)index;
+  return false;
+#endif
+}
+
+/* The device's granule, once its virtual memory calls are known to work.
+ * Device memory is windows in the host's layout, backed granule by granule;
+ * with plain allocations each window would hold its whole extent (a tile of
+ * 2048 in a 32768 matrix, its tile-row: 16 times its bytes) and never give
+ * part of it back, so a device without the calls is refused, saying why. */
+static int vmm_granule(int index, size_t *granule) {
+  char why[96] = "the device says so";
+  if (!vmm_said_missing(index)) {
+    vmm_prop prop = VMM_PROP(index);
+    vmm_result err =
+        VMM_API(GetAllocationGranularity)(granule, &prop, VMM_GRANULARITY);
+    if (err == VMM_SUCCESS)
+      return 0;
+    snprintf(why, sizeof why,
+             VMM_SYMBOL(GetAllocationGranularity) " failed: error %d",
+             (int)err);
+  }
+  return dag__user_error(NULL, DAG_ENOSYS,
+                         GPU_NAME " device %d has no virtual memory management "
+                                  "(%s), on which dag builds device memory: "
+                                  "it needs " VMM_NEEDS,
+                         index, why);
+}
+
 static int gpu_open(int index, void **state) {
   char why[1024];
   if (index >= gpu_count(why, sizeof why)) /* loads the library, once */
@@ -249,14 +287,12 @@ static int gpu_open(int index, void **state) {
                            index);
   g->device = index;
   int max_pitch = 0;
-  vmm_prop prop = VMM_PROP(index);
   int err = CALL(index, SetDevice, index);
   if (!err)
     err =
         CALL(index, DeviceGetAttribute, &max_pitch, GPU_ATTR_MAX_PITCH, index);
   if (!err)
-    err = VMM_CALL(index, GetAllocationGranularity, &g->granule, &prop,
-                   VMM_GRANULARITY);
+    err = vmm_granule(index, &g->granule);
   if (!err)
     err =
         CALL(index, StreamCreateWithFlags, &g->stream, GPU(StreamNonBlocking));

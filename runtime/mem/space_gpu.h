@@ -59,6 +59,7 @@ typedef CUmemAccessDesc vmm_access;
     .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE                                \
   }
 #define VMM_GRANULARITY CU_MEM_ALLOC_GRANULARITY_RECOMMENDED
+#define VMM_NEEDS "a device and driver with virtual memory management"
 #else
 #include <hip/hip_runtime_api.h>
 #define GPU(name) hip##name
@@ -97,6 +98,11 @@ typedef hipMemAccessDesc vmm_access;
     .flags = hipMemAccessFlagsProtReadWrite                                    \
   }
 #define VMM_GRANULARITY hipMemAllocationGranularityRecommended
+#define VMM_NEEDS "ROCm 6 or later on a GPU that has virtual memory management"
+/* Older HIP has the calls but no attribute that says they work. */
+#if HIP_VERSION_MAJOR >= 6
+#define GPU_ATTR_VMM hipDeviceAttributeVirtualMemoryManagementSupported
+#endif
 #endif
 
 /* The calls of the runtime library that space_gpu.c makes, each X(name). */

@@ -64,6 +64,7 @@ static const struct {
     {"DAG_DEVICES", "gpu"},
     {"DAG_DEVICES", "cuda:x"},
     {"DAG_DEVICES", "emul:1"},
+    {"DAG_DEVICES", "cpu"},
     {"DAG_DEVICES", ","},
     {"DAG_DEVICE_STAGING", "on"},
     {"DAG_MPI_GPU_DIRECT", "2"},
@@ -128,8 +129,8 @@ START_TEST(test_good_values_are_taken) {
   ck_assert(s->watchdog_seconds == 0.25);
   ck_assert(s->watchdog_end_seconds == 0);
   ck_assert_int_eq(s->ndevice_choices, 2);
-  ck_assert_int_eq(s->device_choices[0].kind, DEVICES_EMUL);
-  ck_assert_int_eq(s->device_choices[1].kind, DEVICES_EMUL);
+  ck_assert(s->device_choices[0].emulated);
+  ck_assert(s->device_choices[1].emulated);
   ck_assert_int_eq(s->devices_named, 1);
   ck_assert_int_eq(s->device_staging, 0);
   ck_assert_int_eq(s->mpi_gpu_direct, 1);
@@ -150,9 +151,10 @@ START_TEST(test_named_device_missing) {
   setenv("DAG_DEVICES", "emul,cuda:1,hip", 1);
   const struct dag_settings *s = dag__settings();
   ck_assert_int_eq(s->ndevice_choices, 3);
-  ck_assert_int_eq(s->device_choices[1].kind, DEVICES_CUDA);
+  ck_assert(!s->device_choices[1].emulated);
+  ck_assert_int_eq(s->device_choices[1].kind, DAG_DEVICE_CUDA);
   ck_assert_int_eq(s->device_choices[1].index, 1);
-  ck_assert_int_eq(s->device_choices[2].kind, DEVICES_HIP);
+  ck_assert_int_eq(s->device_choices[2].kind, DAG_DEVICE_HIP);
   ck_assert_int_eq(s->device_choices[2].index, -1);
   ck_assert_int_eq(dag_init(), DAG_ENOSYS);
   ck_assert_ptr_nonnull(
