@@ -99,6 +99,11 @@ void *dag__grow(void *items, size_t *cap, size_t n, size_t size,
 void dag__task_name(char *buf, size_t size, const char *label, const char *file,
                     int line);
 
+/* Writes the task as messages name it into buf: "task 'label' (file:line)",
+ * "task at file:line" without a label, "task 'label'" without a file. */
+void dag__task_where(char *buf, size_t size, const char *label,
+                     const char *file, int line);
+
 /* ------------------------------------------------------------- kinds.c */
 
 /* The name of a device kind ("cpu", "cuda", "hip"); NULL for no kind. */

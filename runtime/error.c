@@ -48,6 +48,16 @@ void dag__task_name(char *buf, size_t size, const char *label, const char *file,
     snprintf(buf, size, "(unnamed)");
 }
 
+void dag__task_where(char *buf, size_t size, const char *label,
+                     const char *file, int line) {
+  if (!label && file)
+    snprintf(buf, size, "task at %s:%d", file, line);
+  else if (file)
+    snprintf(buf, size, "task '%s' (%s:%d)", label, file, line);
+  else
+    snprintf(buf, size, "task '%s'", label ? label : "(unnamed)");
+}
+
 int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
                     ...) {
   char what[512];
@@ -56,17 +66,10 @@ int dag__user_error(const struct dag_task_info *task, int err, const char *fmt,
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
 
-  if (task && !task->label && task->file) {
-    snprintf(last_error, sizeof last_error, "task at %s:%d: %s", task->file,
-             task->line, what);
-  } else if (task) {
-    char name[256];
-    dag__task_name(name, sizeof name, task->label, task->file, task->line);
-    if (task->file)
-      snprintf(last_error, sizeof last_error, "task '%s' (%s:%d): %s", name,
-               task->file, task->line, what);
-    else
-      snprintf(last_error, sizeof last_error, "task '%s': %s", name, what);
+  if (task) {
+    char where[384];
+    dag__task_where(where, sizeof where, task->label, task->file, task->line);
+    snprintf(last_error, sizeof last_error, "%s: %s", where, what);
   } else {
     snprintf(last_error, sizeof last_error, "%s", what);
   }

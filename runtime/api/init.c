@@ -24,7 +24,25 @@ static int workers_wanted(int ncores) {
   return n > 0 ? n : ncores;
 }
 
-static void finalize_at_exit(void) { dag_finalize(); }
+/* At exit (main returned, or exit() was called outside any task): the
+ * tasks still running finish, data comes home, and the runtime stops before
+ * the C library flushes and closes stdout. What the program printed so far
+ * goes out first, so that a wait that never ends does not also hide it.
+ * exit() from a task body cannot wait for the tasks (its own task would
+ * never finish): the process ends with them unfinished, as the body asked,
+ * and says so. */
+static void finalize_at_exit(void) {
+  char task[512];
+  if (dag__current_task_where(task, sizeof task)) {
+    dag__log(DAG_LOG_WARN,
+             "exit() called in %s: the process ends without waiting for "
+             "the tasks still running",
+             task);
+    return;
+  }
+  fflush(NULL);
+  dag_finalize();
+}
 
 /* A child of fork() has none of the workers: the runtime is over for it
  * (its calls say DAG_ESHUTDOWN, and exit does not wait for threads that

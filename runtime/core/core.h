@@ -50,6 +50,10 @@ struct task *dag__current_task(void);
 /* The implicit task of the program: parent of top-level tasks. */
 extern struct task dag__root_task;
 
+/* Writes "task 'label' (file:line)" of the task whose body the calling
+ * thread runs into buf; false, writing nothing, outside any task. */
+bool dag__current_task_where(char *buf, size_t size);
+
 /* Runs tasks until cond(arg) becomes false: inside a task body only its
  * descendants (see core/sched.c). With nothing to run for a while it dozes;
  * task completions wake it, and whatever else makes cond false must call

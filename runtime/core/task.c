@@ -31,6 +31,13 @@ struct task *dag__current_task(void) {
   return current ? current : &dag__root_task;
 }
 
+bool dag__current_task_where(char *buf, size_t size) {
+  if (!current || current == &dag__root_task)
+    return false;
+  dag__task_where(buf, size, current->label, current->file, current->line);
+  return true;
+}
+
 bool dag__task_descends(const struct task *t, const struct task *ancestor) {
   for (const struct task *p = t->parent; p; p = p->parent)
     if (p == ancestor)
