@@ -171,8 +171,14 @@ static void check_point(struct walker *w, int file, CXCursor paren,
     what = item_text(f, &cl->items[p->item]);
     CXCursor ref = strip(paren);
     CXCursor decl = clang_getCursorReferenced(ref);
+    bool named = clang_getCursorKind(ref) == CXCursor_DeclRefExpr;
     unsigned key;
-    if (clang_getCursorKind(ref) != CXCursor_DeclRefExpr || !is_local(decl) ||
+    /* OpenMP's shared(global) says what holds anyway: a body uses a global
+     * in place. */
+    if (named && cl->kind == CLAUSE_SHARED &&
+        clang_getCursorKind(decl) == CXCursor_VarDecl && !is_local(decl))
+      break;
+    if (!named || !is_local(decl) ||
         where(w, clang_getCursorLocation(decl), &key) != 0) {
       error_at(w, file, p->offset,
                "'%s' in '%s' is not a local variable or parameter", what,

@@ -10,7 +10,9 @@
  * block, then, inside a loop, the loop's condition and increment and its
  * body up to the task (the next iteration). In that order the first
  * statement that names the variable decides: `v = e;` or `for (v = e; ...)`
- * with no `v` in `e` writes it first; any other mention may read it.
+ * with no `v` in `e` writes it first, and so does such an assignment that
+ * comes first in a comma expression (`for (i = 0, v = 0; ...)`); any other
+ * mention may read it.
  * Jumps (break, return, goto) are not followed. */
 #include "sema_internal.h"
 
@@ -51,24 +53,35 @@ static bool mentions_any(const CXCursor *v, unsigned n, unsigned key) {
   return false;
 }
 
-/* `v = e` with no `v` in `e`. */
-static bool writes_first(const struct walker *w, CXCursor e, unsigned key) {
+/* What expression `e` does to the variable first: `v = e2` with no `v` in
+ * `e2` writes it; the operands of a comma are taken in their order, as in
+ * `i = 0, len = 0`; any other mention may read it. */
+static enum access expression_access(const struct walker *w, CXCursor e,
+                                     unsigned key) {
   e = strip(e);
+  if (!mentions(e, key))
+    return ACCESS_NONE;
   if (clang_getCursorKind(e) != CXCursor_BinaryOperator)
-    return false;
+    return ACCESS_READ;
   struct kids ks = children(e);
-  bool yes = false;
+  enum access a = ACCESS_READ;
   if (ks.n == 2) {
     CXCursor lhs = strip(ks.v[0]);
     char *op = binary_operator(w->tu, e, ks.v[0]);
-    yes = strcmp(op, "=") == 0 &&
-          clang_getCursorKind(lhs) == CXCursor_DeclRefExpr &&
-          decl_key(clang_getCursorReferenced(lhs)) == key &&
-          !mentions(ks.v[1], key);
+    if (strcmp(op, ",") == 0) {
+      a = expression_access(w, ks.v[0], key);
+      if (a == ACCESS_NONE)
+        a = expression_access(w, ks.v[1], key);
+    } else if (strcmp(op, "=") == 0 &&
+               clang_getCursorKind(lhs) == CXCursor_DeclRefExpr &&
+               decl_key(clang_getCursorReferenced(lhs)) == key &&
+               !mentions(ks.v[1], key)) {
+      a = ACCESS_WRITE;
+    }
     free(op);
   }
   free(ks.v);
-  return yes;
+  return a;
 }
 
 /* Is `child` of the for statement `stmt` its init clause? It then starts
@@ -113,7 +126,7 @@ static enum access first_access(const struct walker *w, CXCursor stmt,
     break;
   case CXCursor_ForStmt: {
     bool init = ks.n && is_for_init(w, stmt, ks.v[0]);
-    if (init && writes_first(w, ks.v[0], key))
+    if (init && expression_access(w, ks.v[0], key) == ACCESS_WRITE)
       a = ACCESS_WRITE;
     else if (!mentions_any(ks.v, ks.n - 1, key))
       a = maybe(first_access(w, ks.v[ks.n - 1], key));
@@ -139,7 +152,7 @@ static enum access first_access(const struct walker *w, CXCursor stmt,
     }
     break;
   default:
-    if (writes_first(w, stmt, key))
+    if (expression_access(w, stmt, key) == ACCESS_WRITE)
       a = ACCESS_WRITE;
     break;
   }
