@@ -98,35 +98,60 @@ bool is_variably_modified(CXType t) {
 
 char *type_spelling(CXType t) { return take(clang_getTypeSpelling(t)); }
 
-char *first_token(CXTranslationUnit tu, CXCursor c, bool last) {
-  CXToken *toks;
-  unsigned n;
-  clang_tokenize(tu, clang_getCursorExtent(c), &toks, &n);
-  char *s = n ? take(clang_getTokenSpelling(tu, toks[last ? n - 1 : 0]))
-              : xstrdup("");
-  clang_disposeTokens(tu, toks, n);
-  return s;
+/* The tokens of the file over c's extent. clang_tokenize takes a range
+ * inside a macro's expansion to the macro's definition, which may be in
+ * another file (a header's accessor macro, `ELEM(A, i, j) = v`): then it
+ * finds nothing, or what lies between the definition and the use. Ranges
+ * made anew from file positions are the file's own. */
+static CXToken *file_tokens(CXTranslationUnit tu, CXCursor c, unsigned *n) {
+  CXSourceRange r = clang_getCursorExtent(c);
+  CXFile lo_file, hi_file;
+  unsigned lo, hi;
+  clang_getFileLocation(clang_getRangeStart(r), &lo_file, NULL, NULL, &lo);
+  clang_getFileLocation(clang_getRangeEnd(r), &hi_file, NULL, NULL, &hi);
+  CXToken *toks = NULL;
+  *n = 0;
+  if (lo_file && clang_File_isEqual(lo_file, hi_file) && lo <= hi)
+    clang_tokenize(tu,
+                   clang_getRange(clang_getLocationForOffset(tu, lo_file, lo),
+                                  clang_getLocationForOffset(tu, hi_file, hi)),
+                   &toks, n);
+  return toks;
+}
+
+static unsigned token_offset(CXTranslationUnit tu, CXToken t) {
+  unsigned at;
+  clang_getFileLocation(clang_getTokenLocation(tu, t), NULL, NULL, NULL, &at);
+  return at;
 }
 
 char *binary_operator(CXTranslationUnit tu, CXCursor c, CXCursor lhs) {
-  CXToken *toks;
-  unsigned n;
-  clang_tokenize(tu, clang_getCursorExtent(c), &toks, &n);
-  unsigned lhs_end;
+  unsigned n, lhs_end;
+  CXToken *toks = file_tokens(tu, c, &n);
   clang_getFileLocation(clang_getRangeEnd(clang_getCursorExtent(lhs)), NULL,
                         NULL, NULL, &lhs_end);
-  char *op = xstrdup("");
-  for (unsigned i = 0; i < n; i++) {
-    unsigned at;
-    clang_getFileLocation(clang_getTokenLocation(tu, toks[i]), NULL, NULL, NULL,
-                          &at);
-    if (at >= lhs_end) {
-      free(op);
+  char *op = NULL;
+  for (unsigned i = 0; i < n && !op; i++)
+    if (token_offset(tu, toks[i]) >= lhs_end)
       op = take(clang_getTokenSpelling(tu, toks[i]));
-      break;
-    }
-  }
   clang_disposeTokens(tu, toks, n);
+  return op ? op : xstrdup("");
+}
+
+char *unary_operator(CXTranslationUnit tu, CXCursor c) {
+  unsigned n;
+  CXToken *toks = file_tokens(tu, c, &n);
+  char *first = n ? take(clang_getTokenSpelling(tu, toks[0])) : xstrdup("");
+  char *last = n ? take(clang_getTokenSpelling(tu, toks[n - 1])) : xstrdup("");
+  clang_disposeTokens(tu, toks, n);
+  bool prefix = !strcmp(first, "++") || !strcmp(first, "--") ||
+                (first[0] && !first[1] && strchr("*&-+!~", first[0]));
+  bool postfix = !strcmp(last, "++") || !strcmp(last, "--");
+  char *op = prefix ? first : postfix ? last : xstrdup("");
+  if (op != first)
+    free(first);
+  if (op != last)
+    free(last);
   return op;
 }
 

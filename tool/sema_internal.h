@@ -119,11 +119,14 @@ bool is_integer(CXType t);
  * array. */
 bool is_variably_modified(CXType t);
 char *type_spelling(CXType t);
-/* The spelling of the first (or the last) token of `c` (or ""). */
-char *first_token(CXTranslationUnit tu, CXCursor c, bool last);
-/* The operator of a binary operator cursor: the first token after its
- * left operand. */
+/* The operator of a binary operator (or member reference) cursor, whose
+ * left operand is `lhs`: the first token after it ("=", ",", "->"), read
+ * where the expression is used, macros included; "" when there is none
+ * there (an operator a macro's definition holds). */
 char *binary_operator(CXTranslationUnit tu, CXCursor c, CXCursor lhs);
+/* The operator of a unary operator cursor, prefix or postfix ("++", "*"),
+ * read the same way; "" when there is none. */
+char *unary_operator(CXTranslationUnit tu, CXCursor c);
 bool in_span(struct span sp, unsigned at);
 /* Is the main file's text at original offsets `at` exactly `name`? A name
  * that comes from a macro expansion is not: its extent is the macro's. */
@@ -265,8 +268,7 @@ void warn_about_task(struct walker *w, int t, CXCursor body);
 bool is_write(const struct walker *w, CXCursor c, CXCursor *lhs);
 /* The variable that the left operand `lhs` of a write names, and whether
  * the write goes through a pointer; a null cursor when no variable. */
-CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
-                      bool *through_pointer);
+CXCursor write_target(CXCursor lhs, bool *through_pointer);
 
 /* ---- sema_mpi_lint.c: -Wdag-mpi, for programs run on several ranks */
 

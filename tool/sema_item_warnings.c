@@ -66,7 +66,7 @@ static bool reaches_through(struct deref_search *ds, CXCursor c) {
       yes = element_of(ks.v[i]) == ds->key;
   } else if (ks.n && element_of(ks.v[0]) == ds->key) {
     /* The operand, not the index; a dereference, not `&a[i]` or `a[i].f`. */
-    char *op = kind == CXCursor_UnaryOperator ? first_token(ds->w->tu, c, false)
+    char *op = kind == CXCursor_UnaryOperator ? unary_operator(ds->w->tu, c)
                : kind == CXCursor_MemberRefExpr
                    ? binary_operator(ds->w->tu, c, ks.v[0])
                    : xstrdup("[");

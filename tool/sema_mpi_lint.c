@@ -30,7 +30,7 @@ struct escape_search {
  * is neither the body's own nor its copy. */
 static char *escaping_write(struct escape_search *es, CXCursor lhs) {
   bool through_pointer = false;
-  CXCursor var = write_target(es->w->tu, lhs, &through_pointer);
+  CXCursor var = write_target(lhs, &through_pointer);
   enum CXCursorKind k = clang_getCursorKind(var);
   if (k != CXCursor_VarDecl && k != CXCursor_ParmDecl)
     return NULL;

@@ -7,8 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
-                      bool *through_pointer) {
+/* The operand of pointer arithmetic (`p + k`, `k + p`, `p - k`) that is
+ * the pointer or array; a null cursor for other operators. */
+static CXCursor pointer_operand(CXCursor arithmetic) {
+  struct kids ks = children(arithmetic);
+  CXCursor p = clang_getNullCursor();
+  for (unsigned i = 0; i < ks.n && clang_Cursor_isNull(p); i++) {
+    enum CXTypeKind t = canonical(clang_getCursorType(strip(ks.v[i]))).kind;
+    if (t == CXType_Pointer || is_array_kind(t))
+      p = ks.v[i];
+  }
+  free(ks.v);
+  return p;
+}
+
+CXCursor write_target(CXCursor lhs, bool *through_pointer) {
   for (;;) {
     lhs = strip(lhs);
     enum CXCursorKind k = clang_getCursorKind(lhs);
@@ -27,12 +40,21 @@ CXCursor write_target(CXTranslationUnit tu, CXCursor lhs,
       if (canonical(clang_getCursorType(strip(inner))).kind == CXType_Pointer)
         *through_pointer = true;
     } else if (k == CXCursor_UnaryOperator) {
-      char *op = first_token(tu, lhs, false);
-      bool deref = strcmp(op, "*") == 0;
-      free(op);
-      if (!deref)
+      /* Of C's unary operators only `*` gives something to write to, and
+       * `*p` is `p[0]`: known by the operand's type, so that an accessor
+       * macro hides nothing. */
+      enum CXTypeKind t = canonical(clang_getCursorType(strip(inner))).kind;
+      if (t != CXType_Pointer && !is_array_kind(t))
         return clang_getNullCursor();
-      *through_pointer = true;
+      if (acts_as_pointer(strip(inner)))
+        *through_pointer = true;
+    } else if (k == CXCursor_BinaryOperator) {
+      /* Under `*` or `[]`: `*(p + k)` writes through p. */
+      inner = pointer_operand(lhs);
+      if (clang_Cursor_isNull(inner))
+        return inner;
+      if (acts_as_pointer(strip(inner)))
+        *through_pointer = true;
     } else {
       return clang_getNullCursor();
     }
@@ -50,7 +72,7 @@ static void check_write(struct write_check *wc, CXCursor at, CXCursor lhs) {
   struct task_state *st = &w->states[wc->task];
   struct task *task = &w->s->tasks[wc->task];
   bool through_pointer = false;
-  CXCursor var = write_target(w->tu, lhs, &through_pointer);
+  CXCursor var = write_target(lhs, &through_pointer);
   if (clang_Cursor_isNull(var) ||
       (clang_getCursorKind(var) != CXCursor_VarDecl &&
        clang_getCursorKind(var) != CXCursor_ParmDecl))
@@ -116,12 +138,9 @@ bool is_write(const struct walker *w, CXCursor c, CXCursor *lhs) {
     writes = strcmp(op, "=") == 0;
     free(op);
   } else if (kind == CXCursor_UnaryOperator) {
-    char *first = first_token(w->tu, c, false);
-    char *last = first_token(w->tu, c, true);
-    writes = !strcmp(first, "++") || !strcmp(first, "--") ||
-             !strcmp(last, "++") || !strcmp(last, "--");
-    free(first);
-    free(last);
+    char *op = unary_operator(w->tu, c);
+    writes = !strcmp(op, "++") || !strcmp(op, "--");
+    free(op);
   }
   return writes;
 }
