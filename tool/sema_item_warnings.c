@@ -3,7 +3,10 @@
  * never reads (-Wdag-unused-in), and an item over pointers whose targets
  * the body uses (-Wdag-pointer-array): `inout(B[k:len])` on a `float **B`,
  * as OpenMP code ports `depend(inout: B[k:len])`, which OpenMP matches by
- * its start address only, while the body works on B[k][i]. */
+ * its start address only, while the body works on B[k][i]; or `out(S1)` on
+ * a `double *S1`, OpenMP's token for "the matrix behind S1", which dag
+ * takes for the pointer's own bytes (under MPI, what moves between
+ * ranks). */
 #include "sema_internal.h"
 
 #include <stdlib.h>
@@ -46,14 +49,30 @@ static unsigned element_of(CXCursor e) {
              : 0;
 }
 
+/* The key of `a` when `e` is the variable `a`; 0 otherwise. */
+static unsigned variable_of(CXCursor e) {
+  e = strip(e);
+  return clang_getCursorKind(e) == CXCursor_DeclRefExpr
+             ? decl_key(clang_getCursorReferenced(e))
+             : 0;
+}
+
 struct deref_search {
   struct walker *w;
-  unsigned key; /* the array of pointers */
+  unsigned key;  /* the array of pointers, or the pointer */
+  bool elements; /* the pointers are a[i], not the variable itself */
   bool found;
 };
 
-/* Does `c` reach through an element of the array: `a[i][j]`, `*a[i]`,
- * `a[i]->f`, or `f(a[i])`, which passes the pointer on? */
+/* Is `e` the pointer looked for: an element of the array, or the
+ * variable? */
+static bool is_the_pointer(const struct deref_search *ds, CXCursor e) {
+  return (ds->elements ? element_of(e) : variable_of(e)) == ds->key;
+}
+
+/* Does `c` reach through the pointer (an element of the array, or the
+ * variable p): `a[i][j]`, `*a[i]`, `a[i]->f`, or `f(a[i])`, which passes
+ * the pointer on? */
 static bool reaches_through(struct deref_search *ds, CXCursor c) {
   enum CXCursorKind kind = clang_getCursorKind(c);
   if (kind != CXCursor_ArraySubscriptExpr && kind != CXCursor_UnaryOperator &&
@@ -63,8 +82,8 @@ static bool reaches_through(struct deref_search *ds, CXCursor c) {
   bool yes = false;
   if (kind == CXCursor_CallExpr) {
     for (unsigned i = 1; i < ks.n && !yes; i++)
-      yes = element_of(ks.v[i]) == ds->key;
-  } else if (ks.n && element_of(ks.v[0]) == ds->key) {
+      yes = is_the_pointer(ds, ks.v[i]);
+  } else if (ks.n && is_the_pointer(ds, ks.v[0])) {
     /* The operand, not the index; a dereference, not `&a[i]` or `a[i].f`. */
     char *op = kind == CXCursor_UnaryOperator ? unary_operator(ds->w->tu, c)
                : kind == CXCursor_MemberRefExpr
@@ -87,21 +106,47 @@ static enum CXChildVisitResult find_deref(CXCursor c, CXCursor parent,
   return CXChildVisit_Recurse;
 }
 
+/* The warning for a pointer variable named whole as a token. */
+static void warn_pointer_token(struct item_check *ic, CXCursor paren,
+                               const struct unit_file *f,
+                               const struct item *it) {
+  char *text = item_text(f, it);
+  char *type = type_spelling(clang_getCursorType(paren));
+  diags_add(ic->w->d, DIAG_WARNING, &f->src, it->at.begin,
+            "-Wdag-pointer-array",
+            "item '%s' names the pointer variable ('%s'), not the memory "
+            "the task body uses through it: name that memory, such as "
+            "'%s[0:n]' for n elements (under MPI the pointer's own bytes "
+            "would travel between ranks)",
+            text, type, text);
+  free(type);
+  free(text);
+}
+
 /* `paren` is the item's element (its one section's first, or the whole
- * item `a[i]`): when that is a pointer of an array `a` the body reaches
- * through, the item names the pointers and not what the body uses. */
+ * item `a[i]` or `p`): when that is a pointer of an array `a`, or the
+ * pointer variable `p`, that the body reaches through, the item names the
+ * pointers and not what the body uses. */
 static void check_pointer_array(struct item_check *ic, CXCursor paren,
                                 const struct unit_file *f,
                                 const struct item *it) {
   if (it->nshape || it->nsubs > 1 ||
       canonical(clang_getCursorType(paren)).kind != CXType_Pointer)
     return;
-  struct deref_search ds = {ic->w, element_of(paren), false};
+  struct deref_search ds = {ic->w, element_of(paren), true, false};
+  if (!ds.key && it->nsubs == 0) {
+    ds.key = variable_of(paren);
+    ds.elements = false;
+  }
   if (!ds.key)
     return;
   visit_body(ic->w, ic->body, find_deref, &ds);
   if (!ds.found)
     return;
+  if (!ds.elements) {
+    warn_pointer_token(ic, paren, f, it);
+    return;
+  }
   char *text = item_text(f, it);
   char *suggestion =
       it->nsubs ? xasprintf("%s[%s][0:n]", it->base.text,
