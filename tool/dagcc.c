@@ -67,6 +67,27 @@ static bool rewrite_input(struct input *in, const struct translate_options *opt,
   return true;
 }
 
+/* -Wdag-fopenmp: -fopenmp (the user's or DAG_CC's, in `args`) in a build
+ * that rewrote `path`. Returns false when -Werror makes it an error. */
+static bool warn_fopenmp(const struct invocation *inv, const struct strv *args,
+                         const char *path) {
+  const char *const *v = (const char *const *)args->v;
+  if (!translate_args_openmp(v, (int)args->n))
+    return true;
+  struct diags d = {.werror = inv->werror};
+  diags_options(&d, v, (int)args->n);
+  diags_add(&d, DIAG_WARNING, NULL, 0, "-Wdag-fopenmp",
+            "-fopenmp with the dag tasks of '%s': it brings in OpenMP's "
+            "runtime, whose threads compete with dag's workers for the cores "
+            "when an OpenMP construct runs (build without -fopenmp, unless "
+            "the program uses OpenMP itself: see docs/porting.md)",
+            path);
+  diags_print(&d, stderr);
+  bool ok = !diags_failed(&d);
+  diags_release(&d);
+  return ok;
+}
+
 /* Rewrites every C input. A file that cannot be read is left to the
  * compiler, which says so the way users expect. */
 static bool rewrite_inputs(struct invocation *inv, const struct home *h,
@@ -80,9 +101,15 @@ static bool rewrite_inputs(struct invocation *inv, const struct home *h,
   clang_args(inv, h, cc, &args);
   struct translate_options opt = translate_options(inv, &args);
   bool ok = true;
+  const char *rewritten = NULL;
   for (size_t i = 0; i < inv->nin; i++)
-    if (inv->in[i].is_c && access(inv->in[i].path, R_OK) == 0)
+    if (inv->in[i].is_c && access(inv->in[i].path, R_OK) == 0) {
       ok = rewrite_input(&inv->in[i], &opt, inv->keep) && ok;
+      if (inv->in[i].tmp && !rewritten)
+        rewritten = inv->in[i].path;
+    }
+  if (ok && rewritten)
+    ok = warn_fopenmp(inv, &args, rewritten);
   strv_release(&args);
   return ok;
 }
@@ -188,13 +215,15 @@ static int rewrite_only(struct invocation *inv, const struct home *h,
   clang_args(inv, h, cc, &args);
   struct translate_options opt = translate_options(inv, &args);
   enum translate_result r = translate_file(path, &opt, f);
+  bool ok = r != TRANSLATE_FAILED &&
+            (r != TRANSLATE_REWRITTEN || warn_fopenmp(inv, &args, path));
   strv_release(&args);
   if (r == TRANSLATE_UNCHANGED)
     copy_source(path, f);
   if (f == stdout ? fflush(f) != 0 : fclose(f) != 0)
     fatal("cannot write '%s': %s", out ? out : "standard output",
           strerror(errno));
-  if (r == TRANSLATE_FAILED)
+  if (!ok)
     return 1;
   if (!out)
     return 0;

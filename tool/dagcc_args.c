@@ -225,12 +225,23 @@ static int value_option(struct invocation *inv, const struct value_option *o,
   return separate ? 2 : 1;
 }
 
+/* Adds a flag libclang needs. -Wno-unknown-pragmas, which keeps the
+ * compiler quiet about the pragmas it ignores, keeps the rewriter quiet
+ * about OpenMP's (-Wdag-openmp) too; -Wunknown-pragmas turns it on again. */
+static void push_clang_flag(struct strv *clang, const char *arg) {
+  strv_push(clang, arg);
+  if (strcmp(arg, "-Wno-unknown-pragmas") == 0)
+    strv_push(clang, "-Wno-dag-openmp");
+  else if (strcmp(arg, "-Wunknown-pragmas") == 0)
+    strv_push(clang, "-Wdag-openmp");
+}
+
 void push_clang_flags(struct strv *clang, char *const *words, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const struct value_option *o = find_value_option(words[i]);
     bool separate = o && strcmp(words[i], o->name) == 0 && i + 1 < n;
     if (o ? o->clang : words[i][0] == '-' && is_clang_flag(words[i])) {
-      strv_push(clang, words[i]);
+      push_clang_flag(clang, words[i]);
       if (separate)
         strv_push(clang, words[i + 1]);
     }
@@ -257,7 +268,7 @@ void parse_args(struct invocation *inv, char **argv) {
       note_flag(inv, arg);
       strv_push(&inv->args, arg);
       if (is_clang_flag(arg))
-        strv_push(&inv->clang, arg);
+        push_clang_flag(&inv->clang, arg);
       i++;
     }
   }

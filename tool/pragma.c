@@ -805,14 +805,143 @@ static struct clause *add_clause(struct directive *d, enum clause_kind kind,
   return c;
 }
 
+/* --------------------------------------------------- OpenMP's words
+ *
+ * A port from OpenMP that changes `omp` to `dag` meets OpenMP's clauses and
+ * directives first. They stay errors, each with the dag form that
+ * docs/porting.md gives. */
+
+struct openmp_word {
+  const char *word, *hint;
+};
+
+#define NO_SUCH_CLAUSE "dag needs no such clause: remove it"
+
+static const struct openmp_word openmp_clauses[] = {
+    {"default", "dag has no default data sharing: a task copies the locals "
+                "it uses, unless an item or 'shared()' names them"},
+    {"final", "write the cutoff in C, calling a serial version below it"},
+    {"private", "declare the variable in the task body: a variable that the "
+                "body assigns before it reads it is the body's own already"},
+    {"mergeable", NO_SUCH_CLAUSE},
+    {"untied", NO_SUCH_CLAUSE},
+    {"reduction", "dag has no reductions: let each task write a partial "
+                  "result, and one task add them"},
+    {"in_reduction", "dag has no reductions: let each task write a partial "
+                     "result, and one task add them"},
+};
+
+#define NO_SUCH_DIRECTIVE "dag needs no such directive: remove it"
+#define WORKSHARING "dag has no worksharing: make a task per chunk of the loop"
+
+static const struct openmp_word openmp_directives[] = {
+    {"parallel", "dag needs no parallel region: remove it, and put a '#pragma "
+                 "dag taskwait' where the region ended"},
+    {"single", NO_SUCH_DIRECTIVE ", since the code outside tasks runs once"},
+    {"master", NO_SUCH_DIRECTIVE ", since the code outside tasks runs once"},
+    {"masked", NO_SUCH_DIRECTIVE ", since the code outside tasks runs once"},
+    {"for", WORKSHARING},
+    {"sections", WORKSHARING},
+    {"loop", WORKSHARING},
+    {"taskloop", "dag has no taskloop: write the loop over chunks, a task per "
+                 "chunk"},
+    {"taskgroup", "put a '#pragma dag taskwait' after the group, or make the "
+                  "group one task"},
+    {"critical", "make the update a task of its own, 'commutative' on the "
+                 "data it updates"},
+    {"atomic", "use a C11 '_Atomic' variable, or let each task write a "
+               "partial result"},
+    {"taskyield", NO_SUCH_DIRECTIVE},
+};
+
+static const char *openmp_hint(const struct parser *p, unsigned i, unsigned e,
+                               const struct openmp_word *words, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if (is_word(p, i, e, words[k].word))
+      return words[k].hint;
+  return NULL;
+}
+
+/* A list of a clause, [lo, hi) trimmed, fit for a message: "..." when it is
+ * long. */
+static struct shown show_list(const struct parser *p, unsigned lo,
+                              unsigned hi) {
+  trim(p, &lo, &hi);
+  return hi - lo > 32 ? show("...", 3) : show(p->s + lo, hi - lo);
+}
+
+/* `depend(type: list)`, its inside [lo, hi): the dag clause to write. */
+static void unknown_depend(struct parser *p, enum directive_kind dk,
+                           unsigned at, unsigned lo, unsigned hi) {
+  static const char *const same[] = {"in", "out", "inout"};
+  unsigned stride, colon = section_colon(p, lo, hi, &stride);
+  unsigned t = lo, te = colon;
+  trim(p, &t, &te);
+  const char *clause = NULL;
+  for (size_t k = 0; k < sizeof same / sizeof *same; k++)
+    if (is_word(p, t, te, same[k]))
+      clause = dk == DIRECTIVE_TASKWAIT ? "on" : same[k];
+  if (dk == DIRECTIVE_TASK && is_word(p, t, te, "mutexinoutset"))
+    clause = "commutative";
+  if (colon < hi && clause && skip_space(p, colon + 1, hi) < hi)
+    error_at(p, at,
+             "unknown clause 'depend'; write 'depend(%s: %s)' as '%s(%s)'",
+             show(p->s + t, te - t).text, show_list(p, colon + 1, hi).text,
+             clause, show_list(p, colon + 1, hi).text);
+  else if (colon < hi && is_word(p, t, te, "inoutset"))
+    error_at(p, at,
+             "unknown clause 'depend'; dag has no 'inoutset': give each task "
+             "the part it writes, in 'out' items that do not overlap");
+  else if (colon < hi && is_word(p, t, te, "depobj"))
+    error_at(p, at,
+             "unknown clause 'depend'; dag has no 'depobj': write the items "
+             "in the pragma");
+  else if (colon < hi && is_word(p, t, ident_end(p, t, te), "iterator"))
+    error_at(p, at,
+             "unknown clause 'depend'; dag has no iterators: name the whole "
+             "range in one section, such as 'in(a[0:n])'");
+  else if (dk == DIRECTIVE_TASKWAIT)
+    error_at(p, at,
+             "unknown clause 'depend'; write 'depend(inout: x)' as "
+             "'on(x)'");
+  else
+    error_at(p, at,
+             "unknown clause 'depend'; each type of dependence is a clause of "
+             "its own: 'in(x)', 'out(x)', 'inout(x)', or 'commutative(x)' for "
+             "mutexinoutset");
+}
+
+/* A clause that dag does not know, named at [i, e); `next` is just past its
+ * argument, if it has one. */
+static void unknown_clause(struct parser *p, enum directive_kind dk, unsigned i,
+                           unsigned e, unsigned next) {
+  unsigned j = skip_space(p, e, next), lo = j + 1, hi = next - 1;
+  bool arg = j < next && p->s[j] == '(' && p->s[hi] == ')';
+  const char *hint = openmp_hint(
+      p, i, e, openmp_clauses, sizeof openmp_clauses / sizeof *openmp_clauses);
+  if (is_word(p, i, e, "depend"))
+    unknown_depend(p, dk, i, arg ? lo : next, arg ? hi : next);
+  else if (is_word(p, i, e, "private") && arg && skip_space(p, lo, hi) < hi)
+    error_at(p, i,
+             "unknown clause 'private'; declare '%s' in the task body: a "
+             "variable that the body assigns before it reads it is the "
+             "body's own already",
+             show_list(p, lo, hi).text);
+  else if (hint)
+    error_at(p, i, "unknown clause '%s'; %s", show(p->s + i, e - i).text, hint);
+  else
+    error_at(p, i, "unknown clause '%s'", show(p->s + i, e - i).text);
+}
+
 /* The clause whose name starts at s[i]; returns where the next one may. */
 static unsigned parse_clause(struct parser *p, struct clause_state *st,
                              unsigned i) {
   unsigned e = ident_end(p, i, p->n), close;
   int k = lookup_clause(p, i, e);
   if (k < 0) {
-    error_at(p, i, "unknown clause '%s'", show(p->s + i, e - i).text);
-    return skip_argument(p, e);
+    unsigned next = skip_argument(p, e);
+    unknown_clause(p, st->d->kind, i, e, next);
+    return next;
   }
   enum clause_kind kind = (enum clause_kind)k;
   if (!clause_allowed(p, st, kind, i))
@@ -902,8 +1031,18 @@ static unsigned parse_header(struct parser *p, struct directive *d) {
     error_at(p, i, "expected 'task' or 'taskwait' after '#pragma dag'");
     return 0;
   } else {
-    error_at(p, i, "unknown directive '%s'; expected 'task' or 'taskwait'",
-             show(p->s + i, e - i).text);
+    /* `parallel for`: the loop is what needs the hint. */
+    unsigned w = skip_space(p, e, p->n), we = ident_end(p, w, p->n);
+    const char *hint = NULL;
+    if (is_word(p, i, e, "parallel") &&
+        (is_word(p, w, we, "for") || is_word(p, w, we, "sections") ||
+         is_word(p, w, we, "loop")))
+      hint = WORKSHARING;
+    else
+      hint = openmp_hint(p, i, e, openmp_directives,
+                         sizeof openmp_directives / sizeof *openmp_directives);
+    error_at(p, i, "unknown directive '%s'; %s", show(p->s + i, e - i).text,
+             hint ? hint : "expected 'task' or 'taskwait'");
     return 0;
   }
   return e;

@@ -304,3 +304,39 @@ bool scan_next_token(const struct source *src, unsigned from,
   *tok = (struct span){t.begin, t.end};
   return t.kind != TOK_EOF;
 }
+
+/* ---------------------------------------------------- #pragma omp */
+
+/* `#pragma omp NAME` that the warning is about: not `simd` or `declare
+ * simd`. */
+static bool openmp_pragma(struct lexer *line, struct span *name) {
+  if (!tok_is(line, next_in_line(line, true), "omp"))
+    return false;
+  struct tok w = next_in_line(line, true);
+  *name = (struct span){w.begin, w.kind == TOK_IDENT ? w.end : w.begin};
+  if (tok_is(line, w, "simd"))
+    return false;
+  return !tok_is(line, w, "declare") ||
+         !tok_is(line, next_in_line(line, true), "simd");
+}
+
+unsigned scan_openmp_pragmas(const struct source *src,
+                             struct scan_openmp **out) {
+  struct scan_openmp *v = NULL;
+  unsigned n = 0;
+  struct lexer lx;
+  lexer_init(&lx, src, 0);
+  for (struct tok t; (t = next_token(&lx)).kind != TOK_EOF;) {
+    if (t.kind != TOK_DIRECTIVE)
+      continue;
+    struct lexer line = {src->text, t.end, t.begin + 1, false};
+    struct span name;
+    if (tok_is(&line, next_in_line(&line, true), "pragma") &&
+        openmp_pragma(&line, &name)) {
+      v = xrealloc(v, (n + 1) * sizeof *v);
+      v[n++] = (struct scan_openmp){{t.begin, t.end}, name};
+    }
+  }
+  *out = v;
+  return n;
+}

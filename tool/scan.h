@@ -2,7 +2,8 @@
  *
  * It finds the `#pragma dag` directives (and whether each is at file scope
  * or inside a function), the headers the file includes with quotes, and,
- * after a file-scope directive, the function declaration it precedes. It
+ * after a file-scope directive, the function declaration it precedes; and,
+ * for a warning, the `#pragma omp` lines. It
  * understands comments, string and character literals, line continuations
  * and preprocessor lines; it does not expand macros. */
 #ifndef DAG_TOOL_SCAN_H
@@ -45,6 +46,18 @@ char *scan_clean_directives(const struct source *src,
 bool scan_function_declaration(const struct source *src, unsigned from,
                                struct span *name, struct span *params,
                                unsigned *end);
+
+/* A `#pragma omp` directive: from its '#', and its first word after `omp`
+ * (empty when there is none). */
+struct scan_openmp {
+  struct span at, name;
+};
+
+/* The file's `#pragma omp` directives, whatever `#if` groups they are in,
+ * except `simd` and `declare simd`, which only ask for vector code: their
+ * number, and the array in *out (the caller frees it). */
+unsigned scan_openmp_pragmas(const struct source *src,
+                             struct scan_openmp **out);
 
 /* The first token at or after `from`, past blanks, comments and line
  * continuations; a preprocessor line is one token. Returns false at the

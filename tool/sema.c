@@ -91,30 +91,64 @@ static void walk_main_functions(struct walker *w, const struct kids *top) {
   free(macros);
 }
 
+/* The `#if` groups libclang's preprocessor skipped in file fi (NULL: none
+ * known); the caller disposes of the list. */
+static CXSourceRangeList *skipped_ranges(const struct walker *w, unsigned fi) {
+  return w->cxfiles[fi] ? clang_getSkippedRanges(w->tu, w->cxfiles[fi]) : NULL;
+}
+
+/* Whether original offset `at` of file fi lies in one of `ranges`. */
+static bool skipped(const struct walker *w, unsigned fi,
+                    const CXSourceRangeList *ranges, unsigned at) {
+  for (unsigned r = 0; ranges && r < ranges->count; r++) {
+    unsigned b, e;
+    clang_getFileLocation(clang_getRangeStart(ranges->ranges[r]), NULL, NULL,
+                          NULL, &b);
+    clang_getFileLocation(clang_getRangeEnd(ranges->ranges[r]), NULL, NULL,
+                          NULL, &e);
+    if (at >= origin(w, (int)fi, b) && at < origin_end(w, (int)fi, e))
+      return true;
+  }
+  return false;
+}
+
 /* Directives that libclang skipped (#if 0) are not part of the program. */
 static void mark_active(struct walker *w) {
   for (unsigned fi = 0; fi < w->s->nfiles; fi++) {
     struct unit_file *f = &w->s->files[fi];
+    CXSourceRangeList *ranges = skipped_ranges(w, fi);
     for (unsigned k = 0; k < f->scan.ndirectives; k++)
-      f->active[k] = true;
-    if (!w->cxfiles[fi])
-      continue;
-    CXSourceRangeList *skipped = clang_getSkippedRanges(w->tu, w->cxfiles[fi]);
-    for (unsigned r = 0; skipped && r < skipped->count; r++) {
-      unsigned b, e;
-      clang_getFileLocation(clang_getRangeStart(skipped->ranges[r]), NULL, NULL,
-                            NULL, &b);
-      clang_getFileLocation(clang_getRangeEnd(skipped->ranges[r]), NULL, NULL,
-                            NULL, &e);
-      b = origin(w, (int)fi, b);
-      e = origin_end(w, (int)fi, e);
-      for (unsigned k = 0; k < f->scan.ndirectives; k++)
-        if (f->scan.directives[k].at.begin >= b &&
-            f->scan.directives[k].at.begin < e)
-          f->active[k] = false;
-    }
-    clang_disposeSourceRangeList(skipped);
+      f->active[k] = !skipped(w, fi, ranges, f->scan.directives[k].at.begin);
+    if (ranges)
+      clang_disposeSourceRangeList(ranges);
   }
+}
+
+/* -Wdag-openmp: without -fopenmp the compiler ignores OpenMP's pragmas, so
+ * a port that keeps some (a taskwait above all) builds without a word.
+ * Said once, at the first the preprocessor keeps. */
+static void warn_openmp(struct walker *w) {
+  if (w->s->openmp)
+    return;
+  const struct source *src = &w->s->files[0].src;
+  struct scan_openmp *omp;
+  unsigned n = scan_openmp_pragmas(src, &omp);
+  CXSourceRangeList *ranges = skipped_ranges(w, 0);
+  for (unsigned i = 0; i < n; i++) {
+    if (skipped(w, 0, ranges, omp[i].at.begin))
+      continue;
+    struct span name = omp[i].name;
+    diags_add(w->d, DIAG_WARNING, src, omp[i].at.begin, "-Wdag-openmp",
+              "dagcc ignores OpenMP pragmas: this '#pragma omp%s%.*s' and "
+              "the file's other '#pragma omp' lines have no effect (write "
+              "them as dag pragmas: see docs/porting.md)",
+              name.end > name.begin ? " " : "", (int)(name.end - name.begin),
+              src->text + name.begin);
+    break;
+  }
+  if (ranges)
+    clang_disposeSourceRangeList(ranges);
+  free(omp);
 }
 
 /* Every active directive inside a function must have found its place; in
@@ -209,6 +243,7 @@ int sema_analyse(struct sema *s, const char *const *args, int nargs,
     w.cxfiles[i] = clang_getFile(tu, s->files[i].src.path);
   report_clang(&w);
   mark_active(&w);
+  warn_openmp(&w);
   struct kids top = children(clang_getTranslationUnitCursor(tu));
   bind_functions(&w, &top);
   walk_main_functions(&w, &top);

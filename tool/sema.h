@@ -116,6 +116,7 @@ struct sema {
   unsigned nfunctions;
   struct shared_ref *refs;
   unsigned nrefs;
+  bool openmp; /* -fopenmp: the compiler reads '#pragma omp' */
 };
 
 /* Analyses the translation unit whose files (main first, with directives

@@ -256,6 +256,17 @@ bool translate_args_set_dag_macro(const char *const *args, int nargs) {
   return false;
 }
 
+bool translate_args_openmp(const char *const *args, int nargs) {
+  bool on = false;
+  for (int i = 0; i < nargs; i++)
+    if (strcmp(args[i], "-fopenmp") == 0 ||
+        strncmp(args[i], "-fopenmp=", 9) == 0)
+      on = true;
+    else if (strcmp(args[i], "-fno-openmp") == 0)
+      on = false;
+  return on;
+}
+
 /* The flags of the parse: the user's, with _DAG defined first and <dag.h>
  * included last, as in the compile of the rewritten file. */
 static const char **parse_args(const struct translate_options *opt,
@@ -303,6 +314,7 @@ enum translate_result translate_file(const char *path,
   parse_directives(&u);
   struct diags d = {.werror = opt->werror};
   diags_options(&d, opt->clang_args, opt->nclang_args);
+  u.sema.openmp = translate_args_openmp(opt->clang_args, opt->nclang_args);
   struct source *extra = NULL;
   unsigned nextra = 0;
   int nargs;

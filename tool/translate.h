@@ -19,6 +19,10 @@
  * or separate. */
 bool translate_args_set_dag_macro(const char *const *args, int nargs);
 
+/* True when `args` turn OpenMP on: -fopenmp or -fopenmp=<runtime>, not
+ * undone by a later -fno-openmp. */
+bool translate_args_openmp(const char *const *args, int nargs);
+
 struct translate_options {
   /* Flags for libclang, as the compiler gets them: -I, -D, -U, -std, -W...,
    * -f... (not the input file, -c, -o). */
