@@ -79,8 +79,10 @@ DAG_API int dag_init(void);
 
 /* Waits for every task (an implicit dag_taskwait), writes the DAG_STATS,
  * DAG_TRACE and DAG_GRAPH outputs, stops the workers and frees everything.
- * Runs by itself at exit if the program did not call it. After it, every call
- * but dag_strerror and dag_last_error returns DAG_ESHUTDOWN. Returns 0. */
+ * Runs by itself at exit if the program did not call it (not at an exit()
+ * inside a task body, which ends the process without waiting). After it,
+ * every call but dag_strerror and dag_last_error returns DAG_ESHUTDOWN.
+ * Returns 0. */
 DAG_API int dag_finalize(void);
 
 /* --------------------------------------------------------------- regions */
@@ -132,10 +134,10 @@ typedef void (*dag_task_fn)(void *args);
 #define DAG_TASK_ON_RANK 0x2u /* `on(rank)`: run on the MPI rank `rank` */
 
 /* Where a task body runs: one row per kind, X(ENUMERATOR, name), the name
- * being the one that `device(name)` in a pragma and DAG_DEVICES use and that
- * its stream getter dag_<name>_stream() carries. The rewriter and the
- * runtime read this list; a new kind is a row here and a memory space in
- * the runtime. */
+ * being the one that `device(name)` in a pragma and DAG_DEVICES use and
+ * that a GPU kind's stream getter dag_<name>_stream() carries. The rewriter
+ * and the runtime read this list; a new kind is a row here and a memory
+ * space in the runtime. */
 #define DAG_DEVICE_KINDS(X)                                                    \
   X(CPU, cpu)   /* a worker thread */                                          \
   X(CUDA, cuda) /* an NVIDIA GPU, through the CUDA runtime */                  \
@@ -145,8 +147,12 @@ enum dag_device {
 #define DAG_DEVICE_ENUMERATOR(id, name) DAG_DEVICE_##id,
   DAG_DEVICE_KINDS(DAG_DEVICE_ENUMERATOR)
 #undef DAG_DEVICE_ENUMERATOR
-      DAG_NDEVICE_KINDS
 };
+
+/* The number of kinds (not an enumerator, so that a program's switch over
+ * the kinds need not name it). */
+#define DAG_DEVICE_KIND_COUNTS_ONE(id, name) +1
+#define DAG_NDEVICE_KINDS (0 DAG_DEVICE_KINDS(DAG_DEVICE_KIND_COUNTS_ONE))
 
 /* Another implementation of a task, for a device (`implements`): the body
  * gets the same argument copy as `fn`. */

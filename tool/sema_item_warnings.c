@@ -123,6 +123,36 @@ static void warn_pointer_token(struct item_check *ic, CXCursor paren,
   free(text);
 }
 
+struct own_write {
+  struct walker *w;
+  unsigned key;
+  bool found;
+};
+
+/* Does the body assign the variable itself (`p = malloc(...)`, `p =
+ * p->next`)? Then an item on it means the pointer's value, as written. */
+static enum CXChildVisitResult find_own_write(CXCursor c, CXCursor parent,
+                                              CXClientData data) {
+  struct own_write *ow = data;
+  CXCursor lhs;
+  if (is_write(ow->w, c, &lhs)) {
+    bool through_pointer = false;
+    CXCursor var = write_target(lhs, &through_pointer);
+    if (!clang_Cursor_isNull(var) && !through_pointer &&
+        decl_key(var) == ow->key)
+      ow->found = true;
+  }
+  return ow->found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* Whether `p[0:n]` would be an item: p points to a complete object type. */
+static bool sectionable(CXCursor pointer) {
+  CXType to =
+      canonical(clang_getPointeeType(canonical(clang_getCursorType(pointer))));
+  return to.kind != CXType_Void && to.kind != CXType_FunctionProto &&
+         to.kind != CXType_FunctionNoProto && clang_Type_getSizeOf(to) > 0;
+}
+
 /* `paren` is the item's element (its one section's first, or the whole
  * item `a[i]` or `p`): when that is a pointer of an array `a`, or the
  * pointer variable `p`, that the body reaches through, the item names the
@@ -134,9 +164,13 @@ static void check_pointer_array(struct item_check *ic, CXCursor paren,
       canonical(clang_getCursorType(paren)).kind != CXType_Pointer)
     return;
   struct deref_search ds = {ic->w, element_of(paren), true, false};
-  if (!ds.key && it->nsubs == 0) {
+  if (!ds.key && it->nsubs == 0 && sectionable(paren)) {
     ds.key = variable_of(paren);
     ds.elements = false;
+    struct own_write ow = {ic->w, ds.key, false};
+    visit_body(ic->w, ic->body, find_own_write, &ow);
+    if (ow.found)
+      return;
   }
   if (!ds.key)
     return;

@@ -176,8 +176,11 @@ static void check_point(struct walker *w, int file, CXCursor paren,
     /* OpenMP's shared(global) says what holds anyway: a body uses a global
      * in place. */
     if (named && cl->kind == CLAUSE_SHARED &&
-        clang_getCursorKind(decl) == CXCursor_VarDecl && !is_local(decl))
+        clang_getCursorKind(decl) == CXCursor_VarDecl && !is_local(decl)) {
+      if (st) /* the user protects its writes, as for a shared local */
+        key_set_add(&st->named, decl_key(decl));
       break;
+    }
     if (!named || !is_local(decl) ||
         where(w, clang_getCursorLocation(decl), &key) != 0) {
       error_at(w, file, p->offset,

@@ -269,7 +269,9 @@ static int vmm_granule(int index, size_t *granule) {
              VMM_SYMBOL(GetAllocationGranularity) " failed: error %d",
              (int)err);
   }
-  return dag__user_error(NULL, DAG_ENOSYS,
+  /* Kept, not printed: dag_init says it if DAG_DEVICES named the device,
+   * DAG_LOG=info otherwise. */
+  return dag__error_note(DAG_ENOSYS,
                          GPU_NAME " device %d has no virtual memory management "
                                   "(%s), on which dag builds device memory: "
                                   "it needs " VMM_NEEDS,

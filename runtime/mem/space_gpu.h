@@ -98,7 +98,8 @@ typedef hipMemAccessDesc vmm_access;
     .flags = hipMemAccessFlagsProtReadWrite                                    \
   }
 #define VMM_GRANULARITY hipMemAllocationGranularityRecommended
-#define VMM_NEEDS "ROCm 6 or later on a GPU that has virtual memory management"
+#define VMM_NEEDS                                                              \
+  "a GPU and a ROCm that support it (ROCm 6 or later for the HIP calls)"
 /* Older HIP has the calls but no attribute that says they work. */
 #if HIP_VERSION_MAJOR >= 6
 #define GPU_ATTR_VMM hipDeviceAttributeVirtualMemoryManagementSupported

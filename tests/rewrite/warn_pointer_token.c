@@ -23,3 +23,19 @@ void strassen_step(int n, double *A21, double *A22, double *done) {
   free(S1);
   free(S2);
 }
+
+/* The task that sets the pointer itself names the pointer's value, as it
+ * should: no warning, nor for a pointer to void that only passes on. */
+void copy(void *to, const void *from, unsigned long n);
+void produce(int n, double **out, void *raw, double *dst) {
+  double *buf;
+#pragma dag task out(buf)
+  {
+    buf = malloc(sizeof(double) * n);
+    buf[0] = 0;
+  }
+#pragma dag task in(raw) out(dst[0:1])
+  copy(dst, raw, 8);
+#pragma dag taskwait
+  *out = buf;
+}

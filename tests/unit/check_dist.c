@@ -614,8 +614,10 @@ START_TEST(test_resident_memory) {
   if (written < 64 * 1024 || written > 68 * 1024)
     ck_abort_msg("writing 64 MiB made %ld KiB resident", written);
 
+  /* Over the discarded range only: a huge page that a kernel did not align
+   * to it keeps its part outside resident. */
   dag__dist_discard(at, touched);
-  long discarded = resident_kib(m, bytes);
+  long discarded = resident_kib(at, touched);
   if (discarded != 0)
     ck_abort_msg("64 MiB discarded: %ld KiB still resident", discarded);
   ck_assert_int_eq(at[0], 0);
