@@ -66,9 +66,10 @@ void dag__core_nudge(void);
 void dag__core_graph_transfer(bool send, int peer, uint64_t tag,
                               uint64_t bytes);
 
-/* Keeps the running task (submitted with CORE_NO_INLINE) from completing
- * when its body returns, until dag__task_release: a transfer in flight.
- * Returns the task. */
+/* Keeps the running task from completing when its body returns, until
+ * dag__task_release: a transfer in flight, a device's work. Submit such a
+ * task with CORE_NO_INLINE; one that runs inline all the same (undeferred:
+ * `if(false)`) moves off its submitter's stack first. Returns the task. */
 struct task *dag__task_hold(void);
 /* Ends a hold; from any thread. */
 void dag__task_release(struct task *t);

@@ -558,7 +558,10 @@ dag__core_submit_plain(const struct dag_task_info *info, dag_task_fn body,
 }
 
 struct task *dag__task_hold(void) {
-  struct task *t = current;
+  /* An undeferred task runs inline on its submitter's stack: held, it
+   * outlives that frame, so it is promoted as when it defers a child, and
+   * its later siblings wait for it through its parent's history. */
+  struct task *t = lasting(current);
   atomic_fetch_add_explicit(&t->unfinished, 1, memory_order_relaxed);
   return t;
 }

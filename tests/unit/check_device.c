@@ -107,6 +107,32 @@ START_TEST(host_and_device_alternate) {
 }
 END_TEST
 
+/* An undeferred device task (`if(false)`) runs its body, which only
+ * queues the kernels, in the submitter: the host tasks after it still wait
+ * for its kernels, and the data they read comes back from the device. */
+START_TEST(undeferred_device_task_holds_its_successors) {
+  start("emul", "16M");
+  enum { N = 512, ROUNDS = 20 };
+  static struct dag_task_info undeferred = {.fn = add_on_device,
+                                            .label = "undeferred add",
+                                            .device = DAG_DEVICE_CUDA,
+                                            .flags = DAG_TASK_UNDEFERRED};
+  double *x = calloc(N, sizeof *x);
+  for (int r = 0; r < ROUNDS; r++) {
+    if (r % 2) {
+      struct add_args a = {x, N, r + 1, NULL};
+      struct dag_access acc = access_of(DAG_INOUT, x, N * sizeof *x);
+      ck_assert_int_eq(dag_submit(&undeferred, &a, sizeof a, &acc, 1), 0);
+    } else {
+      submit_add(DAG_DEVICE_CPU, x, N, r + 1);
+    }
+  }
+  ck_assert_int_eq(dag_taskwait(), 0);
+  CHECK_EACH(i, N, x[i] == ROUNDS * (ROUNDS + 1) / 2);
+  free(x);
+}
+END_TEST
+
 /* The program writes its data itself between two waits: the device's
  * copy from before the wait is not used again. */
 START_TEST(program_writes_between_waits) {
@@ -490,6 +516,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, device_task_gets_device_copy);
   tcase_add_test(tc, host_and_device_alternate);
+  tcase_add_test(tc, undeferred_device_task_holds_its_successors);
   tcase_add_test(tc, program_writes_between_waits);
   tcase_add_test(tc, tiles_keep_host_layout);
   tcase_add_test(tc, tiles_move_in_few_copies);
