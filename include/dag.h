@@ -161,6 +161,13 @@ struct dag_variant {
   enum dag_device device;
 };
 
+/* `count` pointers side by side from byte `offset` of a task's argument
+ * block (offsetof): pointer arguments that a device body gets translated. */
+struct dag_pointers {
+  size_t offset;
+  size_t count;
+};
+
 /* What to run and how. The rewriter emits one per pragma; fields other than
  * fn may be zero. */
 struct dag_task_info {
@@ -179,6 +186,13 @@ struct dag_task_info {
   /* The items of the pragma as written, one per access (NULL: none), for
    * messages about an access. */
   const char *const *items;
+  /* Where the argument block holds pointers (npointers runs): in a device
+   * body, each one that points into one of the task's regions arrives as
+   * the device address of that byte. The rewriter lists every pointer
+   * argument; by hand, list yours. Nothing else in the block is changed:
+   * the runtime cannot tell a pointer from an integer or padding. */
+  const struct dag_pointers *pointers;
+  int npointers;
 };
 
 /* Submits a task. `args_size` bytes at `args` are copied into the task (may
@@ -193,7 +207,8 @@ struct dag_task_info {
  * ready and tiny, or the submitter is far ahead), so a task must never wait
  * for something the submitting thread does only after submitting it.
  * Returns 0, or DAG_EINVAL (NULL fn, NULL region base, bad mode, negative
- * stride, nested strides, unknown device, a rank outside the run),
+ * stride, nested strides, unknown device, a rank outside the run, pointers
+ * outside the argument block),
  * DAG_EDIMS, DAG_EOVERFLOW, DAG_ENOMEM, DAG_ESHUTDOWN, DAG_ENOSYS (no
  * variant of the task runs on a device this libdag has); on error nothing
  * was submitted. */
@@ -248,9 +263,10 @@ DAG_API int dag_emul_launch(void (*kernel)(void *args), const void *args,
                             size_t size);
 
 /* Inside a device body: the device address of host byte `host`, which must
- * lie in one of the task's regions (NULL otherwise). Pointer arguments that
- * fall in a region arrive translated already; this is for pointers the body
- * reaches otherwise (a global, a field of a struct). A device copy keeps
+ * lie in one of the task's regions (NULL otherwise). Pointer arguments
+ * (dag_task_info.pointers) that fall in a region arrive translated already;
+ * this is for pointers the body reaches otherwise (a global, a field of a
+ * struct). A device copy keeps
  * the host's layout, so arithmetic with the host's leading dimension works
  * on the result. Outside device bodies (a CPU variant) it returns `host`. */
 DAG_API void *dag_device_ptr(const void *host);

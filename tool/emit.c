@@ -217,7 +217,8 @@ static const char *device_constant(const struct directive *d) {
 static void task_info(struct edit *ed, const struct unit_file *f,
                       const struct directive *d, const char *body,
                       const char *default_label, const char *variants,
-                      unsigned nvariants, unsigned naccesses) {
+                      unsigned nvariants, unsigned naccesses,
+                      unsigned npointers) {
   const struct clause *priority = find_clause(d, CLAUSE_PRIORITY);
   const struct clause *cond = find_clause(d, CLAUSE_IF);
   const struct clause *label = find_clause(d, CLAUSE_LABEL);
@@ -259,7 +260,58 @@ static void task_info(struct edit *ed, const struct unit_file *f,
   } else {
     edit_text(ed, "0");
   }
-  edit_text(ed, ", %s};\n", naccesses ? "__dag_items" : "0");
+  edit_text(ed, ", %s, %s, %u};\n", naccesses ? "__dag_items" : "0",
+            npointers ? "__dag_pointers" : "0", npointers);
+}
+
+/* Whether the task may run on a device: its own clause, or a variant's. */
+static bool may_run_on_device(const struct directive *d, unsigned nvariants) {
+  return nvariants > 0 || strcmp(device_constant(d), "DAG_DEVICE_CPU") != 0;
+}
+
+/* One run of `static const struct dag_pointers __dag_pointers[]`: member
+ * `name` of `type`, all pointers. */
+static void pointer_run(struct edit *ed, const char *type, const char *name,
+                        unsigned *n) {
+  edit_text(ed,
+            "%s{__builtin_offsetof(%s, %s), sizeof ((%s *)0)->%s / sizeof "
+            "(void *)}",
+            *n ? ", " : "static const struct dag_pointers __dag_pointers[] = {",
+            type, name, type, name);
+  ++*n;
+}
+
+static unsigned pointer_runs_end(struct edit *ed, unsigned n) {
+  if (n)
+    edit_text(ed, "};\n");
+  return n;
+}
+
+/* The pointer members of a statement task's argument struct, which a
+ * device body gets as device addresses; returns how many. */
+static unsigned statement_pointers(struct edit *ed, const struct task *t,
+                                   unsigned index) {
+  char type[40];
+  snprintf(type, sizeof type, "struct __dag_args_%u", index);
+  unsigned n = 0;
+  for (unsigned i = 0; i < t->nvars; i++) {
+    const struct capture_var *v = &t->vars[i];
+    if (v->how == CAPTURE_VALUE ? v->pointers : v->how != CAPTURE_PRIVATE)
+      pointer_run(ed, type, v->name, &n);
+  }
+  return pointer_runs_end(ed, n);
+}
+
+/* The pointer parameters of task function `fn`, as statement_pointers. */
+static unsigned function_pointers(struct edit *ed,
+                                  const struct task_function *fn) {
+  char type[300];
+  snprintf(type, sizeof type, "struct __dag_fargs_%s", fn->name);
+  unsigned n = 0;
+  for (unsigned i = 0; i < fn->nparams; i++)
+    if (fn->params[i].pointer)
+      pointer_run(ed, type, fn->params[i].name, &n);
+  return pointer_runs_end(ed, n);
 }
 
 /* ------------------------------------------------ tasks on statements */
@@ -480,7 +532,10 @@ static void submit_statement(struct emitter *em, unsigned n) {
     access_items(ed, f, d);
   char body[32];
   snprintf(body, sizeof body, "__dag_body_%u", n);
-  task_info(ed, f, d, body, t->label, NULL, 0, na);
+  unsigned np = has_arguments(t) && may_run_on_device(d, 0)
+                    ? statement_pointers(ed, t, n)
+                    : 0;
+  task_info(ed, f, d, body, t->label, NULL, 0, na, np);
   submit_call(ed, has_arguments(t), na);
   edit_text(ed, "}");
 }
@@ -591,7 +646,8 @@ static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
   unsigned na = accesses(ed, f, d);
   if (na)
     access_items(ed, f, d);
-  task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants, na);
+  unsigned np = may_run_on_device(d, nvariants) ? function_pointers(ed, fn) : 0;
+  task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants, na, np);
   submit_call(ed, fn->nparams > 0, na);
   edit_text(ed, "}\n");
 }

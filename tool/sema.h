@@ -40,6 +40,7 @@ struct capture_var {
                      array (SHARED_VM) */
   enum capture how;
   bool is_array; /* CAPTURE_VALUE of an array: copied with memcpy */
+  bool pointers; /* CAPTURE_VALUE: a pointer, or an array of pointers */
   unsigned key;  /* the declaration's offset: identifies the variable */
 };
 
@@ -84,6 +85,7 @@ struct param {
   char *type;      /* spelling; VM types are passed as void * */
   char *canonical; /* spelling of the canonical type, to compare */
   bool vm;
+  bool pointer; /* passed as a pointer (a VM one as void *) */
 };
 
 struct task_function {

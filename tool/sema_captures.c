@@ -87,6 +87,14 @@ static char *array_levels(CXType t, unsigned *ndims) {
   return type_spelling(t);
 }
 
+/* Whether a value of type `t` is a pointer or an array of them. */
+static bool holds_pointers(CXType t) {
+  t = canonical(t);
+  while (is_array_kind(t.kind))
+    t = canonical(clang_getArrayElementType(t));
+  return t.kind == CXType_Pointer;
+}
+
 /* A capture problem, reported at the task that captures. */
 static void capture_error(struct walker *w, int t, const char *fmt,
                           const char *name) {
@@ -127,6 +135,7 @@ void decide_captures(struct walker *w, int t, CXCursor body) {
     *v = (struct capture_var){.name = take(clang_getCursorSpelling(decl)),
                               .type = type_spelling(type),
                               .how = shared ? CAPTURE_SHARED : CAPTURE_VALUE,
+                              .pointers = holds_pointers(type),
                               .key = key};
     task->nvars++;
     if (array && acts_as_pointer(decl)) {
@@ -141,6 +150,7 @@ void decide_captures(struct walker *w, int t, CXCursor body) {
         v->type = xasprintf("__typeof__(%s) *", e);
         free(e);
         v->how = CAPTURE_VALUE;
+        v->pointers = true;
       }
       if (shared)
         capture_error(w, t,

@@ -77,7 +77,8 @@ static void add_function(struct walker *w, int file, unsigned k,
         (struct param){take(clang_getCursorSpelling(p)), type_spelling(t),
                        type_spelling(canonical(t)),
                        adjusted ? is_variably_modified(t)
-                                : is_variably_modified(clang_getCursorType(p))};
+                                : is_variably_modified(clang_getCursorType(p)),
+                       adjusted || canonical(t).kind == CXType_Pointer};
     if (adjusted) {
       char *elem = f->params[i].type;
       f->params[i].type = xasprintf("__typeof__(%s) *", elem);

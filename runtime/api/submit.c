@@ -62,6 +62,23 @@ static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
                          dag__device_kind_name(info->device));
 }
 
+/* The pointer runs of the task lie in its argument block. */
+static int check_pointers(const struct dag_task_info *info, size_t args_size) {
+  if (info->npointers < 0 || (info->npointers > 0 && !info->pointers))
+    return dag__user_error(info, DAG_EINVAL, "%d pointer runs at %p",
+                           info->npointers, (const void *)info->pointers);
+  for (int i = 0; i < info->npointers; i++) {
+    const struct dag_pointers *p = &info->pointers[i];
+    if (p->offset > args_size ||
+        p->count > (args_size - p->offset) / sizeof(void *))
+      return dag__user_error(info, DAG_EINVAL,
+                             "pointer run %d (%zu pointers from byte %zu) "
+                             "runs past the %zu bytes of arguments",
+                             i, p->count, p->offset, args_size);
+  }
+  return 0;
+}
+
 static int check_info(const struct dag_task_info *info, const void *args,
                       size_t args_size, const struct dag_access *acc, size_t n,
                       dag_task_fn *body) {
@@ -84,7 +101,8 @@ static int check_info(const struct dag_task_info *info, const void *args,
     return dag__user_error(
         info, DAG_EINVAL, "on(%d): this run has %d rank%s, 0 to %d", info->rank,
         dag__nranks, dag__nranks > 1 ? "s" : "", dag__nranks - 1);
-  return choose_body(info, body);
+  int err = check_pointers(info, args_size);
+  return err ? err : choose_body(info, body);
 }
 
 /* Whether the task is the plain kind: a CPU body, no accesses, arguments
@@ -95,6 +113,7 @@ static bool plain_task(const struct dag_task_info *info, const void *args,
                        size_t args_size) {
   return dag__started() && info && info->fn && info->nvariants == 0 &&
          info->device == DAG_DEVICE_CPU && !(info->flags & DAG_TASK_ON_RANK) &&
+         info->npointers == 0 &&
          (!args_size || (args && args_size <= DAG_CORE_PLAIN_ARGS));
 }
 

@@ -332,7 +332,8 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
     dag__core_submit(info, where.fn, args, args_size, regs, modes, n, flags);
     return;
   }
-  size_t size = dag__call_size(n, args_size);
+  size_t npointers = (size_t)info->npointers;
+  size_t size = dag__call_size(n, args_size, npointers);
   struct call *c = aligned_alloc(16, (size + 15) & ~(size_t)15);
   if (!c)
     dag__out_of_memory("a task's call");
@@ -343,12 +344,16 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
                      .line = info->line,
                      .n = (uint32_t)n,
                      .args_size = (uint32_t)args_size,
+                     .npointers = (uint32_t)npointers,
                      .bytes = bytes,
                      .read_in_place = in_place && dag__devices_direct};
   memcpy(dag__call_regions(c), regs, n * sizeof *regs);
   memcpy(dag__call_modes(c), modes, n * sizeof *modes);
   if (args_size)
     memcpy(dag__call_args(c), args, args_size);
+  if (npointers)
+    memcpy(dag__call_pointers(c), info->pointers,
+           npointers * sizeof *info->pointers);
   if (!where.device) {
     dag__core_submit(info, dag__run_on_host, c, size, regs, modes, n, flags);
     free(c);

@@ -169,6 +169,7 @@ struct call {
   const char *label, *file;
   int line;
   uint32_t n, args_size;
+  uint32_t npointers;        /* runs of pointer arguments (dag_pointers) */
   size_t bytes;              /* of its regions: the size for its history */
   struct task *task;         /* a device task, while its body is queued */
   uint64_t queued_ns;        /* ... since when */
@@ -179,9 +180,10 @@ struct call {
 struct region *dag__call_regions(struct call *c);
 enum dag_mode *dag__call_modes(struct call *c);
 void *dag__call_args(struct call *c);
-/* Bytes of the block of a task with n regions and args_size bytes of
- * arguments. */
-size_t dag__call_size(size_t n, size_t args_size);
+struct dag_pointers *dag__call_pointers(struct call *c);
+/* Bytes of the block of a task with n regions, args_size bytes of
+ * arguments and npointers runs of pointers in them. */
+size_t dag__call_size(size_t n, size_t args_size, size_t npointers);
 
 /* The wrapped bodies: of a host task, whose arguments are the call; of a
  * device task, whose arguments are the call's address (freed when the

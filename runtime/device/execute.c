@@ -297,8 +297,13 @@ static intptr_t *call_shifts(struct call *c) {
                       (-c->args_size & 7));
 }
 
-size_t dag__call_size(size_t n, size_t args_size) {
-  return head_size(n) + ((args_size + 7) & ~(size_t)7) + n * sizeof(intptr_t);
+struct dag_pointers *dag__call_pointers(struct call *c) {
+  return (struct dag_pointers *)(call_shifts(c) + c->n);
+}
+
+size_t dag__call_size(size_t n, size_t args_size, size_t npointers) {
+  return head_size(n) + ((args_size + 7) & ~(size_t)7) + n * sizeof(intptr_t) +
+         npointers * sizeof(struct dag_pointers);
 }
 
 static bool writes(enum dag_mode m) { return m != DAG_IN; }
@@ -449,18 +454,22 @@ static void *device_address(struct call *c, uintptr_t x) {
   return NULL;
 }
 
-/* Every pointer-sized word of the arguments whose value falls in one of the
- * task's regions becomes the device address of that byte. */
+/* Every pointer argument (the task's pointer runs) that falls in one of
+ * its regions becomes the device address of that byte. Only those: any
+ * other word of the block may hold an address's bits by chance (an integer,
+ * or padding left over from a pointer on the submitter's stack). */
 static void translate(struct call *c) {
   char *args = dag__call_args(c);
-  for (size_t at = 0; at + sizeof(uintptr_t) <= c->args_size;
-       at += sizeof(uintptr_t)) {
-    uintptr_t v;
-    memcpy(&v, args + at, sizeof v);
-    void *dev = device_address(c, v);
-    if (dev)
-      memcpy(args + at, &dev, sizeof dev);
-  }
+  const struct dag_pointers *runs = dag__call_pointers(c);
+  for (uint32_t r = 0; r < c->npointers; r++)
+    for (size_t k = 0; k < runs[r].count; k++) {
+      char *at = args + runs[r].offset + k * sizeof(uintptr_t);
+      uintptr_t v;
+      memcpy(&v, at, sizeof v);
+      void *dev = device_address(c, v);
+      if (dev)
+        memcpy(at, &dev, sizeof dev);
+    }
 }
 
 /* The device task whose body runs on this thread. */

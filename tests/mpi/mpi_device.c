@@ -12,6 +12,7 @@
  * Checks the sums of every round and, after a taskwait on the whole vector,
  * every element on every rank; prints the figures and exits 1 on a wrong value.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,6 +24,10 @@ struct add_args {
   double *x;
   size_t n;
 };
+
+/* The pointer a device body gets as a device address. */
+static const struct dag_pointers add_pointers[] = {
+    {offsetof(struct add_args, x), 1}};
 
 static void add_one(void *p) {
   struct add_args *a = p;
@@ -67,7 +72,9 @@ int main(int argc, char **argv) {
   static struct dag_task_info fill = {.fn = add_one, .label = "fill"};
   static struct dag_task_info add = {.fn = add_one_on_device,
                                      .label = "add on device",
-                                     .device = DAG_DEVICE_CUDA};
+                                     .device = DAG_DEVICE_CUDA,
+                                     .pointers = add_pointers,
+                                     .npointers = 1};
   static struct dag_task_info sum = {.fn = sum_two, .label = "sum"};
   /* Block b starts at b % 5: that many additions on the host. */
   for (size_t b = 0; b < blocks; b++)

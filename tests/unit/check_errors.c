@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +302,30 @@ START_TEST(test_devices_and_variants) {
 }
 END_TEST
 
+/* The pointer arguments a device body gets translated lie in the argument
+ * block: a run past its end is refused, naming the task. */
+START_TEST(test_pointer_runs_outside_arguments) {
+  struct two_pointers {
+    double *a, *b;
+  } args = {NULL, NULL};
+  struct dag_pointers past_end = {offsetof(struct two_pointers, b), 2};
+  struct dag_task_info info = {.fn = count_body,
+                               .label = "two pointers",
+                               .pointers = &past_end,
+                               .npointers = 1};
+  ck_assert_int_eq(dag_submit(&info, &args, sizeof args, NULL, 0), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "two pointers"));
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "runs past the 16 bytes"));
+  info.npointers = -1;
+  ck_assert_int_eq(dag_submit(&info, &args, sizeof args, NULL, 0), DAG_EINVAL);
+  struct dag_pointers both = {0, 2};
+  info = (struct dag_task_info){
+      .fn = count_body, .pointers = &both, .npointers = 1};
+  ck_assert_int_eq(dag_submit(&info, &args, sizeof args, NULL, 0), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+}
+END_TEST
+
 /* One rank until the MPI backend: on(0) runs, on(1) is an error. */
 START_TEST(test_on_rank) {
   struct dag_task_info info = {.fn = count_body,
@@ -569,6 +594,7 @@ static Suite *errors_suite(void) {
   tcase_add_test(tc, test_rejected_leaves_no_history);
   tcase_add_test(tc, test_taskwait_on_errors);
   tcase_add_test(tc, test_devices_and_variants);
+  tcase_add_test(tc, test_pointer_runs_outside_arguments);
   tcase_add_test(tc, test_on_rank);
   suite_add_tcase(s, tc);
 
