@@ -266,7 +266,8 @@ static void task_info(struct edit *ed, const struct unit_file *f,
 
 /* Whether the task may run on a device: its own clause, or a variant's. */
 static bool may_run_on_device(const struct directive *d, unsigned nvariants) {
-  return nvariants > 0 || strcmp(device_constant(d), "DAG_DEVICE_CPU") != 0;
+  const struct clause *dev = find_clause(d, CLAUSE_DEVICE);
+  return nvariants > 0 || (dev && dev->device != DAG_DEVICE_CPU);
 }
 
 /* One run of `static const struct dag_pointers __dag_pointers[]`: member
