@@ -451,12 +451,24 @@ struct launch {
 };
 static DAG_THREAD_LOCAL struct launch *launching_here;
 
-/* A fault while a body runs at launch is the body touching device memory
- * (closed then): said as such. Other faults go to the handler there was. */
+/* A fault while a body runs at launch, at an address of the device's
+ * memory (closed then), is the body touching that memory: said as such.
+ * Other faults, such as a null pointer in the body, go to the handler there
+ * was. */
 static struct sigaction fault_before;
 
+/* Whether `at` lies in a granule mapped on e. Safe in the handler: the
+ * launching worker holds the devices' lock, so nothing maps or unmaps. */
+static bool in_device_memory(const struct emul *e, uintptr_t at) {
+  for (size_t i = 0; i < e->nmapped; i++)
+    if (at - (uintptr_t)e->mapped[i] < e->granule)
+      return true;
+  return false;
+}
+
 static void on_fault(int sig, siginfo_t *info, void *context) {
-  if (launching_here && launching_here->e->closed) {
+  if (launching_here && launching_here->e->closed &&
+      in_device_memory(launching_here->e, (uintptr_t)info->si_addr)) {
     /* Only what is safe in a signal handler: write, and the address in
      * hexadecimal by hand. */
     static const char say[] = "dag: error: a device body touched memory at 0x";

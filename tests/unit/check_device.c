@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_each.h"
@@ -464,6 +465,48 @@ START_TEST(body_touching_device_memory_is_stopped) {
 }
 END_TEST
 
+/* A body that faults elsewhere (a null pointer) is not said to have
+ * touched device memory: the fault is the program's own, a crash as
+ * without dag (under a sanitizer, its report). */
+static void null_body(void *p) {
+  (void)p;
+  *(volatile double *)NULL = 1;
+}
+
+START_TEST(body_fault_elsewhere_is_a_crash) {
+  int err[2];
+  ck_assert_int_eq(pipe(err), 0);
+  pid_t child = fork();
+  ck_assert_int_ge(child, 0);
+  if (child == 0) {
+    dup2(err[1], STDERR_FILENO);
+    start("emul", "16M");
+    double *x = calloc(64, sizeof *x);
+    static struct dag_task_info info = {
+        .fn = null_body, .label = "null", .device = DAG_DEVICE_CUDA};
+    struct dag_access acc = access_of(DAG_INOUT, x, 64 * sizeof(double));
+    dag_submit(&info, NULL, 0, &acc, 1);
+    dag_taskwait();
+    _exit(0);
+  }
+  close(err[1]);
+  char said[4096] = "";
+  size_t got = 0;
+  ssize_t k;
+  while (got < sizeof said - 1 &&
+         (k = read(err[0], said + got, sizeof said - 1 - got)) > 0)
+    got += (size_t)k;
+  said[got] = 0;
+  close(err[0]);
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFSIGNALED(status) ||
+                    (WIFEXITED(status) && WEXITSTATUS(status) != 0),
+                "the child ended normally");
+  ck_assert_msg(!strstr(said, "touched memory"), "said: %s", said);
+}
+END_TEST
+
 /* Outside a device body of the emulated device, there is no stream. */
 START_TEST(emul_launch_outside_a_body) {
   start("emul", "16M");
@@ -584,6 +627,7 @@ int main(void) {
   tcase_add_exit_test(tc, task_larger_than_device, 1);
   tcase_add_exit_test(tc, host_pointer_write_is_caught, 1);
   tcase_add_exit_test(tc, body_touching_device_memory_is_stopped, 1);
+  tcase_add_test(tc, body_fault_elsewhere_is_a_crash);
   tcase_add_test(tc, emul_launch_outside_a_body);
   tcase_add_test(tc, device_ptr_by_hand);
   tcase_add_test(tc, taskwait_on_brings_data_back);
