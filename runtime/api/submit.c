@@ -32,13 +32,35 @@ static bool device_runs_it(const struct dag_task_info *info) {
   return false;
 }
 
-/* Checks the task's variants; *body is its CPU body (NULL if it has none:
- * then a device runs it). */
-static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
+/* The pointer runs of the task lie in its argument block. */
+static int check_pointers(const struct dag_task_info *info, size_t args_size) {
+  if (info->npointers < 0 || (info->npointers > 0 && !info->pointers))
+    return dag__user_error(info, DAG_EINVAL, "%d pointer runs at %p",
+                           info->npointers, (const void *)info->pointers);
+  for (int i = 0; i < info->npointers; i++) {
+    const struct dag_pointers *p = &info->pointers[i];
+    if (p->offset > args_size ||
+        p->count > (args_size - p->offset) / sizeof(void *))
+      return dag__user_error(info, DAG_EINVAL,
+                             "pointer run %d (%zu pointers from byte %zu) "
+                             "runs past the %zu bytes of arguments",
+                             i, p->count, p->offset, args_size);
+  }
+  return 0;
+}
+
+/* Checks the task's variants, and the pointers a device body would get
+ * translated; *body is its CPU body (NULL if it has none: then a device
+ * runs it). */
+static int choose_body(const struct dag_task_info *info, size_t args_size,
+                       dag_task_fn *body) {
   if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU)) {
-    *body = info->fn; /* the usual task: nothing to choose */
+    *body = info->fn; /* the usual task: nothing to choose, no device */
     return 0;
   }
+  int err = check_pointers(info, args_size);
+  if (err)
+    return err;
   if (info->nvariants < 0 || (info->nvariants > 0 && !info->variants))
     return dag__user_error(info, DAG_EINVAL, "%d variants at %p",
                            info->nvariants, (const void *)info->variants);
@@ -60,23 +82,6 @@ static int choose_body(const struct dag_task_info *info, dag_task_fn *body) {
                          "no such device (DAG_DEVICES selects them): give it "
                          "a CPU variant (implements)",
                          dag__device_kind_name(info->device));
-}
-
-/* The pointer runs of the task lie in its argument block. */
-static int check_pointers(const struct dag_task_info *info, size_t args_size) {
-  if (info->npointers < 0 || (info->npointers > 0 && !info->pointers))
-    return dag__user_error(info, DAG_EINVAL, "%d pointer runs at %p",
-                           info->npointers, (const void *)info->pointers);
-  for (int i = 0; i < info->npointers; i++) {
-    const struct dag_pointers *p = &info->pointers[i];
-    if (p->offset > args_size ||
-        p->count > (args_size - p->offset) / sizeof(void *))
-      return dag__user_error(info, DAG_EINVAL,
-                             "pointer run %d (%zu pointers from byte %zu) "
-                             "runs past the %zu bytes of arguments",
-                             i, p->count, p->offset, args_size);
-  }
-  return 0;
 }
 
 static int check_info(const struct dag_task_info *info, const void *args,
@@ -101,8 +106,7 @@ static int check_info(const struct dag_task_info *info, const void *args,
     return dag__user_error(
         info, DAG_EINVAL, "on(%d): this run has %d rank%s, 0 to %d", info->rank,
         dag__nranks, dag__nranks > 1 ? "s" : "", dag__nranks - 1);
-  int err = check_pointers(info, args_size);
-  return err ? err : choose_body(info, body);
+  return choose_body(info, args_size, body);
 }
 
 /* Whether the task is the plain kind: a CPU body, no accesses, arguments
@@ -113,7 +117,6 @@ static bool plain_task(const struct dag_task_info *info, const void *args,
                        size_t args_size) {
   return dag__started() && info && info->fn && info->nvariants == 0 &&
          info->device == DAG_DEVICE_CPU && !(info->flags & DAG_TASK_ON_RANK) &&
-         info->npointers == 0 &&
          (!args_size || (args && args_size <= DAG_CORE_PLAIN_ARGS));
 }
 

@@ -303,14 +303,18 @@ START_TEST(test_devices_and_variants) {
 END_TEST
 
 /* The pointer arguments a device body gets translated lie in the argument
- * block: a run past its end is refused, naming the task. */
+ * block: for a task that may run on a device, a run past its end is
+ * refused, naming the task. */
 START_TEST(test_pointer_runs_outside_arguments) {
   struct two_pointers {
     double *a, *b;
   } args = {NULL, NULL};
   struct dag_pointers past_end = {offsetof(struct two_pointers, b), 2};
+  struct dag_variant cuda_variant = {variant_body, DAG_DEVICE_CUDA};
   struct dag_task_info info = {.fn = count_body,
                                .label = "two pointers",
+                               .variants = &cuda_variant,
+                               .nvariants = 1,
                                .pointers = &past_end,
                                .npointers = 1};
   ck_assert_int_eq(dag_submit(&info, &args, sizeof args, NULL, 0), DAG_EINVAL);
@@ -319,8 +323,8 @@ START_TEST(test_pointer_runs_outside_arguments) {
   info.npointers = -1;
   ck_assert_int_eq(dag_submit(&info, &args, sizeof args, NULL, 0), DAG_EINVAL);
   struct dag_pointers both = {0, 2};
-  info = (struct dag_task_info){
-      .fn = count_body, .pointers = &both, .npointers = 1};
+  info.pointers = &both;
+  info.npointers = 1;
   ck_assert_int_eq(dag_submit(&info, &args, sizeof args, NULL, 0), 0);
   ck_assert_int_eq(dag_taskwait(), 0);
 }
