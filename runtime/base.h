@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
+#include <time.h>
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -41,8 +42,14 @@
 #define DAG_THREAD_LOCAL                                                       \
   _Thread_local __attribute__((tls_model("initial-exec")))
 
-/* The time on CLOCK_MONOTONIC, in nanoseconds. */
-uint64_t dag__now_ns(void);
+/* The time on CLOCK_MONOTONIC, in nanoseconds. Here, at the base, as every
+ * layer times something (the transports their messages, the core its
+ * tasks). */
+static inline uint64_t dag__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* --------------------------------------------------------------- log.c */
 

@@ -44,6 +44,13 @@ static void finalize_at_exit(void) {
   dag_finalize();
 }
 
+/* At load: the program's MPI_Finalize finishes the runtime first, while
+ * MPI still works, even if the runtime never started (its later calls then
+ * say DAG_ESHUTDOWN instead of starting after MPI is gone). */
+__attribute__((constructor)) static void finalize_before_mpi(void) {
+  dag__comm_on_program_finalize(dag_finalize);
+}
+
 /* A child of fork() has none of the workers: the runtime is over for it
  * (its calls say DAG_ESHUTDOWN, and exit does not wait for threads that
  * are not there). The lock may have been held at the fork: make it anew. */

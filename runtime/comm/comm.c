@@ -59,6 +59,17 @@ const struct dag_comm_ops dag__comm_self = {"self",
                                             NULL,
                                             NULL};
 
+static int (*program_finalize)(void);
+
+void dag__comm_on_program_finalize(int (*finalize)(void)) {
+  program_finalize = finalize;
+}
+
+void dag__comm_program_finalizes(void) {
+  if (program_finalize)
+    program_finalize();
+}
+
 int dag__comm_start(void) {
   comm = dag__comm_backend();
   int err =

@@ -79,6 +79,10 @@ extern int dag__rank, dag__nranks, dag__node_rank, dag__node_ranks;
 
 int dag__comm_start(void);
 void dag__comm_stop(void);
+/* What the program's MPI_Finalize runs first (the runtime's shut-down,
+ * which api/ hands down: comm/ never calls up), and its call of it. */
+void dag__comm_on_program_finalize(int (*finalize)(void));
+void dag__comm_program_finalizes(void);
 void dag__comm_send(const struct region *r, int peer, uint64_t tag,
                     dag_comm_done_fn done, void *arg);
 void dag__comm_recv(const struct region *r, int peer, uint64_t tag,

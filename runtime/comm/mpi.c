@@ -453,6 +453,6 @@ const struct dag_comm_ops dag__comm_mpi = {
 /* The program's MPI_Finalize: the runtime finishes first, while MPI still
  * works (the profiling interface gives the real one as PMPI_Finalize). */
 DAG_API int MPI_Finalize(void) {
-  dag_finalize();
+  dag__comm_program_finalizes();
   return PMPI_Finalize();
 }

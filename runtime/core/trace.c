@@ -27,12 +27,6 @@ static const char *report_path;
 static char report_trace[4096];
 static uint64_t start_ns;
 
-uint64_t dag__now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void dag__trace_init(void) {
   const struct dag_settings *s = dag__settings();
   trace_path = s->trace;
