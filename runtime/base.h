@@ -11,8 +11,9 @@
  *   mem/     memory: dag_alloc's distributed allocations, memory spaces
  *   comm/    transports between ranks
  *
- * backend.c alone knows which transports and spaces were built. Internal
- * functions that cross files are named dag__*; nothing here is public API.
+ * api/backend.c alone knows which transports and spaces were built, and
+ * start-up hands them down. Internal functions that cross files are named
+ * dag__*; nothing here is public API.
  */
 #ifndef DAG_BASE_H
 #define DAG_BASE_H

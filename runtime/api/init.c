@@ -72,7 +72,7 @@ int dag_init(void) {
   case RUN_NOT_STARTED: {
     err = dag__settings_check();
     if (!err)
-      err = dag__comm_start();
+      err = dag__comm_start(dag__comm_backend());
     if (err) {
       snprintf(start_failure, sizeof start_failure, "%s", dag_last_error());
       break;
@@ -88,7 +88,7 @@ int dag_init(void) {
       dag__comm_stop();
       break;
     }
-    err = dag__devices_check_named();
+    err = dag__devices_start(dag__space_backends_by_kind());
     if (err) {
       snprintf(start_failure, sizeof start_failure, "%s", dag_last_error());
       dag__devices_stop();

@@ -1,5 +1,5 @@
 /* comm.c — the ranks of a run: which one this process is, how many there
- * are, and the transport between them (a table of functions; backend.c
+ * are, and the transport between them (a table of functions; api/backend.c
  * picks it, the core never includes a transport's headers).
  *
  * Start and stop run under init.c's lifecycle lock; afterwards the rank
@@ -70,8 +70,8 @@ void dag__comm_program_finalizes(void) {
     program_finalize();
 }
 
-int dag__comm_start(void) {
-  comm = dag__comm_backend();
+int dag__comm_start(const struct dag_comm_ops *transport) {
+  comm = transport;
   int err =
       comm->start(&dag__rank, &dag__nranks, &dag__node_rank, &dag__node_ranks);
   if (err)

@@ -1,5 +1,5 @@
 /* comm.h — transports between ranks (comm.c, mpi.c, simulate.c) and the
- * choice among them (backend.c). The layers above call the dag__comm_*
+ * choice among them (api/backend.c). The layers above call the dag__comm_*
  * wrappers, never a table directly.
  */
 #ifndef DAG_COMM_H
@@ -10,7 +10,8 @@
 /* -------------------------------------------------------------- comm.c */
 
 /* How the ranks of a run talk: one table per transport. The core calls the
- * dag__comm_* wrappers, never a table directly; backend.c picks the table. */
+ * dag__comm_* wrappers, never a table directly; api/backend.c picks the table.
+ */
 /* A transfer or collective finished: called on the transport's progress
  * thread, which must not block in it. */
 typedef void (*dag_comm_done_fn)(void *arg);
@@ -77,7 +78,9 @@ bool dag__simulating(void);
  * ranks of its machine, set by dag__comm_start. */
 extern int dag__rank, dag__nranks, dag__node_rank, dag__node_ranks;
 
-int dag__comm_start(void);
+/* Starts `transport` (start-up's choice, api/backend.c); on failure the
+ * rank stays alone (dag__comm_self) and the error is returned. */
+int dag__comm_start(const struct dag_comm_ops *transport);
 void dag__comm_stop(void);
 /* What the program's MPI_Finalize runs first (the runtime's shut-down,
  * which api/ hands down: comm/ never calls up), and its call of it. */
@@ -128,12 +131,5 @@ void dag__comm_trace_events_done(void);
  * DAG_MPI_GPU_DIRECT=0 or 1 if set, else whether the transport is
  * GPU-aware. After dag__comm_start. */
 bool dag__comm_gpu_direct(void);
-
-/* ----------------------------------------------------------- backend.c */
-
-/* The transport for this run: the simulation when DAG_SIMULATE_RANKS is
- * set; MPI when libdag was built with it and the program runs under MPI;
- * else dag__comm_self. */
-const struct dag_comm_ops *dag__comm_backend(void);
 
 #endif /* DAG_COMM_H */

@@ -32,6 +32,7 @@ atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
 /* Per entry of DAG_DEVICES: the devices it opened, and why none when so. */
+static const struct dag_space_ops *const *spaces; /* by kind */
 static int opened_by[DAG_MAX_DEVICE_CHOICES];
 static char none_why[DAG_MAX_DEVICE_CHOICES][1024];
 
@@ -88,7 +89,7 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
 /* Every device of `kind` (index < 0), or its device `index`, for entry
  * `choice` of DAG_DEVICES. */
 static void open_kind(enum dag_device kind, int index, int choice) {
-  const struct dag_space_ops *ops = dag__space_backend(kind);
+  const struct dag_space_ops *ops = spaces[kind];
   char *why = none_why[choice];
   int count = ops ? ops->count(why, sizeof none_why[choice]) : 0;
   if (!ops)
@@ -137,7 +138,8 @@ bool dag__devices_discover(void) {
   return dag__ndevices > 0;
 }
 
-int dag__devices_check_named(void) {
+int dag__devices_start(const struct dag_space_ops *const *by_kind) {
+  spaces = by_kind;
   const struct dag_settings *s = dag__settings();
   if (!s->devices_named)
     return 0;

@@ -10,6 +10,8 @@
 
 #include "core/core.h"
 
+struct dag_space_ops; /* mem/space.h */
+
 /* Whether a device is in use: set, once, by the first task with a device
  * variant on a rank that has a device. Until then the layer costs one test
  * per task. */
@@ -19,12 +21,14 @@ extern atomic_bool dag__devices_on;
  * return at once. True if any device is open. */
 bool dag__devices_discover(void);
 
-/* When DAG_DEVICES names devices: opens them now, and returns 0 if each
- * entry gave a device, else DAG_ENOSYS with a message naming the entry and
- * why (no library: the paths tried and the loader's words; no driver; no
+/* At start-up: `spaces` (indexed by device kind, NULL where not built;
+ * start-up's choice, api/backend.c) are what devices open with. When
+ * DAG_DEVICES names devices, opens them now, and returns 0 if each entry
+ * gave a device, else DAG_ENOSYS with a message naming the entry and why
+ * (no library: the paths tried and the loader's words; no driver; no
  * device). A device asked for by name is used, never silently replaced by
  * the CPU. */
-int dag__devices_check_named(void);
+int dag__devices_start(const struct dag_space_ops *const *spaces);
 
 /* Whether a body for `device` can run on this rank (CPU: always). */
 bool dag__devices_can_run(enum dag_device device);

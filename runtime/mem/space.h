@@ -2,7 +2,7 @@
  * emulated device that tests use on machines without a GPU), each behind a
  * table of functions, as transports are (comm.h). The layers above call the
  * dag__space_* wrappers, never a table directly, and never include a
- * vendor's header; backend.c knows which spaces were built.
+ * vendor's header; api/backend.c knows which spaces were built.
  *
  * Memory is reserved as ranges of addresses and backed granule by granule,
  * as CUDA's and HIP's virtual memory calls do: one granule may appear at
@@ -111,7 +111,7 @@ extern const struct dag_space_ops dag__space_emul;
 /* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
  * found): memory from the driver's virtual memory calls, the queue a
  * non-blocking stream, a device body run on the launching thread with its
- * stream given by dag_cuda_stream() (dag_hip_stream()). Only backend.c
+ * stream given by dag_cuda_stream() (dag_hip_stream()). Only api/backend.c
  * names these. */
 extern const struct dag_space_ops dag__space_cuda;
 extern const struct dag_space_ops dag__space_hip;
@@ -142,14 +142,5 @@ void dag__space_host_free(struct space *s, void *p, size_t bytes);
 bool dag__space_bus_id(struct space *s, char *buf, size_t len);
 void dag__space_bind(struct space *s, const cpu_set_t *cpus);
 void dag__space_host_reads(struct space *s, bool begin);
-
-/* ----------------------------------------------------------- backend.c */
-
-/* The spaces this libdag was built with, the emulated device first: *n
- * tables, static. */
-const struct dag_space_ops *const *dag__space_backends(int *n);
-/* The space of a device kind, or NULL when this libdag was built without it
- * (the caller answers DAG_ENOSYS). */
-const struct dag_space_ops *dag__space_backend(enum dag_device device);
 
 #endif /* DAG_SPACE_H */

@@ -11,7 +11,7 @@
 #include "gpu_body.h"
 #include "space_checks.h"
 
-#include "core/core.h"
+#include "api/api.h" /* the spaces built (api/backend.c) */
 
 void *gpu_body_stream;
 int gpu_body_error;

@@ -1,8 +1,9 @@
 /* backend.c — the one file that knows which backends libdag was built with
- * (DAG_HAVE_*): it picks the table the core uses for each kind, lists the
- * memory spaces built, and answers for a space that was not built (its
- * stream is NULL). A backend that was not built is never picked. */
-#include "comm/comm.h"
+ * (DAG_HAVE_*): it picks the transport and the memory spaces that start-up
+ * hands down to the layers below (which never ask up for them), and
+ * answers for a space that was not built (its stream is NULL). A backend
+ * that was not built is never picked. */
+#include "api/api.h"
 #include "mem/space.h"
 
 const struct dag_comm_ops *dag__comm_backend(void) {
@@ -30,16 +31,17 @@ const struct dag_space_ops *const *dag__space_backends(int *n) {
   return spaces;
 }
 
-const struct dag_space_ops *dag__space_backend(enum dag_device device) {
-  static const struct dag_space_ops *const built[DAG_NDEVICE_KINDS] = {
+static const struct dag_space_ops *const by_kind[DAG_NDEVICE_KINDS] = {
 #ifdef DAG_HAVE_CUDA
-      [DAG_DEVICE_CUDA] = &dag__space_cuda,
+    [DAG_DEVICE_CUDA] = &dag__space_cuda,
 #endif
 #ifdef DAG_HAVE_HIP
-      [DAG_DEVICE_HIP] = &dag__space_hip,
+    [DAG_DEVICE_HIP] = &dag__space_hip,
 #endif
-  };
-  return (unsigned)device < DAG_NDEVICE_KINDS ? built[device] : NULL;
+};
+
+const struct dag_space_ops *const *dag__space_backends_by_kind(void) {
+  return by_kind;
 }
 
 /* Without the toolkit, no device body runs: no stream. */
