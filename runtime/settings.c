@@ -99,7 +99,7 @@ static struct dag_settings settings = {
 };
 static const char *given[NVARIABLES]; /* the values set, as written */
 
-/* What was wrong, said by dag__settings_check. */
+/* What was wrong, for dag__settings_each_problem. */
 #define MAX_PROBLEMS 16
 static char problems[MAX_PROBLEMS][320];
 static int nproblems;
@@ -347,8 +347,8 @@ static bool known(const char *name) {
   return false;
 }
 
-/* With the nearest setting's name when it looks like a typo of one. */
-static void warn_unknown(void) {
+void dag__settings_each_unknown(void (*say)(const char *name,
+                                            const char *nearest)) {
   for (char **e = environ; e && *e; e++) {
     if (strncmp(*e, "DAG_", 4))
       continue;
@@ -366,11 +366,7 @@ static void warn_unknown(void) {
         nearest = variables[i].name;
       }
     }
-    if (nearest)
-      dag__log(DAG_LOG_WARN, "%s is not a setting of dag (did you mean %s?)",
-               name, nearest);
-    else
-      dag__log(DAG_LOG_WARN, "%s is not a setting of dag; ignored", name);
+    say(name, nearest);
   }
 }
 
@@ -401,34 +397,27 @@ const struct dag_settings *dag__settings(void) {
   return &settings;
 }
 
-int dag__settings_check(void) {
+int dag__settings_each_problem(void (*say)(const char *problem)) {
   dag__settings();
-  static atomic_bool said; /* each failed start says it again otherwise */
-  if (nproblems && !atomic_exchange(&said, true))
-    for (int i = 0; i < nproblems; i++)
-      dag__user_error(NULL, DAG_EINVAL, "%s", problems[i]);
-  return nproblems ? DAG_EINVAL : 0;
+  for (int i = 0; say && i < nproblems; i++)
+    say(problems[i]);
+  return nproblems;
 }
 
-void dag__settings_warn_unknown(void) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, warn_unknown);
-}
-
-void dag__settings_report(void) {
+void dag__settings_describe(char *set, size_t set_size, char *unset,
+                            size_t unset_size) {
   dag__settings();
-  char set[1024] = "", unset[1024] = "";
   size_t nset = 0, nunset = 0;
+  set[0] = unset[0] = 0;
   for (size_t i = 0; i < NVARIABLES; i++) {
     const struct variable *v = &variables[i];
-    if (given[i] && nset < sizeof set)
-      nset += (size_t)snprintf(set + nset, sizeof set - nset, " %s=%s", v->name,
+    if (given[i] && nset < set_size)
+      nset += (size_t)snprintf(set + nset, set_size - nset, " %s=%s", v->name,
                                given[i]);
-    else if (!given[i] && nunset < sizeof unset)
-      nunset += (size_t)snprintf(unset + nunset, sizeof unset - nunset,
-                                 " %s=%s", v->name, v->fallback);
+    else if (!given[i] && nunset < unset_size)
+      nunset += (size_t)snprintf(unset + nunset, unset_size - nunset, " %s=%s",
+                                 v->name, v->fallback);
   }
-  dag__log(DAG_LOG_REPORT, "stats: settings from the environment:%s",
-           nset ? set : " none");
-  dag__log(DAG_LOG_REPORT, "stats: settings by default:%s", unset);
+  if (!nset)
+    snprintf(set, set_size, " none");
 }

@@ -75,15 +75,22 @@ struct dag_settings {
 /* The settings, read from the environment on the first call. */
 const struct dag_settings *dag__settings(void);
 
-/* For dag_init: says what is wrong with each malformed variable and returns
- * DAG_EINVAL, or returns 0. */
-int dag__settings_check(void);
+/* Settings say nothing themselves (messages are made above them, with the
+ * settings they read): they hand their words to the caller. */
 
-/* Warns about each DAG_* variable that is no setting (once a run; rank 0
- * only, once the ranks are known, so that a run says it once). */
-void dag__settings_warn_unknown(void);
+/* Calls say(problem), if say is not NULL, for what is wrong with each
+ * malformed variable; returns how many there are. */
+int dag__settings_each_problem(void (*say)(const char *problem));
 
-/* With DAG_STATS: one line with every setting and its value in force. */
-void dag__settings_report(void);
+/* Calls say(name, nearest) for each DAG_* variable of the environment that
+ * is no setting; nearest is the setting it looks like a typo of, or NULL. */
+void dag__settings_each_unknown(void (*say)(const char *name,
+                                            const char *nearest));
+
+/* Every setting with its value in force: those the environment gave (" NAME=
+ * value" each, or " none") into `given`, the others, at their defaults,
+ * into `defaults`; each cut to its size. */
+void dag__settings_describe(char *given, size_t given_size, char *defaults,
+                            size_t defaults_size);
 
 #endif /* DAG_SETTINGS_H */

@@ -60,6 +60,38 @@ static void after_fork_in_child(void) {
     atomic_store(&state, RUN_FINALIZED);
 }
 
+/* The settings' words, said here: settings.c says nothing itself. */
+static void say_setting_problem(const char *problem) {
+  dag__user_error(NULL, DAG_EINVAL, "%s", problem);
+}
+
+/* Malformed settings: DAG_EINVAL, said once (each failed start would say it
+ * again otherwise). */
+static int check_settings(void) {
+  static atomic_bool said;
+  bool say = !atomic_load(&said);
+  int n = dag__settings_each_problem(say ? say_setting_problem : NULL);
+  if (n)
+    atomic_store(&said, true);
+  return n ? DAG_EINVAL : 0;
+}
+
+static void say_unknown_setting(const char *name, const char *nearest) {
+  if (nearest)
+    dag__log(DAG_LOG_WARN, "%s is not a setting of dag (did you mean %s?)",
+             name, nearest);
+  else
+    dag__log(DAG_LOG_WARN, "%s is not a setting of dag; ignored", name);
+}
+
+/* Once a run, from rank 0 only, once the ranks are known: a run says it
+ * once. */
+static pthread_once_t unknown_once = PTHREAD_ONCE_INIT;
+
+static void warn_unknown_settings(void) {
+  dag__settings_each_unknown(say_unknown_setting);
+}
+
 int dag_init(void) {
   pthread_mutex_lock(&lifecycle);
   int err = 0;
@@ -70,7 +102,7 @@ int dag_init(void) {
     err = DAG_ESHUTDOWN;
     break;
   case RUN_NOT_STARTED: {
-    err = dag__settings_check();
+    err = check_settings();
     if (!err)
       err = dag__comm_start(dag__comm_backend());
     if (err) {
@@ -78,7 +110,7 @@ int dag_init(void) {
       break;
     }
     if (dag__rank == 0)
-      dag__settings_warn_unknown();
+      pthread_once(&unknown_once, warn_unknown_settings);
     /* The ranks of one machine share its cores, unless mpiexec bound
      * each to cores of its own already. */
     int n = workers_wanted(dag__core_cores(dag__node_rank, dag__node_ranks));

@@ -107,7 +107,10 @@ static void free_trace_buffers(void) {
 static void write_stats(void) {
   double wall = (double)(dag__now_ns() - start_ns) / 1e9;
   uint64_t tasks = 0, inlined = 0;
-  dag__settings_report();
+  char given[1024], defaults[1024];
+  dag__settings_describe(given, sizeof given, defaults, sizeof defaults);
+  dag__log(DAG_LOG_REPORT, "stats: settings from the environment:%s", given);
+  dag__log(DAG_LOG_REPORT, "stats: settings by default:%s", defaults);
   dag__log(DAG_LOG_REPORT, "stats: %d workers, %.3f s since start",
            dag__workers_count(), wall);
   for (int i = 0; i < dag__workers_count(); i++) {
