@@ -45,9 +45,18 @@ const struct dag_space_ops *const *dag__space_backends_by_kind(void) {
 }
 
 /* Without the toolkit, no device body runs: no stream. */
-#ifndef DAG_HAVE_CUDA
-void *dag_cuda_stream(void) { return NULL; }
+void *dag_cuda_stream(void) {
+#ifdef DAG_HAVE_CUDA
+  return dag__cuda_stream();
+#else
+  return NULL;
 #endif
-#ifndef DAG_HAVE_HIP
-void *dag_hip_stream(void) { return NULL; }
+}
+
+void *dag_hip_stream(void) {
+#ifdef DAG_HAVE_HIP
+  return dag__hip_stream();
+#else
+  return NULL;
 #endif
+}

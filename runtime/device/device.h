@@ -78,6 +78,10 @@ void dag__devices_flush(const struct region *regs, size_t n);
  * with tasks that are not its descendants. */
 void dag__devices_flush_waited(void);
 
+/* dag_device_ptr: the device address of `host` in the running device
+ * body's regions (NULL if in none), or `host` outside device bodies. */
+void *dag__device_ptr(const void *host);
+
 /* Writes the devices' DAG_STATS lines, waits for and closes the devices;
  * at finalize, after the last wait. */
 void dag__devices_stop(void);

@@ -475,7 +475,7 @@ static void translate(struct call *c) {
 /* The device task whose body runs on this thread. */
 static DAG_THREAD_LOCAL struct call *running;
 
-void *dag_device_ptr(const void *host) {
+void *dag__device_ptr(const void *host) {
   if (!running)
     return (void *)host; /* a CPU body: the host's address is the one */
   return device_address(running, (uintptr_t)host);
@@ -529,12 +529,12 @@ static void check_kernel(void *p) {
 static void device_body(void *p) {
   struct call *c = p;
   if (c->device->poisons_host)
-    dag_emul_launch(poison_kernel, &c, sizeof c);
+    dag__emul_launch(poison_kernel, &c, sizeof c);
   running = c;
   c->fn(dag__call_args(c));
   running = NULL;
   if (c->device->poisons_host)
-    dag_emul_launch(check_kernel, &c, sizeof c);
+    dag__emul_launch(check_kernel, &c, sizeof c);
 }
 
 static void device_finished(void *p, const char *failure) {

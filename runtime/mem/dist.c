@@ -24,48 +24,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------ distributions */
-
-struct dag_dist dag_dist_block(size_t elem, size_t block) {
-  struct dag_dist d = {.kind = DAG_DIST_BLOCK, .elem = elem, .block = block};
-  return d;
-}
-
-struct dag_dist dag_dist_2d(size_t elem, size_t ld, size_t mb, size_t nb, int p,
-                            int q) {
-  struct dag_dist d = {.kind = DAG_DIST_2D,
-                       .elem = elem,
-                       .ld = ld,
-                       .mb = mb,
-                       .nb = nb,
-                       .p = p,
-                       .q = q};
-  return d;
-}
-
-struct dag_dist
-dag_dist_owner(size_t unit, int (*owner)(size_t offset, void *ctx), void *ctx) {
-  struct dag_dist d = {
-      .kind = DAG_DIST_OWNER, .block = unit, .owner = owner, .ctx = ctx};
-  return d;
-}
-
-int dag_grid(int nranks, int *p, int *q) {
-  if (nranks < 1)
-    return dag__user_error(NULL, DAG_EINVAL,
-                           "dag_grid: %d ranks; there must be at least 1",
-                           nranks);
-  if (!p || !q)
-    return dag__user_error(NULL, DAG_EINVAL, "dag_grid: NULL p or q");
-  int best = 1;
-  for (int i = 1; (long)i * i <= nranks; i++)
-    if (nranks % i == 0)
-      best = i;
-  *p = best;
-  *q = nranks / best;
-  return 0;
-}
-
 /* ------------------------------------------------------------- homes */
 
 static atomic_bool owner_warned;
@@ -361,13 +319,6 @@ int dag__dist_free(void *p) {
   pthread_mutex_unlock(&registry_lock);
   munmap(p, bytes);
   return 0;
-}
-
-int dag_owner(const void *p) {
-  const struct dag_allocation *a = dag__dist_find(p);
-  if (!a)
-    return -1;
-  return dag__dist_home(a, (size_t)((const char *)p - a->base));
 }
 
 void dag__dist_discard(void *p, size_t bytes) {

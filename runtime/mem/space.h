@@ -115,6 +115,13 @@ extern const struct dag_space_ops dag__space_emul;
  * names these. */
 extern const struct dag_space_ops dag__space_cuda;
 extern const struct dag_space_ops dag__space_hip;
+/* The stream of the device body running on this thread (NULL outside one):
+ * dag_cuda_stream() and dag_hip_stream(), which api/backend.c answers. */
+void *dag__cuda_stream(void);
+void *dag__hip_stream(void);
+
+/* dag_emul_launch, which api/ answers. */
+int dag__emul_launch(void (*kernel)(void *args), const void *args, size_t size);
 
 /* Opens device `index` of `ops` into s. Returns 0 or a DAG_E* code. */
 int dag__space_open(struct space *s, const struct dag_space_ops *ops,

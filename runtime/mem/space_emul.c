@@ -504,7 +504,8 @@ static void catch_faults(void) {
   pthread_once(&once, install_fault_handler);
 }
 
-int dag_emul_launch(void (*kernel)(void *args), const void *args, size_t size) {
+int dag__emul_launch(void (*kernel)(void *args), const void *args,
+                     size_t size) {
   struct launch *l = launching_here;
   if (!l || !kernel || (size && !args))
     return dag__user_error(NULL, DAG_EINVAL, "dag_emul_launch: %s",

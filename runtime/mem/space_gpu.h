@@ -28,7 +28,7 @@
 #define GPU_PROBE_SYMBOL "cudaGetDeviceCount"
 #define GPU_NAME "cuda"
 #define GPU_SPACE dag__space_cuda
-#define GPU_STREAM_FN dag_cuda_stream
+#define GPU_STREAM_FN dag__cuda_stream
 #define GPU_ATTR_MAX_PITCH cudaDevAttrMaxPitch
 #define GPU_MEMCPY_KIND enum cudaMemcpyKind
 /* Page-locked host memory, usable by every device. */
@@ -68,7 +68,7 @@ typedef CUmemAccessDesc vmm_access;
 #define GPU_PROBE_SYMBOL "hipGetDeviceCount"
 #define GPU_NAME "hip"
 #define GPU_SPACE dag__space_hip
-#define GPU_STREAM_FN dag_hip_stream
+#define GPU_STREAM_FN dag__hip_stream
 #define GPU_ATTR_MAX_PITCH hipDeviceAttributeMaxPitch
 #define GPU_MEMCPY_KIND hipMemcpyKind
 #define GPU_HOST_ALLOC HostMalloc
