@@ -11,9 +11,10 @@
  *   mem/     memory: dag_alloc's distributed allocations, memory spaces
  *   comm/    transports between ranks
  *
- * api/backend.c alone knows which transports and spaces were built, and
- * start-up hands them down. Internal functions that cross files are named
- * dag__*; nothing here is public API.
+ * tests/layers reads this list and fails on an include or call upward, or
+ * between two transports or two spaces. api/backend.c alone knows which
+ * transports and spaces were built, and start-up hands them down. Internal
+ * functions that cross files are named dag__*; nothing here is public API.
  */
 #ifndef DAG_BASE_H
 #define DAG_BASE_H
