@@ -4,11 +4,12 @@
  *
  *   api/     the public calls: validates each once, then hands it on
  *   plan/    the rank-uniform planner (several ranks only): placement,
- *            transfers, the same decisions on every rank
+ *            transfers, the same decisions on every rank; dag_alloc's
+ *            distributed allocations, the homes it places by
  *   device/  device tasks and variants, the coherence of data between
  *            the host and the devices of a rank, device memory as a cache
  *   core/    the local core: dependencies, tasks, scheduling, workers
- *   mem/     memory: dag_alloc's distributed allocations, memory spaces
+ *   mem/     memory spaces: the table devices sit behind, and its kinds
  *   comm/    transports between ranks
  *
  * tests/layers reads this list and fails on an include or call upward, or

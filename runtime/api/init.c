@@ -7,7 +7,7 @@
  * Start-up goes bottom up (transport, then the core), shut-down top down.
  */
 #include "api/api.h"
-#include "mem/mem.h"
+#include "plan/dist.h"
 #include "plan/plan.h"
 
 #include <pthread.h>

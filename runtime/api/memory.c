@@ -1,5 +1,5 @@
 /* memory.c — the distributions (dag_dist_*, dag_grid), dag_owner, and
- * dag_alloc and dag_free: the distributed allocations of mem/dist.c, with
+ * dag_alloc and dag_free: the distributed allocations of plan/dist.c, with
  * what the layers above must do about them. Both are calls of the program,
  * refused inside a task. dag_free waits
  * for the tasks that use the memory and makes the planner forget where its
@@ -7,7 +7,7 @@
  * inherit a history.
  */
 #include "api/api.h"
-#include "mem/mem.h"
+#include "plan/dist.h"
 #include "plan/plan.h"
 
 /* dag_alloc and dag_free are collective: every rank calls them, in the

@@ -4,7 +4,7 @@
  * the rewriter passed it.
  */
 #include "api/api.h"
-#include "mem/mem.h"
+#include "plan/dist.h"
 
 #include <stdio.h>
 #include <stdlib.h>

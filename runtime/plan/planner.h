@@ -13,7 +13,7 @@
 #include "comm/comm.h"
 #include "core/core.h"
 #include "device/device.h"
-#include "mem/mem.h"
+#include "plan/dist.h"
 #include "plan/plan.h"
 
 /* ----------------------------------------------------------- rankset.c */

@@ -13,7 +13,7 @@
  * Each test runs in its own process (Check's fork mode).
  */
 #include "dag.h"
-#include "mem/mem.h" /* dag__dist_*: the registry and the home arithmetic */
+#include "plan/dist.h" /* dag__dist_*: the registry and the home arithmetic */
 
 #include <check.h>
 #include <pthread.h>

@@ -1,7 +1,8 @@
-/* mem.h — memory: the distributed allocations of dag_alloc (dist.c).
+/* dist.h — the distributed allocations of dag_alloc (dist.c): where each
+ * byte's home rank is, which the planner places tasks and moves data by.
  */
-#ifndef DAG_MEM_H
-#define DAG_MEM_H
+#ifndef DAG_DIST_H
+#define DAG_DIST_H
 
 #include "base.h"
 
@@ -68,4 +69,4 @@ void dag__dist_discard(void *p, size_t bytes);
 /* At dag_finalize: unmaps every allocation and frees the registry. */
 void dag__dist_release(void);
 
-#endif /* DAG_MEM_H */
+#endif /* DAG_DIST_H */

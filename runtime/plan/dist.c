@@ -13,8 +13,8 @@
  * so a reader never sees freed memory. Each change costs a copy of the
  * table: fine for the tens or hundreds of allocations of a program.
  */
+#include "plan/dist.h"
 #include "comm/comm.h"
-#include "mem/mem.h"
 
 #include <errno.h>
 #include <pthread.h>
