@@ -59,11 +59,11 @@ static inline uint64_t dag__now_ns(void) {
 /* Says one line on stderr if DAG_LOG lets `level` through: "dag: error: ..."
  * or "dag: warning: ..." (nothing for info, debug and reports); on several
  * ranks the prefix names the rank and the thread, "dag[r1 w3]: ". */
-void dag__log(enum dag_log_level level, const char *fmt, ...)
+void dag__log(enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* True if DAG_LOG lets messages of `level` through. */
-bool dag__log_wanted(enum dag_log_level level);
+bool dag__log_wanted(enum log_level level);
 
 /* The rank in the prefix, once the transport knows it. */
 void dag__log_rank(int rank, int nranks);

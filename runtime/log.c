@@ -22,7 +22,7 @@ void dag__log_thread(const char *name) {
   snprintf(thread_name, sizeof thread_name, "%s", name);
 }
 
-bool dag__log_wanted(enum dag_log_level level) {
+bool dag__log_wanted(enum log_level level) {
   return level <= dag__settings()->log;
 }
 
@@ -33,7 +33,7 @@ static int prefix(char *buf, size_t size) {
                   thread_name[0] ? " " : "", thread_name);
 }
 
-void dag__log(enum dag_log_level level, const char *fmt, ...) {
+void dag__log(enum log_level level, const char *fmt, ...) {
   if (!dag__log_wanted(level))
     return;
   static const char *const words[] = {"", "error: ", "warning: ", "", ""};

@@ -22,7 +22,7 @@ enum kind {
   WATCHDOG,   /* report[,end]: doubles > 0, end >= report */
   BYTES,      /* a size_t, with an optional K, M or G */
   PATH,       /* a const char *, not empty */
-  LEVEL,      /* an enum dag_log_level */
+  LEVEL,      /* an enum log_level */
   UNIFORMITY, /* DAG_CHECK_UNIFORMITY: 0, 1 or values */
   DEVICES,    /* the DAG_DEVICES list */
   GRANULE,    /* BYTES, a power of two from 4K to 1G */
@@ -32,14 +32,14 @@ enum kind {
 struct variable {
   const char *name;
   enum kind kind;
-  size_t field;         /* offset in struct dag_settings */
+  size_t field;         /* offset in struct settings */
   int lo, hi;           /* COUNT */
   const char *accepts;  /* for the messages */
   const char *fallback; /* what holds when unset ("cores": one worker per
                           core, "auto": as MPI says) */
 };
 
-#define AT(f) offsetof(struct dag_settings, f)
+#define AT(f) offsetof(struct settings, f)
 
 static const struct variable variables[] = {
     {"DAG_NUM_THREADS", COUNT, AT(num_threads), 1, 4096,
@@ -85,7 +85,7 @@ static const struct variable variables[] = {
 static const char *const dagcc_variables[] = {"DAG_HOME", "DAG_CC",
                                               "DAG_KEEP_TEMPS"};
 
-static struct dag_settings settings = {
+static struct settings settings = {
     .log = DAG_LOG_WARN,
     .check_period = 100000,
     .ndevice_choices = 2,
@@ -192,11 +192,11 @@ static bool parse_bytes(const char *s, size_t *out) {
   return true;
 }
 
-static bool parse_level(const char *s, enum dag_log_level *out) {
+static bool parse_level(const char *s, enum log_level *out) {
   static const char *const names[] = {"error", "warn", "info", "debug"};
   for (int i = 0; i < 4; i++)
     if (!strcmp(s, names[i])) {
-      *out = (enum dag_log_level)(DAG_LOG_ERROR + i);
+      *out = (enum log_level)(DAG_LOG_ERROR + i);
       return true;
     }
   return false;
@@ -204,9 +204,9 @@ static bool parse_level(const char *s, enum dag_log_level *out) {
 
 /* One item of DAG_DEVICES: a GPU kind ("cuda", "hip"), one of its devices
  * ("cuda:N"), or "emul". */
-static bool parse_device(char *item, struct dag_device_choice *out) {
+static bool parse_device(char *item, struct device_choice *out) {
   char *colon = strchr(item, ':');
-  *out = (struct dag_device_choice){.index = -1};
+  *out = (struct device_choice){.index = -1};
   if (colon) {
     *colon = 0;
     if (!parse_count(colon + 1, 0, 1023, &out->index))
@@ -261,7 +261,7 @@ static bool parse_emul_fail(const char *s) {
     if ((size_t)(colon - s) == strlen(ops[i]) &&
         !strncmp(s, ops[i], strlen(ops[i])) &&
         parse_count(colon + 1, 1, 1 << 30, &settings.emul_fail_at)) {
-      settings.emul_fail = (enum dag_emul_fail)(EMUL_FAIL_ALLOC + i);
+      settings.emul_fail = (enum emul_fail)(EMUL_FAIL_ALLOC + i);
       return true;
     }
   return false;
@@ -287,7 +287,7 @@ static void parse(const struct variable *v, const char *s) {
     *(const char **)field = s;
     break;
   case LEVEL:
-    ok = parse_level(s, (enum dag_log_level *)field);
+    ok = parse_level(s, (enum log_level *)field);
     break;
   case UNIFORMITY:
     settings.check_every_task = !strcmp(s, "1");
@@ -392,7 +392,7 @@ static void read_all(void) {
 
 static pthread_once_t read_once = PTHREAD_ONCE_INIT;
 
-const struct dag_settings *dag__settings(void) {
+const struct settings *dag__settings(void) {
   pthread_once(&read_once, read_all);
   return &settings;
 }

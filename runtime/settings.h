@@ -15,7 +15,7 @@
 
 /* DAG_LOG: how much the runtime says on stderr. A report is output asked
  * for (DAG_STATS, the watchdog): always said, without a level word. */
-enum dag_log_level {
+enum log_level {
   DAG_LOG_REPORT,
   DAG_LOG_ERROR,
   DAG_LOG_WARN, /* the default */
@@ -24,7 +24,7 @@ enum dag_log_level {
 };
 
 /* One entry of DAG_DEVICES. */
-struct dag_device_choice {
+struct device_choice {
   bool emulated;        /* "emul": an emulated device (CPU bodies) */
   enum dag_device kind; /* otherwise: a GPU kind */
   int index;            /* -1: every device of the kind */
@@ -33,20 +33,20 @@ struct dag_device_choice {
 #define DAG_MAX_DEVICE_CHOICES 16
 
 /* DAG_EMUL_FAIL: which operation of the emulated device fails. */
-enum dag_emul_fail {
+enum emul_fail {
   EMUL_FAIL_NONE,
   EMUL_FAIL_ALLOC,  /* committing device memory */
   EMUL_FAIL_COPY,   /* a queued copy */
   EMUL_FAIL_KERNEL, /* a queued kernel (a device body's work) */
 };
 
-struct dag_settings {
-  int num_threads;        /* DAG_NUM_THREADS; 0: one per core */
-  int stats;              /* DAG_STATS: 0 or 1 */
-  const char *trace;      /* DAG_TRACE: the file, or NULL */
-  const char *graph;      /* DAG_GRAPH: the file, or NULL */
-  const char *report;     /* DAG_REPORT: the page, or NULL */
-  enum dag_log_level log; /* DAG_LOG */
+struct settings {
+  int num_threads;    /* DAG_NUM_THREADS; 0: one per core */
+  int stats;          /* DAG_STATS: 0 or 1 */
+  const char *trace;  /* DAG_TRACE: the file, or NULL */
+  const char *graph;  /* DAG_GRAPH: the file, or NULL */
+  const char *report; /* DAG_REPORT: the page, or NULL */
+  enum log_level log; /* DAG_LOG */
   /* DAG_CHECK_UNIFORMITY: 1, compare after every task; values, also
    * compare the contents of replicated memory at taskwaits. */
   int check_every_task, check_values;
@@ -56,7 +56,7 @@ struct dag_settings {
   double watchdog_seconds, watchdog_end_seconds;
   /* DAG_DEVICES: the devices to open, in order (default cuda, hip). */
   int ndevice_choices;
-  struct dag_device_choice device_choices[DAG_MAX_DEVICE_CHOICES];
+  struct device_choice device_choices[DAG_MAX_DEVICE_CHOICES];
   int devices_named;   /* DAG_DEVICES was set (to other than none) */
   int device_staging;  /* DAG_DEVICE_STAGING: 0 or 1 */
   int mpi_gpu_direct;  /* DAG_MPI_GPU_DIRECT: 0, 1, or -1: ask MPI */
@@ -66,14 +66,14 @@ struct dag_settings {
   int emul_jitter_us;  /* DAG_EMUL_JITTER_US: most of a random extra delay */
   int emul_seed;       /* DAG_EMUL_SEED: of the jitter */
   /* DAG_EMUL_FAIL: the emul_fail_at-th operation of that kind fails. */
-  enum dag_emul_fail emul_fail;
+  enum emul_fail emul_fail;
   int emul_fail_at;
   int simulate_ranks; /* DAG_SIMULATE_RANKS; 0: a real run */
   int simulate_rank;  /* DAG_SIMULATE_RANK */
 };
 
 /* The settings, read from the environment on the first call. */
-const struct dag_settings *dag__settings(void);
+const struct settings *dag__settings(void);
 
 /* Settings say nothing themselves (messages are made above them, with the
  * settings they read): they hand their words to the caller. */

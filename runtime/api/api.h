@@ -36,13 +36,13 @@ static inline bool dag__planned(void) {
 /* The transport for this run: the simulation when DAG_SIMULATE_RANKS is
  * set; MPI when libdag was built with it and the program runs under MPI;
  * else dag__comm_self. */
-const struct dag_comm_ops *dag__comm_backend(void);
+const struct comm_ops *dag__comm_backend(void);
 /* The spaces this libdag was built with, the emulated device first: *n
  * tables, static. */
-const struct dag_space_ops *const *dag__space_backends(int *n);
+const struct space_ops *const *dag__space_backends(int *n);
 /* The space of each device kind, indexed by kind (NULL where this libdag
  * was built without it): what the device layer opens devices with. */
-const struct dag_space_ops *const *dag__space_backends_by_kind(void);
+const struct space_ops *const *dag__space_backends_by_kind(void);
 
 /* --------------------------------------------------------- validate.c */
 

@@ -6,7 +6,7 @@
 #include "api/api.h"
 #include "mem/space.h"
 
-const struct dag_comm_ops *dag__comm_backend(void) {
+const struct comm_ops *dag__comm_backend(void) {
   if (dag__simulating())
     return &dag__comm_simulated;
 #ifdef DAG_HAVE_MPI
@@ -16,7 +16,7 @@ const struct dag_comm_ops *dag__comm_backend(void) {
   return &dag__comm_self;
 }
 
-static const struct dag_space_ops *const spaces[] = {
+static const struct space_ops *const spaces[] = {
     &dag__space_emul,
 #ifdef DAG_HAVE_CUDA
     &dag__space_cuda,
@@ -26,12 +26,12 @@ static const struct dag_space_ops *const spaces[] = {
 #endif
 };
 
-const struct dag_space_ops *const *dag__space_backends(int *n) {
+const struct space_ops *const *dag__space_backends(int *n) {
   *n = (int)(sizeof spaces / sizeof *spaces);
   return spaces;
 }
 
-static const struct dag_space_ops *const by_kind[DAG_NDEVICE_KINDS] = {
+static const struct space_ops *const by_kind[DAG_NDEVICE_KINDS] = {
 #ifdef DAG_HAVE_CUDA
     [DAG_DEVICE_CUDA] = &dag__space_cuda,
 #endif
@@ -40,7 +40,7 @@ static const struct dag_space_ops *const by_kind[DAG_NDEVICE_KINDS] = {
 #endif
 };
 
-const struct dag_space_ops *const *dag__space_backends_by_kind(void) {
+const struct space_ops *const *dag__space_backends_by_kind(void) {
   return by_kind;
 }
 

@@ -39,7 +39,7 @@ int dag_free(void *p) {
   int err = outside_tasks("dag_free");
   if (err)
     return err;
-  const struct dag_allocation *a = dag__dist_allocation_at(p);
+  const struct allocation *a = dag__dist_allocation_at(p);
   if (!a)
     return DAG_EINVAL;
   /* The ranks agree first: one that diverged may wait for a transfer that
@@ -100,7 +100,7 @@ int dag_grid(int nranks, int *p, int *q) {
 }
 
 int dag_owner(const void *p) {
-  const struct dag_allocation *a = dag__dist_find(p);
+  const struct allocation *a = dag__dist_find(p);
   if (!a)
     return -1;
   return dag__dist_home(a, (size_t)((const char *)p - a->base));

@@ -33,8 +33,8 @@ static const char *access_name(const struct dag_task_info *info, size_t i,
  * reach beyond the allocation. */
 static int crossing_error(const struct dag_task_info *info, size_t i,
                           const struct dag_access *acc, const struct region *r,
-                          const struct dag_allocation *first,
-                          const struct dag_allocation *last) {
+                          const struct allocation *first,
+                          const struct allocation *last) {
   char name[256];
   access_name(info, i, name, sizeof name);
   size_t bytes = (size_t)(r->hi - r->lo);
@@ -77,7 +77,7 @@ static long make_regions(const struct dag_task_info *info,
     }
     if (dag__region_empty(&regs[kept]))
       continue;
-    const struct dag_allocation *first, *last;
+    const struct allocation *first, *last;
     if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
       return crossing_error(info, i, &acc[i], &regs[kept], first, last);
     modes[kept++] = m;

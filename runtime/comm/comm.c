@@ -14,7 +14,7 @@
 
 int dag__rank = 0, dag__nranks = 1, dag__node_rank = 0, dag__node_ranks = 1;
 
-static const struct dag_comm_ops *comm = &dag__comm_self;
+static const struct comm_ops *comm = &dag__comm_self;
 
 static int self_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   *rank = *node_rank = 0;
@@ -26,14 +26,14 @@ static void self_stop(void) {}
 
 /* With one rank nothing is ever sent: a transfer is a bug of ours. */
 static void self_transfer(const struct region *r, int peer, uint64_t tag,
-                          dag_comm_done_fn done, void *arg) {
+                          comm_done_fn done, void *arg) {
   (void)done;
   (void)arg;
   DAG_BUG("transfer of %zu bytes to rank %d (tag %llu) in a run of one rank",
           dag__region_bytes(r), peer, (unsigned long long)tag);
 }
 
-static void self_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+static void self_allgather(uint64_t value, uint64_t *all, comm_done_fn done,
                            void *arg) {
   all[0] = value;
   done(arg);
@@ -47,17 +47,17 @@ static void self_abort_all(void) {
 /* Nothing is ever in flight (the simulation's transfers finish at once). */
 bool dag__comm_nothing_to_poll(void) { return false; }
 
-const struct dag_comm_ops dag__comm_self = {"self",
-                                            self_start,
-                                            self_stop,
-                                            self_transfer,
-                                            self_transfer,
-                                            self_allgather,
-                                            self_abort_all,
-                                            dag__comm_nothing_to_poll,
-                                            NULL,
-                                            NULL,
-                                            NULL};
+const struct comm_ops dag__comm_self = {"self",
+                                        self_start,
+                                        self_stop,
+                                        self_transfer,
+                                        self_transfer,
+                                        self_allgather,
+                                        self_abort_all,
+                                        dag__comm_nothing_to_poll,
+                                        NULL,
+                                        NULL,
+                                        NULL};
 
 static int (*program_finalize)(void);
 
@@ -70,7 +70,7 @@ void dag__comm_program_finalizes(void) {
     program_finalize();
 }
 
-int dag__comm_start(const struct dag_comm_ops *transport) {
+int dag__comm_start(const struct comm_ops *transport) {
   comm = transport;
   int err =
       comm->start(&dag__rank, &dag__nranks, &dag__node_rank, &dag__node_ranks);
@@ -87,13 +87,13 @@ void dag__comm_stop(void) {
 }
 
 void dag__comm_send(const struct region *r, int peer, uint64_t tag,
-                    dag_comm_done_fn done, void *arg) {
+                    comm_done_fn done, void *arg) {
   dag__comm_trace_wrap(true, r, peer, tag, &done, &arg);
   comm->send(r, peer, tag, done, arg);
 }
 
 void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
-                    dag_comm_done_fn done, void *arg) {
+                    comm_done_fn done, void *arg) {
   dag__comm_trace_wrap(false, r, peer, tag, &done, &arg);
   comm->recv(r, peer, tag, done, arg);
 }
@@ -114,15 +114,15 @@ void dag__comm_barrier(void) {
   free(all);
 }
 
-void dag__comm_clock(struct dag_clock *c) {
+void dag__comm_clock(struct comm_clock *c) {
   if (comm->clock) {
     comm->clock(c);
     return;
   }
-  *c = (struct dag_clock){0, 0, dag__now_ns()};
+  *c = (struct comm_clock){0, 0, dag__now_ns()};
 }
 
-void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+void dag__comm_allgather(uint64_t value, uint64_t *all, comm_done_fn done,
                          void *arg) {
   comm->allgather(value, all, done, arg);
 }

@@ -14,16 +14,16 @@
  */
 /* A transfer or collective finished: called on the transport's progress
  * thread, which must not block in it. */
-typedef void (*dag_comm_done_fn)(void *arg);
+typedef void (*comm_done_fn)(void *arg);
 
 /* This rank's clock against rank 0's, for one timeline of the whole run. */
-struct dag_clock {
+struct comm_clock {
   int64_t offset_ns; /* this rank's CLOCK_MONOTONIC minus rank 0's */
   uint64_t error_ns; /* bound on the offset's error: half a round trip */
   uint64_t ref_ns;   /* a moment every rank gets, on rank 0's clock */
 };
 
-struct dag_comm_ops {
+struct comm_ops {
   const char *name;
   /* Joins the run: sets this process's rank and the number of ranks, and
    * its rank among the `node_ranks` ranks on its machine. Returns 0 or a
@@ -35,15 +35,15 @@ struct dag_comm_ops {
    * receiving them from it, matched by `tag`; calls done(arg) when the
    * local buffer may be reused. Never blocks. */
   void (*send)(const struct region *r, int peer, uint64_t tag,
-               dag_comm_done_fn done, void *arg);
+               comm_done_fn done, void *arg);
   void (*recv)(const struct region *r, int peer, uint64_t tag,
-               dag_comm_done_fn done, void *arg);
+               comm_done_fn done, void *arg);
   /* Collective, from the thread that submits tasks: every rank gives
    * `value`; `all` (nranks entries) gets everyone's, then done(arg) is
    * called (maybe before this returns). Never blocks: the caller waits,
    * running tasks, since the sends that other ranks need before they
    * reach the collective may be its own tasks. */
-  void (*allgather)(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+  void (*allgather)(uint64_t value, uint64_t *all, comm_done_fn done,
                     void *arg);
   /* Stops every rank of the run with status 1; does not return. */
   void (*abort_all)(void);
@@ -56,22 +56,22 @@ struct dag_comm_ops {
   bool (*gpu_aware)(void);
   /* Collective, blocking, with nothing else in flight: measures c. NULL:
    * every rank shares one clock. */
-  void (*clock)(struct dag_clock *c);
+  void (*clock)(struct comm_clock *c);
   /* Whether a transfer is under way (posted and not finished), whose end
    * only a poll sees. NULL: never (transfers finish when they start). */
   bool (*in_flight)(void);
 };
 
 /* One process, no transport: rank 0 of 1. */
-extern const struct dag_comm_ops dag__comm_self;
+extern const struct comm_ops dag__comm_self;
 /* The poll of a transport whose operations finish when they start. */
 bool dag__comm_nothing_to_poll(void);
 /* MPI (mpi.c), when libdag was built with it. */
-extern const struct dag_comm_ops dag__comm_mpi;
+extern const struct comm_ops dag__comm_mpi;
 /* Whether this process runs under MPI (mpi.c). */
 bool dag__mpi_wanted(void);
 /* One rank of a larger run, played alone (simulate.c): DAG_SIMULATE_RANKS. */
-extern const struct dag_comm_ops dag__comm_simulated;
+extern const struct comm_ops dag__comm_simulated;
 bool dag__simulating(void);
 
 /* This process's rank and the number of ranks, and its place among the
@@ -80,25 +80,25 @@ extern int dag__rank, dag__nranks, dag__node_rank, dag__node_ranks;
 
 /* Starts `transport` (start-up's choice, api/backend.c); on failure the
  * rank stays alone (dag__comm_self) and the error is returned. */
-int dag__comm_start(const struct dag_comm_ops *transport);
+int dag__comm_start(const struct comm_ops *transport);
 void dag__comm_stop(void);
 /* What the program's MPI_Finalize runs first (the runtime's shut-down,
  * which api/ hands down: comm/ never calls up), and its call of it. */
 void dag__comm_on_program_finalize(int (*finalize)(void));
 void dag__comm_program_finalizes(void);
 void dag__comm_send(const struct region *r, int peer, uint64_t tag,
-                    dag_comm_done_fn done, void *arg);
+                    comm_done_fn done, void *arg);
 void dag__comm_recv(const struct region *r, int peer, uint64_t tag,
-                    dag_comm_done_fn done, void *arg);
-void dag__comm_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+                    comm_done_fn done, void *arg);
+void dag__comm_allgather(uint64_t value, uint64_t *all, comm_done_fn done,
                          void *arg);
 _Noreturn void dag__comm_abort_all(void);
 bool dag__comm_poll(void);
-/* Whether a transfer is under way (see dag_comm_ops.in_flight). */
+/* Whether a transfer is under way (see comm_ops.in_flight). */
 bool dag__comm_in_flight(void);
 /* Measures this rank's clock against rank 0's (collective: every rank
  * calls it, with no transfer in flight). */
-void dag__comm_clock(struct dag_clock *c);
+void dag__comm_clock(struct comm_clock *c);
 
 /* Returns once every rank has called it (collective, blocking: not from a
  * task, nor while this rank's tasks are still needed by others). */
@@ -108,7 +108,7 @@ void dag__comm_barrier(void);
 
 /* A transfer as DAG_TRACE shows it: recorded, when the trace is on, from
  * the moment it is posted until it completes. */
-struct dag_comm_event {
+struct comm_event {
   uint64_t tag, bytes, posted_ns, done_ns;
   int peer;
   bool send;
@@ -120,11 +120,11 @@ void dag__comm_trace_stop(void);
 /* Records the transfer about to be posted; returns the done function and
  * argument to post it with instead of done and arg. */
 void dag__comm_trace_wrap(bool send, const struct region *r, int peer,
-                          uint64_t tag, dag_comm_done_fn *done, void **arg);
+                          uint64_t tag, comm_done_fn *done, void **arg);
 /* The transfers recorded so far (completed ones), held still until
  * dag__comm_trace_events_done: a run that ends early reads them while
  * transfers may still complete. */
-const struct dag_comm_event *dag__comm_trace_events(size_t *n);
+const struct comm_event *dag__comm_trace_events(size_t *n);
 void dag__comm_trace_events_done(void);
 
 /* Whether GPU data may travel between ranks straight from device memory:

@@ -12,13 +12,13 @@ static bool recording;
 
 /* One transfer in flight: what to record, and whom to call. */
 struct traced {
-  struct dag_comm_event event;
-  dag_comm_done_fn done;
+  struct comm_event event;
+  comm_done_fn done;
   void *arg;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dag_comm_event *events; /* completed, under lock */
+static struct comm_event *events; /* completed, under lock */
 static size_t nevents, cap_events;
 
 void dag__comm_trace_start(bool on) { recording = on; }
@@ -38,14 +38,14 @@ static void traced_done(void *p) {
                      "the trace of transfers");
   events[nevents++] = t->event;
   pthread_mutex_unlock(&lock);
-  dag_comm_done_fn done = t->done;
+  comm_done_fn done = t->done;
   void *arg = t->arg;
   free(t);
   done(arg);
 }
 
 void dag__comm_trace_wrap(bool send, const struct region *r, int peer,
-                          uint64_t tag, dag_comm_done_fn *done, void **arg) {
+                          uint64_t tag, comm_done_fn *done, void **arg) {
   if (!recording)
     return;
   struct traced *t = malloc(sizeof *t);
@@ -57,7 +57,7 @@ void dag__comm_trace_wrap(bool send, const struct region *r, int peer,
   *arg = t;
 }
 
-const struct dag_comm_event *dag__comm_trace_events(size_t *n) {
+const struct comm_event *dag__comm_trace_events(size_t *n) {
   pthread_mutex_lock(&lock);
   *n = nevents;
   return events;

@@ -88,7 +88,7 @@ static void post(struct op *op) {
 }
 
 static void transfer(enum op_kind kind, const struct region *r, int peer,
-                     uint64_t tag, dag_comm_done_fn done, void *arg) {
+                     uint64_t tag, comm_done_fn done, void *arg) {
   struct op *op = malloc(sizeof *op);
   if (!op)
     dag__out_of_memory("MPI transfers");
@@ -102,12 +102,12 @@ static void transfer(enum op_kind kind, const struct region *r, int peer,
 }
 
 static void mpi_send(const struct region *r, int peer, uint64_t tag,
-                     dag_comm_done_fn done, void *arg) {
+                     comm_done_fn done, void *arg) {
   transfer(OP_SEND, r, peer, tag, done, arg);
 }
 
 static void mpi_recv(const struct region *r, int peer, uint64_t tag,
-                     dag_comm_done_fn done, void *arg) {
+                     comm_done_fn done, void *arg) {
   transfer(OP_RECV, r, peer, tag, done, arg);
 }
 
@@ -262,7 +262,7 @@ static void *progress_main(void *unused) {
 
 /* ---------------------------------------------------------- collectives */
 
-static void mpi_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+static void mpi_allgather(uint64_t value, uint64_t *all, comm_done_fn done,
                           void *arg) {
   struct op *op = calloc(1, sizeof *op);
   if (!op)
@@ -401,7 +401,7 @@ static void clock_of_others(void) {
   }
 }
 
-static void clock_against_rank_0(struct dag_clock *c) {
+static void clock_against_rank_0(struct comm_clock *c) {
   for (int k = 0; k < CLOCK_ROUNDS; k++) {
     recv_yielding(NULL, 0, MPI_BYTE, 0, TAG_PING);
     uint64_t now = dag__now_ns();
@@ -414,9 +414,9 @@ static void clock_against_rank_0(struct dag_clock *c) {
 }
 
 /* Blocking calls, under mpi_lock: the progress thread waits meanwhile. */
-static void mpi_clock(struct dag_clock *c) {
+static void mpi_clock(struct comm_clock *c) {
   pthread_mutex_lock(&mpi_lock);
-  *c = (struct dag_clock){0, 0, 0};
+  *c = (struct comm_clock){0, 0, 0};
   if (dag__rank == 0)
     clock_of_others();
   else
@@ -445,7 +445,7 @@ static bool mpi_in_flight(void) {
   return atomic_load_explicit(&unfinished_ops, memory_order_acquire) > 0;
 }
 
-const struct dag_comm_ops dag__comm_mpi = {
+const struct comm_ops dag__comm_mpi = {
     "mpi",         mpi_start,     mpi_stop,       mpi_send,
     mpi_recv,      mpi_allgather, dag__mpi_abort, mpi_poll,
     mpi_gpu_aware, mpi_clock,     mpi_in_flight};

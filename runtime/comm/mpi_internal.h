@@ -16,7 +16,7 @@ struct op {
   struct region region; /* SEND, RECV */
   int peer;
   int tag;
-  dag_comm_done_fn done;
+  comm_done_fn done;
   void *arg;
   uint64_t value, *all; /* ALLGATHER */
   MPI_Datatype type;

@@ -97,7 +97,7 @@ static void listen(void) {
 }
 
 void dag__watchdog_start(MPI_Comm comm) {
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   report_ns = (uint64_t)(s->watchdog_seconds * 1e9);
   end_ns = (uint64_t)(s->watchdog_end_seconds * 1e9);
   probe_ns = report_ns && report_ns < PROBE_NS ? report_ns : PROBE_NS;

@@ -27,14 +27,14 @@ static int sim_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
 static void sim_stop(void) {}
 
 static void sim_transfer(const struct region *r, int peer, uint64_t tag,
-                         dag_comm_done_fn done, void *arg) {
+                         comm_done_fn done, void *arg) {
   (void)r;
   (void)peer;
   (void)tag;
   done(arg);
 }
 
-static void sim_allgather(uint64_t value, uint64_t *all, dag_comm_done_fn done,
+static void sim_allgather(uint64_t value, uint64_t *all, comm_done_fn done,
                           void *arg) {
   for (int i = 0; i < dag__nranks; i++)
     all[i] = value;
@@ -46,7 +46,7 @@ static void sim_abort_all(void) {
   _Exit(1);
 }
 
-const struct dag_comm_ops dag__comm_simulated = {
+const struct comm_ops dag__comm_simulated = {
     "simulated",  sim_start,     sim_stop,      sim_transfer,
     sim_transfer, sim_allgather, sim_abort_all, dag__comm_nothing_to_poll,
     NULL,         NULL,          NULL};

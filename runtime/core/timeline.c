@@ -23,7 +23,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-static struct dag_clock at_start, at_end;
+static struct comm_clock at_start, at_end;
 static bool ended; /* at_end was measured */
 
 static const char *trace_path;
@@ -94,9 +94,9 @@ static void write_tasks(FILE *f, int w) {
 /* The MPI track: a slice per transfer, and the arrow's end that is here. */
 static void write_transfers(FILE *f, int tid) {
   size_t n;
-  const struct dag_comm_event *ev = dag__comm_trace_events(&n);
+  const struct comm_event *ev = dag__comm_trace_events(&n);
   for (size_t i = 0; i < n; i++) {
-    const struct dag_comm_event *e = &ev[i];
+    const struct comm_event *e = &ev[i];
     int from = e->send ? dag__rank : e->peer,
         to = e->send ? e->peer : dag__rank;
     double t0 = aligned_us(e->posted_ns), t1 = aligned_us(e->done_ns);

@@ -28,7 +28,7 @@ static char report_trace[4096];
 static uint64_t start_ns;
 
 void dag__trace_init(void) {
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   trace_path = s->trace;
   graph_path = s->graph;
   report_path = s->report;

@@ -32,12 +32,12 @@ atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
 /* Per entry of DAG_DEVICES: the devices it opened, and why none when so. */
-static const struct dag_space_ops *const *spaces; /* by kind */
+static const struct space_ops *const *spaces; /* by kind */
 static int opened_by[DAG_MAX_DEVICE_CHOICES];
 static char none_why[DAG_MAX_DEVICE_CHOICES][1024];
 
 /* An entry of DAG_DEVICES as written: "cuda", "hip:1", "emul". */
-static const char *choice_name(const struct dag_device_choice *c) {
+static const char *choice_name(const struct device_choice *c) {
   static DAG_THREAD_LOCAL char name[32];
   const char *kind = c->emulated ? "emul" : dag__device_kind_name(c->kind);
   if (c->index < 0)
@@ -61,7 +61,7 @@ static void pin_near(struct device *d) {
 }
 
 /* Opens device `index` of ops for entry `choice` of DAG_DEVICES. */
-static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
+static void open_device(const struct space_ops *ops, enum dag_device kind,
                         int index, int choice) {
   if (dag__ndevices == MAX_DEVICES) {
     dag__log(DAG_LOG_WARN, "more than %d devices; %s device %d unused",
@@ -89,7 +89,7 @@ static void open_device(const struct dag_space_ops *ops, enum dag_device kind,
 /* Every device of `kind` (index < 0), or its device `index`, for entry
  * `choice` of DAG_DEVICES. */
 static void open_kind(enum dag_device kind, int index, int choice) {
-  const struct dag_space_ops *ops = spaces[kind];
+  const struct space_ops *ops = spaces[kind];
   char *why = none_why[choice];
   int count = ops ? ops->count(why, sizeof none_why[choice]) : 0;
   if (!ops)
@@ -108,10 +108,10 @@ static void open_kind(enum dag_device kind, int index, int choice) {
 /* Opens the devices DAG_DEVICES names, in its order (settings.c checked
  * the list). */
 static void discover(void) {
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   int emulated = 0;
   for (int i = 0; i < s->ndevice_choices; i++) {
-    const struct dag_device_choice *c = &s->device_choices[i];
+    const struct device_choice *c = &s->device_choices[i];
     if (c->emulated)
       open_device(&dag__space_emul, DAG_DEVICE_CPU, emulated++, i);
     else
@@ -138,9 +138,9 @@ bool dag__devices_discover(void) {
   return dag__ndevices > 0;
 }
 
-int dag__devices_start(const struct dag_space_ops *const *by_kind) {
+int dag__devices_start(const struct space_ops *const *by_kind) {
   spaces = by_kind;
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   if (!s->devices_named)
     return 0;
   dag__devices_discover();

@@ -10,7 +10,7 @@
 
 #include "core/core.h"
 
-struct dag_space_ops; /* mem/space.h */
+struct space_ops; /* mem/space.h */
 
 /* Whether a device is in use: set, once, by the first task with a device
  * variant on a rank that has a device. Until then the layer costs one test
@@ -28,7 +28,7 @@ bool dag__devices_discover(void);
  * (no library: the paths tried and the loader's words; no driver; no
  * device). A device asked for by name is used, never silently replaced by
  * the CPU. */
-int dag__devices_start(const struct dag_space_ops *const *spaces);
+int dag__devices_start(const struct space_ops *const *spaces);
 
 /* Whether a body for `device` can run on this rank (CPU: always). */
 bool dag__devices_can_run(enum dag_device device);

@@ -6,8 +6,7 @@
 
 #include <string.h>
 
-int dag__space_open(struct space *s, const struct dag_space_ops *ops,
-                    int index) {
+int dag__space_open(struct space *s, const struct space_ops *ops, int index) {
   s->ops = ops;
   s->index = index;
   s->state = NULL;
@@ -58,13 +57,13 @@ void dag__space_copy_rows(const struct space_copy *c) {
 }
 
 void dag__space_copy(struct space *s, bool to_device,
-                     const struct space_copy *c, dag_space_done_fn done,
+                     const struct space_copy *c, space_done_fn done,
                      void *arg) {
   s->ops->copy(s->state, to_device, c, done, arg);
 }
 
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
-                       dag_space_done_fn done, void *arg) {
+                       space_done_fn done, void *arg) {
   s->ops->launch(s->state, fn, args, done, arg);
 }
 

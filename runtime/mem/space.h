@@ -30,7 +30,7 @@
 
 /* failure is NULL when the work was done; else it was not, and failure
  * says what failed and why (valid until the function returns). */
-typedef void (*dag_space_done_fn)(void *arg, const char *failure);
+typedef void (*space_done_fn)(void *arg, const char *failure);
 
 /* `rows` spans of `span` bytes, dst_stride bytes apart at dst and
  * src_stride at src (the same when a device copy keeps the host's layout;
@@ -41,7 +41,7 @@ struct space_copy {
   size_t span, rows, dst_stride, src_stride;
 };
 
-struct dag_space_ops {
+struct space_ops {
   const char *name;
   /* Devices of this kind this process has; when none, why into why (len
    * bytes): no library, no driver, no device. */
@@ -70,11 +70,11 @@ struct dag_space_ops {
   void (*unmap)(void *state, void *at);
   /* Queues a copy from host memory to the device (to_device) or back. */
   void (*copy)(void *state, bool to_device, const struct space_copy *c,
-               dag_space_done_fn done, void *arg);
+               space_done_fn done, void *arg);
   /* Queues a device body: fn(args) queues its work on the device; done once
    * that work is complete. */
-  void (*launch)(void *state, dag_task_fn fn, void *args,
-                 dag_space_done_fn done, void *arg);
+  void (*launch)(void *state, dag_task_fn fn, void *args, space_done_fn done,
+                 void *arg);
   /* Host code reads device memory directly from begin (true) to end
    * (false), as a CUDA-aware MPI does for a direct send. NULL where that
    * needs no word. */
@@ -92,7 +92,7 @@ struct dag_space_ops {
 
 /* One open device. */
 struct space {
-  const struct dag_space_ops *ops;
+  const struct space_ops *ops;
   void *state;
   int index;
 };
@@ -106,15 +106,15 @@ struct space {
  * read when it opens. Device `index` is the index-th `emul` of DAG_DEVICES.
  * Its bodies run at launch on the launching thread and queue kernels with
  * dag_emul_launch; while one runs, its memory is closed to host code. */
-extern const struct dag_space_ops dag__space_emul;
+extern const struct space_ops dag__space_emul;
 
 /* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
  * found): memory from the driver's virtual memory calls, the queue a
  * non-blocking stream, a device body run on the launching thread with its
  * stream given by dag_cuda_stream() (dag_hip_stream()). Only api/backend.c
  * names these. */
-extern const struct dag_space_ops dag__space_cuda;
-extern const struct dag_space_ops dag__space_hip;
+extern const struct space_ops dag__space_cuda;
+extern const struct space_ops dag__space_hip;
 /* The stream of the device body running on this thread (NULL outside one):
  * dag_cuda_stream() and dag_hip_stream(), which api/backend.c answers. */
 void *dag__cuda_stream(void);
@@ -124,8 +124,7 @@ void *dag__hip_stream(void);
 int dag__emul_launch(void (*kernel)(void *args), const void *args, size_t size);
 
 /* Opens device `index` of `ops` into s. Returns 0 or a DAG_E* code. */
-int dag__space_open(struct space *s, const struct dag_space_ops *ops,
-                    int index);
+int dag__space_open(struct space *s, const struct space_ops *ops, int index);
 void dag__space_close(struct space *s);
 size_t dag__space_granule(struct space *s);
 size_t dag__space_memory(struct space *s);
@@ -139,10 +138,9 @@ void dag__space_unmap(struct space *s, void *at);
  * what packs and unpacks staging buffers (device/staging.c). */
 void dag__space_copy_rows(const struct space_copy *c);
 void dag__space_copy(struct space *s, bool to_device,
-                     const struct space_copy *c, dag_space_done_fn done,
-                     void *arg);
+                     const struct space_copy *c, space_done_fn done, void *arg);
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
-                       dag_space_done_fn done, void *arg);
+                       space_done_fn done, void *arg);
 void *dag__space_host_alloc(struct space *s, size_t bytes);
 void dag__space_host_free(struct space *s, void *p, size_t bytes);
 /* The device's PCI address, if it has one (false otherwise). */

@@ -62,10 +62,10 @@ struct op {
   enum { OP_COPY, OP_KERNEL, OP_BODY_END } kind;
   struct space_copy copy;
   void (*kernel)(void *);
-  void *args;             /* OP_KERNEL: its copy of them */
-  uint64_t after;         /* OP_KERNEL: copies done before it starts */
-  const char *failure;    /* injected: the operation fails with this */
-  dag_space_done_fn done; /* OP_COPY, OP_BODY_END */
+  void *args;          /* OP_KERNEL: its copy of them */
+  uint64_t after;      /* OP_KERNEL: copies done before it starts */
+  const char *failure; /* injected: the operation fails with this */
+  space_done_fn done;  /* OP_COPY, OP_BODY_END */
   void *arg;
 };
 
@@ -186,7 +186,7 @@ static void free_memory(struct emul *e) {
 
 /* The memory file and its granules, all free. */
 static int make_memory(struct emul *e) {
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   e->granule = s->emul_granule;
   e->ngranules = s->emul_memory / e->granule;
   if (!e->ngranules)
@@ -242,7 +242,7 @@ static int emul_open(int index, void **state) {
     free(e);
     return err;
   }
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   e->delay_us = s->emul_delay_us;
   e->jitter_us = s->emul_jitter_us;
   pthread_mutex_init(&e->lock, NULL);
@@ -330,9 +330,9 @@ static void emul_unreserve(void *state, void *at, size_t bytes) {
 
 /* The Nth operation of a kind fails when DAG_EMUL_FAIL says so (count is
  * that kind's counter; under the lock). */
-static const char *injected(struct emul *e, enum dag_emul_fail kind,
+static const char *injected(struct emul *e, enum emul_fail kind,
                             uint64_t *count, const char *what) {
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   ++*count;
   if (s->emul_fail != kind || *count != (uint64_t)s->emul_fail_at)
     return NULL;
@@ -416,7 +416,7 @@ static void enqueue(struct queue *q, struct op *o) {
   pthread_cond_signal(&q->wake);
 }
 
-static struct op *new_op(dag_space_done_fn done, void *arg) {
+static struct op *new_op(space_done_fn done, void *arg) {
   struct op *o = calloc(1, sizeof *o);
   if (!o)
     dag__out_of_memory("the emulated device's queue");
@@ -426,7 +426,7 @@ static struct op *new_op(dag_space_done_fn done, void *arg) {
 }
 
 static void emul_copy(void *state, bool to_device, const struct space_copy *c,
-                      dag_space_done_fn done, void *arg) {
+                      space_done_fn done, void *arg) {
   struct emul *e = state;
   struct op *o = new_op(done, arg);
   o->kind = OP_COPY;
@@ -533,7 +533,7 @@ int dag__emul_launch(void (*kernel)(void *args), const void *args,
 /* Runs the body here, its device's memory closed and its queues paused,
  * then queues the end of its work: done once its kernels are. */
 static void emul_launch(void *state, dag_task_fn fn, void *args,
-                        dag_space_done_fn done, void *arg) {
+                        space_done_fn done, void *arg) {
   struct emul *e = state;
   struct launch l = {e, 0, NULL};
   pthread_mutex_lock(&e->lock);
@@ -571,7 +571,7 @@ static void emul_host_reads(void *state, bool begin) {
   pthread_mutex_unlock(&e->lock);
 }
 
-const struct dag_space_ops dag__space_emul = {
+const struct space_ops dag__space_emul = {
     .name = "emul",
     .count = emul_count,
     .open = emul_open,

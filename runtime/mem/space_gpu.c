@@ -119,7 +119,7 @@ struct item {
   GPU(Event_t) event; /* kept when the item is reused; NULL: not created */
   bool failed;        /* queuing it or its event failed: failure says how */
   char failure[256];
-  dag_space_done_fn done;
+  space_done_fn done;
   void *arg;
 };
 
@@ -399,7 +399,7 @@ static void gpu_unmap(void *state, void *at) {
 
 /* An item for work about to be queued, not failed yet. Called with the
  * lock held. */
-static struct item *new_item(struct gpu *g, dag_space_done_fn done, void *arg) {
+static struct item *new_item(struct gpu *g, space_done_fn done, void *arg) {
   struct item *it = g->spare;
   if (it) {
     g->spare = it->next;
@@ -456,7 +456,7 @@ static void queue_copy(struct gpu *g, struct item *it,
 }
 
 static void gpu_copy(void *state, bool to_device, const struct space_copy *c,
-                     dag_space_done_fn done, void *arg) {
+                     space_done_fn done, void *arg) {
   struct gpu *g = state;
   pthread_mutex_lock(&g->lock);
   struct item *it = new_item(g, done, arg);
@@ -473,7 +473,7 @@ static void gpu_copy(void *state, bool to_device, const struct space_copy *c,
 }
 
 static void gpu_launch(void *state, dag_task_fn fn, void *args,
-                       dag_space_done_fn done, void *arg) {
+                       space_done_fn done, void *arg) {
   struct gpu *g = state;
   /* The body's work starts after the copies queued before it. */
   pthread_mutex_lock(&g->lock);
@@ -543,7 +543,7 @@ static void gpu_bind(void *state, const cpu_set_t *cpus) {
   (void)pthread_setaffinity_np(g->thread, sizeof *cpus, cpus);
 }
 
-const struct dag_space_ops GPU_SPACE = {
+const struct space_ops GPU_SPACE = {
     .name = GPU_NAME,
     .count = gpu_count,
     .open = gpu_open,

@@ -25,7 +25,7 @@ struct known {
   int8_t region_ndims;
   uintptr_t hi;
   size_t region_span, region_count, region_stride;
-  const struct dag_allocation *alloc;
+  const struct allocation *alloc;
   struct unit *block;
   uint64_t hash;
 };

@@ -54,12 +54,12 @@ int dag__dist_home_for(const struct dag_dist *d, size_t offset, int nranks) {
   DAG_BUG("distribution of unknown kind %d", (int)d->kind);
 }
 
-int dag__dist_home(const struct dag_allocation *a, size_t offset) {
+int dag__dist_home(const struct allocation *a, size_t offset) {
   return dag__dist_home_for(&a->dist, offset, dag__nranks);
 }
 
-void dag__dist_block(const struct dag_allocation *a, size_t offset,
-                     size_t *begin, size_t *end) {
+void dag__dist_block(const struct allocation *a, size_t offset, size_t *begin,
+                     size_t *end) {
   const struct dag_dist *d = &a->dist;
   size_t lo, hi;
   switch (d->kind) {
@@ -97,7 +97,7 @@ void dag__dist_block(const struct dag_allocation *a, size_t offset,
 
 struct entry {
   uintptr_t lo, hi; /* [base, base + bytes) */
-  const struct dag_allocation *a;
+  const struct allocation *a;
 };
 
 struct table {
@@ -108,7 +108,7 @@ struct table {
 };
 
 struct record {
-  struct dag_allocation a;
+  struct allocation a;
   struct record *next; /* every record ever made, until release */
 };
 
@@ -122,7 +122,7 @@ const void *dag__dist_version(void) {
 }
 
 /* The allocation of table t holding the byte at x, or NULL. */
-static const struct dag_allocation *find(const struct table *t, uintptr_t x) {
+static const struct allocation *find(const struct table *t, uintptr_t x) {
   if (likely(!t || x < t->lo || x >= t->hi))
     return NULL;
   size_t lo = 0, hi = t->n; /* the entry is in [lo, hi) if anywhere */
@@ -138,14 +138,13 @@ static const struct dag_allocation *find(const struct table *t, uintptr_t x) {
   return NULL;
 }
 
-const struct dag_allocation *dag__dist_find(const void *p) {
+const struct allocation *dag__dist_find(const void *p) {
   return find(atomic_load_explicit(&current, memory_order_acquire),
               (uintptr_t)p);
 }
 
-bool dag__dist_crossed(const struct region *r,
-                       const struct dag_allocation **first,
-                       const struct dag_allocation **last) {
+bool dag__dist_crossed(const struct region *r, const struct allocation **first,
+                       const struct allocation **last) {
   struct table *t = atomic_load_explicit(&current, memory_order_acquire);
   if (likely(!t || r->hi <= t->lo || r->lo >= t->hi))
     return false; /* nowhere near dag_alloc memory */
@@ -262,7 +261,7 @@ void *dag__dist_alloc(size_t bytes, struct dag_dist dist) {
   struct record *r = malloc(sizeof *r);
   if (!r)
     dag__out_of_memory("dag_alloc");
-  r->a = (struct dag_allocation){base, bytes, dist, NULL};
+  r->a = (struct allocation){base, bytes, dist, NULL};
   pthread_mutex_lock(&registry_lock);
   r->next = records;
   records = r;
@@ -288,8 +287,8 @@ static ptrdiff_t index_of(const void *p) {
   return -1;
 }
 
-const struct dag_allocation *dag__dist_allocation_at(void *p) {
-  const struct dag_allocation *a = dag__dist_find(p);
+const struct allocation *dag__dist_allocation_at(void *p) {
+  const struct allocation *a = dag__dist_find(p);
   if (a && a->base == (char *)p)
     return a;
   if (a)

@@ -11,7 +11,7 @@
 /* One dag_alloc allocation: [base, base + bytes), homed by dist. The record
  * stays at the same address from dag_alloc until dag__dist_release (even
  * after dag_free), so a pointer to it can be kept and compared. */
-struct dag_allocation {
+struct allocation {
   char *base;
   size_t bytes;
   struct dag_dist dist;
@@ -24,7 +24,7 @@ struct dag_allocation {
  * reserves the memory and registers it. NULL (with a message) on error. */
 void *dag__dist_alloc(size_t bytes, struct dag_dist dist);
 /* The allocation that starts at p, or NULL with a message for dag_free. */
-const struct dag_allocation *dag__dist_allocation_at(void *p);
+const struct allocation *dag__dist_allocation_at(void *p);
 /* dag_free's own part, once nothing uses the allocation at p any more:
  * unregisters and unmaps it. Returns 0 or DAG_EINVAL. */
 int dag__dist_free(void *p);
@@ -32,15 +32,14 @@ int dag__dist_free(void *p);
 /* The allocation holding the byte at p, or NULL: replicated memory. Takes no
  * lock (a binary search in a table published through an atomic pointer);
  * safe from any thread, concurrently with dag_alloc and dag_free. */
-const struct dag_allocation *dag__dist_find(const void *p);
+const struct allocation *dag__dist_find(const void *p);
 
 /* Whether region r crosses the edge of dag_alloc memory: its first and
  * last bytes lie in different allocations, or one in an allocation and the
  * other outside any (then *first and *last say which, NULL for outside).
  * As cheap as dag__dist_find when r is nowhere near dag_alloc memory. */
-bool dag__dist_crossed(const struct region *r,
-                       const struct dag_allocation **first,
-                       const struct dag_allocation **last);
+bool dag__dist_crossed(const struct region *r, const struct allocation **first,
+                       const struct allocation **last);
 
 /* Changes whenever an allocation comes or goes (never repeats before
  * dag__dist_release): what dag__dist_find answered stays true while it is
@@ -48,7 +47,7 @@ bool dag__dist_crossed(const struct region *r,
 const void *dag__dist_version(void);
 
 /* The home rank of the byte `offset` bytes into a, in [0, dag__nranks). */
-int dag__dist_home(const struct dag_allocation *a, size_t offset);
+int dag__dist_home(const struct allocation *a, size_t offset);
 
 /* The pure function behind dag__dist_home, for any number of ranks (d must
  * be valid as dag_alloc checks it). An OWNER function that answers outside
@@ -59,8 +58,8 @@ int dag__dist_home_for(const struct dag_dist *d, size_t offset, int nranks);
  * `offset` (< a->bytes), as offsets into a: BLOCK, the block; 2D, the
  * block's segment of the row; OWNER, the unit. Clipped to the allocation.
  * Walk a region by home with offset = *end. */
-void dag__dist_block(const struct dag_allocation *a, size_t offset,
-                     size_t *begin, size_t *end);
+void dag__dist_block(const struct allocation *a, size_t offset, size_t *begin,
+                     size_t *end);
 
 /* Gives back the physical pages wholly inside [p, p + bytes) (dag_alloc
  * memory: a copy this rank no longer needs); they read as zero afterwards. */

@@ -352,7 +352,7 @@ void dag__plan_submit(const struct dag_task_info *info, dag_task_fn body,
   if (kept > FEW_ACCESSES && !(where = malloc(kept * sizeof *where)))
     dag__out_of_memory("task accesses");
   for (size_t i = 0; i < kept; i++) {
-    const struct dag_allocation *a = dag__dist_find((const void *)regs[i].lo);
+    const struct allocation *a = dag__dist_find((const void *)regs[i].lo);
     where[i] =
         (struct resolved){a, a ? dag__units_block(a, &regs[i]) : NULL,
                           dag__uniformity_access_hash(&regs[i], modes[i], a)};

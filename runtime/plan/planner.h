@@ -60,13 +60,13 @@ struct unit {
 /* The one block of allocation a that holds every byte region r may touch,
  * or NULL when r spans several. Remembered per region shape: tiled programs
  * name the same tiles again and again, and block geometry costs divisions. */
-struct unit *dag__units_block(const struct dag_allocation *a,
+struct unit *dag__units_block(const struct allocation *a,
                               const struct region *r);
 
 /* Calls fn on every unit region r (in allocation a, or replicated memory if
  * a is NULL) may touch. Replicated units that r overlaps are merged into
  * one, whose parts are first made valid on rank `gather`. */
-void dag__units_each(const struct dag_allocation *a, const struct region *r,
+void dag__units_each(const struct allocation *a, const struct region *r,
                      int gather, void (*fn)(struct unit *, void *), void *arg);
 
 /* Makes u valid on rank `to` (plan.c): merging replicated units needs it. */
@@ -113,7 +113,7 @@ struct watched *dag__units_watch(size_t *n);
  * it (dag__uniformity_access_hash). Its validated region and mode travel
  * beside it, in the arrays that the local tracker takes as they are. */
 struct resolved {
-  const struct dag_allocation *alloc;
+  const struct allocation *alloc;
   struct unit *block;
   uint64_t hash;
 };
@@ -137,7 +137,7 @@ void dag__access_cache_forget(void);
  * in dag_alloc memory, its offset. Kept in struct resolved, so that the
  * access cache remembers it too. */
 uint64_t dag__uniformity_access_hash(const struct region *r, enum dag_mode mode,
-                                     const struct dag_allocation *a);
+                                     const struct allocation *a);
 /* Adds a task to the record ranks compare: its source line, flags and
  * placement, and the hashes of its accesses (res[i].hash). Returns the
  * number of tasks recorded since the last check. */

@@ -48,7 +48,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
  * replicated memory differ between ranks. A chain of its own per access,
  * computed once per access as written (the access cache keeps it). */
 uint64_t dag__uniformity_access_hash(const struct region *r, enum dag_mode mode,
-                                     const struct dag_allocation *a) {
+                                     const struct allocation *a) {
   uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)mode);
   h = mix(h, r->span);
   for (int d = 0; d < r->ndims; d++)

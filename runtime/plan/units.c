@@ -20,7 +20,7 @@
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
-static size_t block_count(const struct dag_allocation *a) {
+static size_t block_count(const struct allocation *a) {
   const struct dag_dist *d = &a->dist;
   switch (d->kind) {
   case DAG_DIST_BLOCK:
@@ -36,7 +36,7 @@ static size_t block_count(const struct dag_allocation *a) {
 }
 
 /* The region of block i. */
-static struct region block_region(const struct dag_allocation *a, size_t i) {
+static struct region block_region(const struct allocation *a, size_t i) {
   const struct dag_dist *d = &a->dist;
   uintptr_t base = (uintptr_t)a->base;
   struct region r = {0};
@@ -86,7 +86,7 @@ struct shape {
 
 /* The blocks of one dag_alloc allocation (its `units`). */
 struct blocks {
-  const struct dag_allocation *alloc;
+  const struct allocation *alloc;
   size_t nblocks;
   struct unit *unit; /* unit[i].home < 0: never touched */
   struct shape *shapes;
@@ -99,7 +99,7 @@ static struct unit several; /* what a shape spanning several blocks maps to */
 static struct blocks **every;
 static size_t nevery, cap_every;
 
-static struct blocks *blocks_of(const struct dag_allocation *a) {
+static struct blocks *blocks_of(const struct allocation *a) {
   if (likely(a->units != NULL))
     return a->units;
   struct blocks *b = calloc(1, sizeof *b);
@@ -115,7 +115,7 @@ static struct blocks *blocks_of(const struct dag_allocation *a) {
   every =
       dag__grow(every, &cap_every, nevery, sizeof *every, "distributed blocks");
   every[nevery++] = b;
-  ((struct dag_allocation *)a)->units = b;
+  ((struct allocation *)a)->units = b;
   return b;
 }
 
@@ -137,7 +137,7 @@ static void free_blocks(struct blocks *b) {
       dag__rankset_free(&b->unit[i].valid);
   free(b->unit);
   free(b->shapes);
-  ((struct dag_allocation *)b->alloc)->units = NULL;
+  ((struct allocation *)b->alloc)->units = NULL;
   free(b);
 }
 
@@ -146,7 +146,7 @@ static void free_blocks(struct blocks *b) {
  * moves more data). */
 static void walk_blocks(struct blocks *b, const struct region *r,
                         void (*fn)(struct unit *, void *), void *arg) {
-  const struct dag_allocation *a = b->alloc;
+  const struct allocation *a = b->alloc;
   const struct dag_dist *d = &a->dist;
   size_t lo = r->lo - (uintptr_t)a->base, hi = r->hi - (uintptr_t)a->base;
   if (d->kind != DAG_DIST_2D) {
@@ -232,7 +232,7 @@ static void count_block(struct unit *u, void *arg) {
   *found = *found ? &several : u;
 }
 
-struct unit *dag__units_block(const struct dag_allocation *a,
+struct unit *dag__units_block(const struct allocation *a,
                               const struct region *r) {
   struct blocks *b = blocks_of(a);
   if (likely(b->shape_slots)) {
@@ -363,7 +363,7 @@ static void forget_replicated(void) {
 
 /* ------------------------------------------------------------ interface */
 
-void dag__units_each(const struct dag_allocation *a, const struct region *r,
+void dag__units_each(const struct allocation *a, const struct region *r,
                      int gather, void (*fn)(struct unit *, void *), void *arg) {
   if (!a) {
     fn(replicated_unit(r, gather), arg);

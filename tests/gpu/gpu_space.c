@@ -38,7 +38,7 @@ static const struct kind *kind_of(const char *name) {
   return NULL;
 }
 
-static void check_device(const struct dag_space_ops *ops, const struct kind *k,
+static void check_device(const struct space_ops *ops, const struct kind *k,
                          int index) {
   struct space s;
   SPACE_CHECK(dag__space_open(&s, ops, index) == 0);
@@ -65,7 +65,7 @@ static void check_device(const struct dag_space_ops *ops, const struct kind *k,
 
 int main(void) {
   int n, devices = 0;
-  const struct dag_space_ops *const *spaces = dag__space_backends(&n);
+  const struct space_ops *const *spaces = dag__space_backends(&n);
   for (int i = 0; i < n; i++) {
     if (spaces[i] == &dag__space_emul)
       continue;

@@ -150,7 +150,7 @@ static void oracle_owner(struct oracle *o, size_t unit, int nranks) {
  * byte, and that walking the allocation run by run covers it exactly. */
 static void check_against(const struct oracle *o, const struct dag_dist *d,
                           int nranks) {
-  struct dag_allocation a = {NULL, o->bytes, *d, NULL};
+  struct allocation a = {NULL, o->bytes, *d, NULL};
   size_t run_begin = 0;
   for (size_t i = 0; i < o->bytes; i++) {
     ck_assert_int_ge(o->home[i], 0);
@@ -481,14 +481,14 @@ START_TEST(test_registry_many) {
         continue;
       const char *at[] = {m[i], m[i] + sizes[i] / 2, m[i] + sizes[i] - 1};
       for (int k = 0; k < 3; k++) {
-        const struct dag_allocation *a = dag__dist_find(at[k]);
+        const struct allocation *a = dag__dist_find(at[k]);
         ck_assert_ptr_nonnull(a);
         ck_assert_ptr_eq(a->base, m[i]);
         ck_assert_uint_eq(a->bytes, sizes[i]);
         ck_assert_uint_eq(a->dist.block, 1 + i);
       }
       /* One past the end: nothing, or a neighbour that starts there. */
-      const struct dag_allocation *a = dag__dist_find(m[i] + sizes[i]);
+      const struct allocation *a = dag__dist_find(m[i] + sizes[i]);
       ck_assert(!a || a->base == m[i] + sizes[i]);
       a = dag__dist_find(m[i] - 1);
       ck_assert(!a || a->base + a->bytes == m[i]);
@@ -521,7 +521,7 @@ static void *reader(void *arg) {
     seed = seed * 1103515245 + 12345;
     int i = (int)(seed >> 8) % NFIXED;
     const char *x = fixed[i] + (seed >> 4) % fixed_bytes[i];
-    const struct dag_allocation *a = dag__dist_find(x);
+    const struct allocation *a = dag__dist_find(x);
     if (!a || a->base != fixed[i])
       return (void *)"a fixed allocation went missing";
     if (dag_owner(x) != 0)

@@ -122,7 +122,7 @@ START_TEST(test_good_values_are_taken) {
   setenv("DAG_EMUL_SEED", "5", 1);
   setenv("DAG_EMUL_GRANULE", "64K", 1);
   setenv("DAG_EMUL_FAIL", "kernel:12", 1);
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   ck_assert_int_eq(s->num_threads, 3);
   ck_assert_int_eq(s->stats, 0);
   ck_assert_int_eq(s->log, DAG_LOG_DEBUG);
@@ -149,7 +149,7 @@ END_TEST
  * which and why; it is never silently replaced by the CPU. */
 START_TEST(test_named_device_missing) {
   setenv("DAG_DEVICES", "emul,cuda:1,hip", 1);
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   ck_assert_int_eq(s->ndevice_choices, 3);
   ck_assert(!s->device_choices[1].emulated);
   ck_assert_int_eq(s->device_choices[1].kind, DAG_DEVICE_CUDA);
@@ -164,7 +164,7 @@ START_TEST(test_named_device_missing) {
 END_TEST
 
 START_TEST(test_defaults) {
-  const struct dag_settings *s = dag__settings();
+  const struct settings *s = dag__settings();
   ck_assert_int_eq(s->num_threads, 0);
   ck_assert_int_eq(s->log, DAG_LOG_WARN);
   ck_assert_int_eq(s->ndevice_choices, 2);

@@ -109,7 +109,7 @@ static struct region rect(const double *a, int r0, int nr, int c0, int nc,
 }
 
 /* Checks the answer for r against the blocks its bytes lie in. */
-static void check_lookup(const double *a, const struct dag_allocation *al,
+static void check_lookup(const double *a, const struct allocation *al,
                          const struct region *r, int r0, int nr, int c0, int nc,
                          int step) {
   struct unit *u = dag__units_block(al, r);
@@ -144,7 +144,7 @@ START_TEST(test_block_lookup) {
   double *a = dag_alloc(ROWS * LD * sizeof(double),
                         dag_dist_2d(sizeof(double), LD, MB, NB, 1, 1));
   ck_assert_ptr_nonnull(a);
-  const struct dag_allocation *al = dag__dist_find(a);
+  const struct allocation *al = dag__dist_find(a);
   ck_assert_ptr_nonnull(al);
   srand(11);
   for (int iter = 0; iter < 100000; iter++) {
