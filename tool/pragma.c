@@ -14,6 +14,7 @@
  * scanners only count depth. String and character literals are skipped with
  * their escapes wherever brackets, commas or colons are looked for. */
 #include "pragma.h"
+#include "lex.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -119,7 +120,7 @@ static struct shown show(const char *s, unsigned len) {
 
 /* Reports an error at s[pos]. */
 __attribute__((format(printf, 3, 4))) static void
-error_at(struct parser *p, unsigned pos, const char *fmt, ...) {
+parse_error(struct parser *p, unsigned pos, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -131,38 +132,23 @@ error_at(struct parser *p, unsigned pos, const char *fmt, ...) {
 
 /* -------------------------------------------------------- characters */
 
-static bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-         c == '\f';
-}
-
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-/* Letters, '_' and the bytes of UTF-8 sequences, as in C identifiers. */
-static bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-         (unsigned char)c >= 0x80;
-}
-
-static bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
-
 static char closer_of(char c) {
   return c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : 0;
 }
 
 static bool is_closer(char c) { return c == ')' || c == ']' || c == '}'; }
 
-static unsigned skip_space(const struct parser *p, unsigned i, unsigned lim) {
-  while (i < lim && is_space(p->s[i]))
+static unsigned skip_blanks(const struct parser *p, unsigned i, unsigned lim) {
+  while (i < lim && lex_is_space(p->s[i]))
     i++;
   return i;
 }
 
 /* The end of the identifier at s[i] (i itself when there is none). */
 static unsigned ident_end(const struct parser *p, unsigned i, unsigned lim) {
-  if (i >= lim || !is_ident_start(p->s[i]))
+  if (i >= lim || !lex_is_ident_start(p->s[i]))
     return i;
-  while (i < lim && is_ident_char(p->s[i]))
+  while (i < lim && lex_is_ident_char(p->s[i]))
     i++;
   return i;
 }
@@ -174,39 +160,20 @@ static bool is_word(const struct parser *p, unsigned i, unsigned e,
 
 /* [*lo, *hi) without the spaces at its ends. */
 static void trim(const struct parser *p, unsigned *lo, unsigned *hi) {
-  *lo = skip_space(p, *lo, *hi);
-  while (*hi > *lo && is_space(p->s[*hi - 1]))
+  *lo = skip_blanks(p, *lo, *hi);
+  while (*hi > *lo && lex_is_space(p->s[*hi - 1]))
     (*hi)--;
-}
-
-/* Just past the literal that opens at s[i] (a '"' or a '\''); *closed is
- * false when the line or the text ends first. */
-static unsigned skip_literal(const struct parser *p, unsigned i, unsigned lim,
-                             bool *closed) {
-  char quote = p->s[i];
-  for (i++; i < lim; i++) {
-    char c = p->s[i];
-    if (c == '\\' && i + 1 < lim && p->s[i + 1] != '\n')
-      i++;
-    else if (c == quote) {
-      *closed = true;
-      return i + 1;
-    } else if (c == '\n')
-      break;
-  }
-  *closed = false;
-  return i;
 }
 
 /* Just past the group that opens at s[i], counting brackets of any kind:
  * for text already known to balance, or for skipping junk quietly. */
-static unsigned skip_group(const struct parser *p, unsigned i, unsigned lim) {
+static unsigned group_end(const struct parser *p, unsigned i, unsigned lim) {
   unsigned depth = 0;
   bool closed;
   while (i < lim) {
     char c = p->s[i];
     if (c == '"' || c == '\'') {
-      i = skip_literal(p, i, lim, &closed);
+      i = lex_literal_end(p->s, i, lim, &closed);
       continue;
     }
     if (closer_of(c))
@@ -222,11 +189,11 @@ static unsigned skip_group(const struct parser *p, unsigned i, unsigned lim) {
  * number, a literal, or one character. */
 static unsigned token_end(const struct parser *p, unsigned i, unsigned lim) {
   bool closed;
-  if (is_ident_char(p->s[i]))
-    while (i < lim && is_ident_char(p->s[i]))
+  if (lex_is_ident_char(p->s[i]))
+    while (i < lim && lex_is_ident_char(p->s[i]))
       i++;
   else if (p->s[i] == '"' || p->s[i] == '\'')
-    i = skip_literal(p, i, lim, &closed);
+    i = lex_literal_end(p->s, i, lim, &closed);
   else
     i++;
   return i;
@@ -237,9 +204,9 @@ static unsigned next_comma(const struct parser *p, unsigned i, unsigned hi) {
   bool closed;
   while (i < hi && p->s[i] != ',') {
     if (p->s[i] == '"' || p->s[i] == '\'')
-      i = skip_literal(p, i, hi, &closed);
+      i = lex_literal_end(p->s, i, hi, &closed);
     else if (closer_of(p->s[i]))
-      i = skip_group(p, i, hi);
+      i = group_end(p, i, hi);
     else
       i++;
   }
@@ -316,15 +283,15 @@ static void clean(struct parser *p, const char *raw) {
     i++;
   }
   if (state == BLOCK)
-    error_at(p, opened, "unterminated comment");
-  while (p->n > 0 && is_space(s[p->n - 1]))
+    parse_error(p, opened, "unterminated comment");
+  while (p->n > 0 && lex_is_space(s[p->n - 1]))
     p->n--;
   const char *nul = memchr(s, '\0', p->n), *newline = memchr(s, '\n', p->n);
   if (nul)
-    error_at(p, (unsigned)(nul - s), "null character in directive");
+    parse_error(p, (unsigned)(nul - s), "null character in directive");
   if (newline)
-    error_at(p, (unsigned)(newline - s),
-             "newline inside the directive; continue the line with '\\'");
+    parse_error(p, (unsigned)(newline - s),
+                "newline inside the directive; continue the line with '\\'");
 }
 
 /* ------------------------------------------------------------- brackets */
@@ -349,9 +316,9 @@ static enum group match_group(struct parser *p, unsigned open, unsigned lim,
   while (i < lim) {
     char c = p->s[i];
     if (c == '"' || c == '\'') {
-      unsigned e = skip_literal(p, i, lim, &closed);
+      unsigned e = lex_literal_end(p->s, i, lim, &closed);
       if (!closed) {
-        error_at(p, i, "missing terminating %c character", c);
+        parse_error(p, i, "missing terminating %c character", c);
         goto out;
       }
       i = e;
@@ -364,12 +331,12 @@ static enum group match_group(struct parser *p, unsigned open, unsigned lim,
       while (k > 0 && closer_of(p->s[stack[k - 1]]) != c)
         k--;
       if (k == 0) {
-        error_at(p, i, "unbalanced '%c'", c);
+        parse_error(p, i, "unbalanced '%c'", c);
         broken = true;
       } else {
         if (k != depth) {
-          error_at(p, i, "expected '%c' before '%c'",
-                   closer_of(p->s[stack[depth - 1]]), c);
+          parse_error(p, i, "expected '%c' before '%c'",
+                      closer_of(p->s[stack[depth - 1]]), c);
           broken = true;
         }
         depth = k - 1;
@@ -382,8 +349,8 @@ static enum group match_group(struct parser *p, unsigned open, unsigned lim,
     }
     i++;
   }
-  error_at(p, lim, "missing '%c' at end of directive",
-           closer_of(p->s[stack[depth - 1]]));
+  parse_error(p, lim, "missing '%c' at end of directive",
+              closer_of(p->s[stack[depth - 1]]));
 out:
   free(stack);
   return result;
@@ -407,7 +374,7 @@ static bool is_negative_literal(const char *t, unsigned len) {
   unsigned i = 0;
   if (len == 0 || t[i++] != '-')
     return false;
-  while (i < len && is_space(t[i]))
+  while (i < len && lex_is_space(t[i]))
     i++;
   bool hex = i + 2 < len && t[i] == '0' && (t[i + 1] | 0x20) == 'x';
   if (hex)
@@ -416,7 +383,7 @@ static bool is_negative_literal(const char *t, unsigned len) {
   bool nonzero = false;
   for (; i < len; i++) {
     char c = t[i], lower = (char)(c | 0x20);
-    if (!is_digit(c) && !(hex && lower >= 'a' && lower <= 'f'))
+    if (!lex_is_digit(c) && !(hex && lower >= 'a' && lower <= 'f'))
       break;
     nonzero |= c != '0';
   }
@@ -445,11 +412,11 @@ static unsigned section_colon(const struct parser *p, unsigned lo, unsigned hi,
   while (i < hi) {
     char c = p->s[i];
     if (c == '"' || c == '\'') {
-      i = skip_literal(p, i, hi, &closed);
+      i = lex_literal_end(p->s, i, hi, &closed);
       continue;
     }
     if (closer_of(c)) {
-      i = skip_group(p, i, hi);
+      i = group_end(p, i, hi);
       continue;
     }
     if (c == '?') {
@@ -475,21 +442,21 @@ static bool has_section(const struct parser *p, struct bracket b) {
 /* `([d0][d1]...)` in [lo, hi), the inside of the parentheses. */
 static void parse_shape(struct parser *p, struct item *it, unsigned lo,
                         unsigned hi) {
-  for (unsigned i = skip_space(p, lo, hi); i < hi; i = skip_space(p, i, hi)) {
+  for (unsigned i = skip_blanks(p, lo, hi); i < hi; i = skip_blanks(p, i, hi)) {
     if (p->s[i] != '[') {
-      error_at(p, i, "expected '[' in array shaping, found '%s'",
-               show(p->s + i, token_end(p, i, hi) - i).text);
+      parse_error(p, i, "expected '[' in array shaping, found '%s'",
+                  show(p->s + i, token_end(p, i, hi) - i).text);
       return;
     }
-    unsigned close = skip_group(p, i, hi) - 1;
+    unsigned close = group_end(p, i, hi) - 1;
     if (it->nshape == MAX_DIMS)
-      error_at(p, i, "array shaping with more than %d dimensions", MAX_DIMS);
+      parse_error(p, i, "array shaping with more than %d dimensions", MAX_DIMS);
     unsigned stride, colon = section_colon(p, i + 1, close, &stride);
     struct expr dim = make_expr(p, i + 1, close);
     if (!dim.text)
-      error_at(p, close, "empty dimension in array shaping");
+      parse_error(p, close, "empty dimension in array shaping");
     else if (colon < close)
-      error_at(p, colon, "unexpected ':' in array shaping");
+      parse_error(p, colon, "unexpected ':' in array shaping");
     it->shape = reserve(it->shape, it->nshape, sizeof *it->shape);
     it->shape[it->nshape++] = dim;
     i = close + 1;
@@ -504,26 +471,26 @@ static unsigned trailing_brackets(struct parser *p, unsigned lo, unsigned hi,
   bool closed;
   while (i < hi) {
     char c = p->s[i];
-    if (is_space(c)) {
+    if (lex_is_space(c)) {
       i++;
       continue;
     }
     if (c == '[') {
       *run = reserve(*run, n, sizeof **run);
-      unsigned e = skip_group(p, i, hi);
+      unsigned e = group_end(p, i, hi);
       (*run)[n++] = (struct bracket){i, e - 1};
       i = e;
       continue;
     }
     for (unsigned k = 0; k < n; k++)
       if (has_section(p, (*run)[k]))
-        error_at(p, (*run)[k].open,
-                 "array section must be the last part of an item");
+        parse_error(p, (*run)[k].open,
+                    "array section must be the last part of an item");
     n = 0;
     if (closer_of(c))
-      i = skip_group(p, i, hi);
+      i = group_end(p, i, hi);
     else if (c == '"' || c == '\'')
-      i = skip_literal(p, i, hi, &closed);
+      i = lex_literal_end(p->s, i, hi, &closed);
     else
       i++;
   }
@@ -538,22 +505,22 @@ static struct subscript parse_subscript(struct parser *p, struct bracket b) {
     sub.lo = make_expr(p, b.open + 1, b.close);
     sub.len = (struct expr){NULL, {sub.lo.at.end, sub.lo.at.end}};
     if (!sub.lo.text)
-      error_at(p, b.close, "empty subscript");
+      parse_error(p, b.close, "empty subscript");
     return sub;
   }
   sub.is_section = true;
   sub.lo = make_expr(p, b.open + 1, colon);
   sub.len = make_expr(p, colon + 1, stride);
   if (stride < b.close)
-    error_at(p, stride, "stride in array section is not supported");
+    parse_error(p, stride, "stride in array section is not supported");
   if (!sub.len.text)
-    error_at(p, stride,
-             "missing length in array section; the length is "
-             "required, as in '[lo:len]'");
+    parse_error(p, stride,
+                "missing length in array section; the length is "
+                "required, as in '[lo:len]'");
   else if (is_negative_literal(sub.len.text, strlen(sub.len.text)))
-    error_at(p, sub.len.at.begin - p->base,
-             "negative length '%s' in array section",
-             show(sub.len.text, strlen(sub.len.text)).text);
+    parse_error(p, sub.len.at.begin - p->base,
+                "negative length '%s' in array section",
+                show(sub.len.text, strlen(sub.len.text)).text);
   return sub;
 }
 
@@ -565,19 +532,19 @@ static void parse_sections(struct parser *p, struct item *it, unsigned lo,
   while (first < n && !has_section(p, run[first]))
     first++;
   for (unsigned k = 0; k < first; k++)
-    if (skip_space(p, run[k].open + 1, run[k].close) == run[k].close)
-      error_at(p, run[k].close, "empty subscript");
+    if (skip_blanks(p, run[k].open + 1, run[k].close) == run[k].close)
+      parse_error(p, run[k].close, "empty subscript");
   it->base = make_expr(p, lo, first < n ? run[first].open : hi);
   if (!it->base.text) {
     if (n > 0)
-      error_at(p, run[0].open, "expected an expression before '['");
+      parse_error(p, run[0].open, "expected an expression before '['");
     else
-      error_at(p, hi, "expected an expression after array shaping");
+      parse_error(p, hi, "expected an expression after array shaping");
   }
   for (unsigned k = first; k < n; k++) {
     if (k - first == MAX_DIMS)
-      error_at(p, run[k].open, "array section with more than %d dimensions",
-               MAX_DIMS);
+      parse_error(p, run[k].open, "array section with more than %d dimensions",
+                  MAX_DIMS);
     it->subs = reserve(it->subs, it->nsubs, sizeof *it->subs);
     it->subs[it->nsubs++] = parse_subscript(p, run[k]);
   }
@@ -589,8 +556,8 @@ static void parse_item(struct parser *p, struct item *it, unsigned lo,
                        unsigned hi) {
   it->at = (struct span){p->base + lo, p->base + hi};
   if (p->s[lo] == '(') {
-    unsigned close = skip_group(p, lo, hi) - 1;
-    unsigned k = skip_space(p, lo + 1, close);
+    unsigned close = group_end(p, lo, hi) - 1;
+    unsigned k = skip_blanks(p, lo + 1, close);
     if (k < close && p->s[k] == '[') {
       parse_shape(p, it, k, close);
       lo = close + 1;
@@ -605,22 +572,22 @@ static void parse_name_item(struct parser *p, struct clause *c, struct item *it,
   it->at = (struct span){p->base + lo, p->base + hi};
   it->base = make_expr(p, lo, hi);
   if (ident_end(p, lo, hi) != hi)
-    error_at(p, lo, "expected an identifier in clause '%s', found '%s'",
-             clause_name(c->kind), show(p->s + lo, hi - lo).text);
+    parse_error(p, lo, "expected an identifier in clause '%s', found '%s'",
+                clause_name(c->kind), show(p->s + lo, hi - lo).text);
 }
 
 /* A list of items in [lo, hi), the inside of the parentheses. */
 static void parse_list(struct parser *p, struct clause *c, unsigned lo,
                        unsigned hi) {
-  if (skip_space(p, lo, hi) == hi) {
-    error_at(p, hi, "empty list in clause '%s'", clause_name(c->kind));
+  if (skip_blanks(p, lo, hi) == hi) {
+    parse_error(p, hi, "empty list in clause '%s'", clause_name(c->kind));
     return;
   }
   for (unsigned i = lo;; i++) {
     unsigned e = next_comma(p, i, hi), a = i, b = e;
     trim(p, &a, &b);
     if (a == b) {
-      error_at(p, e, "empty item in clause '%s'", clause_name(c->kind));
+      parse_error(p, e, "empty item in clause '%s'", clause_name(c->kind));
     } else {
       c->items = reserve(c->items, c->nitems, sizeof *c->items);
       struct item *it = &c->items[c->nitems++];
@@ -643,10 +610,11 @@ static void parse_expr_arg(struct parser *p, struct clause *c, unsigned lo,
   c->arg = make_expr(p, lo, hi);
   unsigned comma = next_comma(p, lo, hi);
   if (!c->arg.text)
-    error_at(p, hi, "empty expression in clause '%s'", clause_name(c->kind));
+    parse_error(p, hi, "empty expression in clause '%s'", clause_name(c->kind));
   else if (comma < hi) /* a comma operator would split a call's arguments */
-    error_at(p, comma, "unexpected ',' in clause '%s'; expected one expression",
-             clause_name(c->kind));
+    parse_error(p, comma,
+                "unexpected ',' in clause '%s'; expected one expression",
+                clause_name(c->kind));
 }
 
 static const char *const device_names[DAG_NDEVICE_KINDS] = {
@@ -672,8 +640,8 @@ static void parse_device(struct parser *p, struct clause *c, unsigned lo,
                          unsigned hi) {
   trim(p, &lo, &hi);
   if (lo == hi) {
-    error_at(p, hi, "missing device in clause 'device'; expected %s",
-             device_choices());
+    parse_error(p, hi, "missing device in clause 'device'; expected %s",
+                device_choices());
     return;
   }
   for (int k = 0; k < DAG_NDEVICE_KINDS; k++)
@@ -681,8 +649,8 @@ static void parse_device(struct parser *p, struct clause *c, unsigned lo,
       c->device = (enum dag_device)k;
       return;
     }
-  error_at(p, lo, "unknown device '%s'; expected %s",
-           show(p->s + lo, hi - lo).text, device_choices());
+  parse_error(p, lo, "unknown device '%s'; expected %s",
+              show(p->s + lo, hi - lo).text, device_choices());
 }
 
 static void parse_ident_arg(struct parser *p, struct clause *c, unsigned lo,
@@ -690,11 +658,11 @@ static void parse_ident_arg(struct parser *p, struct clause *c, unsigned lo,
   c->arg = make_expr(p, lo, hi);
   trim(p, &lo, &hi);
   if (lo == hi)
-    error_at(p, lo, "expected an identifier in clause '%s'",
-             clause_name(c->kind));
+    parse_error(p, lo, "expected an identifier in clause '%s'",
+                clause_name(c->kind));
   else if (ident_end(p, lo, hi) != hi)
-    error_at(p, lo, "expected an identifier in clause '%s', found '%s'",
-             clause_name(c->kind), show(p->s + lo, hi - lo).text);
+    parse_error(p, lo, "expected an identifier in clause '%s', found '%s'",
+                clause_name(c->kind), show(p->s + lo, hi - lo).text);
 }
 
 /* label("text"): one string literal or several adjacent ones, kept as
@@ -703,13 +671,13 @@ static void parse_label(struct parser *p, struct clause *c, unsigned lo,
                         unsigned hi) {
   c->arg = make_expr(p, lo, hi);
   bool closed;
-  unsigned i = skip_space(p, lo, hi);
+  unsigned i = skip_blanks(p, lo, hi);
   do {
     if (i == hi || p->s[i] != '"') {
-      error_at(p, i, "expected a string literal in clause 'label'");
+      parse_error(p, i, "expected a string literal in clause 'label'");
       return;
     }
-    i = skip_space(p, skip_literal(p, i, hi, &closed), hi);
+    i = skip_blanks(p, lex_literal_end(p->s, i, hi, &closed), hi);
   } while (i < hi);
 }
 
@@ -745,7 +713,7 @@ static void parse_argument(struct parser *p, enum directive_kind dk,
 /* After an error at the clause name ending at e: just past its argument, if
  * it has one, still checked for balance. */
 static unsigned skip_argument(struct parser *p, unsigned e) {
-  unsigned j = skip_space(p, e, p->n), close;
+  unsigned j = skip_blanks(p, e, p->n), close;
   if (j == p->n || p->s[j] != '(')
     return e;
   return match_group(p, j, p->n, &close) == GROUP_OPEN ? p->n : close + 1;
@@ -756,11 +724,11 @@ static unsigned skip_argument(struct parser *p, unsigned e) {
 static unsigned skip_junk(const struct parser *p, unsigned i) {
   do {
     if (closer_of(p->s[i]))
-      i = skip_group(p, i, p->n);
+      i = group_end(p, i, p->n);
     else
       i = token_end(p, i, p->n);
-  } while (i < p->n && !is_space(p->s[i]) && p->s[i] != ',' &&
-           !is_ident_start(p->s[i]));
+  } while (i < p->n && !lex_is_space(p->s[i]) && p->s[i] != ',' &&
+           !lex_is_ident_start(p->s[i]));
   return i;
 }
 
@@ -782,15 +750,15 @@ static bool clause_allowed(struct parser *p, struct clause_state *st,
   const char *name = clause_name(kind);
   if (st->d->kind == DIRECTIVE_TASKWAIT && kind != CLAUSE_ON &&
       kind != CLAUSE_NOFLUSH) {
-    error_at(p, i, "clause '%s' is not allowed on 'taskwait'", name);
+    parse_error(p, i, "clause '%s' is not allowed on 'taskwait'", name);
     return false;
   }
   if (st->d->kind == DIRECTIVE_TASK && kind == CLAUSE_NOFLUSH) {
-    error_at(p, i, "clause 'noflush' is not allowed on 'task'");
+    parse_error(p, i, "clause 'noflush' is not allowed on 'task'");
     return false;
   }
   if (clause_is_unique(kind) && st->seen[kind])
-    error_at(p, i, "duplicate clause '%s'", name);
+    parse_error(p, i, "duplicate clause '%s'", name);
   st->seen[kind] = true;
   return true;
 }
@@ -883,54 +851,57 @@ static void unknown_depend(struct parser *p, enum directive_kind dk,
       clause = dk == DIRECTIVE_TASKWAIT ? "on" : same[k];
   if (dk == DIRECTIVE_TASK && is_word(p, t, te, "mutexinoutset"))
     clause = "commutative";
-  if (colon < hi && clause && skip_space(p, colon + 1, hi) < hi)
-    error_at(p, at,
-             "unknown clause 'depend'; write 'depend(%s: %s)' as '%s(%s)'",
-             show(p->s + t, te - t).text, show_list(p, colon + 1, hi).text,
-             clause, show_list(p, colon + 1, hi).text);
+  if (colon < hi && clause && skip_blanks(p, colon + 1, hi) < hi)
+    parse_error(p, at,
+                "unknown clause 'depend'; write 'depend(%s: %s)' as '%s(%s)'",
+                show(p->s + t, te - t).text, show_list(p, colon + 1, hi).text,
+                clause, show_list(p, colon + 1, hi).text);
   else if (colon < hi && is_word(p, t, te, "inoutset"))
-    error_at(p, at,
-             "unknown clause 'depend'; dag has no 'inoutset': give each task "
-             "the part it writes, in 'out' items that do not overlap");
+    parse_error(
+        p, at,
+        "unknown clause 'depend'; dag has no 'inoutset': give each task "
+        "the part it writes, in 'out' items that do not overlap");
   else if (colon < hi && is_word(p, t, te, "depobj"))
-    error_at(p, at,
-             "unknown clause 'depend'; dag has no 'depobj': write the items "
-             "in the pragma");
+    parse_error(p, at,
+                "unknown clause 'depend'; dag has no 'depobj': write the items "
+                "in the pragma");
   else if (colon < hi && is_word(p, t, ident_end(p, t, te), "iterator"))
-    error_at(p, at,
-             "unknown clause 'depend'; dag has no iterators: name the whole "
-             "range in one section, such as 'in(a[0:n])'");
+    parse_error(p, at,
+                "unknown clause 'depend'; dag has no iterators: name the whole "
+                "range in one section, such as 'in(a[0:n])'");
   else if (dk == DIRECTIVE_TASKWAIT)
-    error_at(p, at,
-             "unknown clause 'depend'; write 'depend(inout: x)' as "
-             "'on(x)'");
+    parse_error(p, at,
+                "unknown clause 'depend'; write 'depend(inout: x)' as "
+                "'on(x)'");
   else
-    error_at(p, at,
-             "unknown clause 'depend'; each type of dependence is a clause of "
-             "its own: 'in(x)', 'out(x)', 'inout(x)', or 'commutative(x)' for "
-             "mutexinoutset");
+    parse_error(
+        p, at,
+        "unknown clause 'depend'; each type of dependence is a clause of "
+        "its own: 'in(x)', 'out(x)', 'inout(x)', or 'commutative(x)' for "
+        "mutexinoutset");
 }
 
 /* A clause that dag does not know, named at [i, e); `next` is just past its
  * argument, if it has one. */
 static void unknown_clause(struct parser *p, enum directive_kind dk, unsigned i,
                            unsigned e, unsigned next) {
-  unsigned j = skip_space(p, e, next), lo = j + 1, hi = next - 1;
+  unsigned j = skip_blanks(p, e, next), lo = j + 1, hi = next - 1;
   bool arg = j < next && p->s[j] == '(' && p->s[hi] == ')';
   const char *hint = openmp_hint(
       p, i, e, openmp_clauses, sizeof openmp_clauses / sizeof *openmp_clauses);
   if (is_word(p, i, e, "depend"))
     unknown_depend(p, dk, i, arg ? lo : next, arg ? hi : next);
-  else if (is_word(p, i, e, "private") && arg && skip_space(p, lo, hi) < hi)
-    error_at(p, i,
-             "unknown clause 'private'; declare '%s' in the task body: a "
-             "variable that the body assigns before it reads it is the "
-             "body's own already",
-             show_list(p, lo, hi).text);
+  else if (is_word(p, i, e, "private") && arg && skip_blanks(p, lo, hi) < hi)
+    parse_error(p, i,
+                "unknown clause 'private'; declare '%s' in the task body: a "
+                "variable that the body assigns before it reads it is the "
+                "body's own already",
+                show_list(p, lo, hi).text);
   else if (hint)
-    error_at(p, i, "unknown clause '%s'; %s", show(p->s + i, e - i).text, hint);
+    parse_error(p, i, "unknown clause '%s'; %s", show(p->s + i, e - i).text,
+                hint);
   else
-    error_at(p, i, "unknown clause '%s'", show(p->s + i, e - i).text);
+    parse_error(p, i, "unknown clause '%s'", show(p->s + i, e - i).text);
 }
 
 /* The clause whose name starts at s[i]; returns where the next one may. */
@@ -946,17 +917,17 @@ static unsigned parse_clause(struct parser *p, struct clause_state *st,
   enum clause_kind kind = (enum clause_kind)k;
   if (!clause_allowed(p, st, kind, i))
     return skip_argument(p, e);
-  unsigned j = skip_space(p, e, p->n);
+  unsigned j = skip_blanks(p, e, p->n);
   if (kind == CLAUSE_NOFLUSH) {
     if (j < p->n && p->s[j] == '(') {
-      error_at(p, j, "clause 'noflush' takes no arguments");
+      parse_error(p, j, "clause 'noflush' takes no arguments");
       return skip_argument(p, e);
     }
     add_clause(st->d, kind, p->base + i, p->base + e);
     return e;
   }
   if (j == p->n || p->s[j] != '(') {
-    error_at(p, j, "expected '(' after '%s'", clause_name(kind));
+    parse_error(p, j, "expected '(' after '%s'", clause_name(kind));
     unsigned name_end = ident_end(p, j, p->n);
     if (j == p->n || (name_end > j && lookup_clause(p, j, name_end) >= 0))
       return j;
@@ -974,28 +945,28 @@ static unsigned parse_clause(struct parser *p, struct clause_state *st,
 static unsigned junk(struct parser *p, unsigned i) {
   char c = p->s[i];
   if (is_closer(c))
-    error_at(p, i, "unbalanced '%c'", c);
+    parse_error(p, i, "unbalanced '%c'", c);
   else
-    error_at(p, i, "unexpected '%s'; expected a clause",
-             show(p->s + i, token_end(p, i, p->n) - i).text);
+    parse_error(p, i, "unexpected '%s'; expected a clause",
+                show(p->s + i, token_end(p, i, p->n) - i).text);
   return c == ',' ? i + 1 : skip_junk(p, i);
 }
 
 static void parse_clauses(struct parser *p, struct directive *d, unsigned i) {
   struct clause_state st = {.d = d};
   for (;;) {
-    i = skip_space(p, i, p->n);
+    i = skip_blanks(p, i, p->n);
     if (i == p->n)
       break;
-    if (!is_ident_start(p->s[i])) {
+    if (!lex_is_ident_start(p->s[i])) {
       i = junk(p, i);
       continue;
     }
     i = parse_clause(p, &st, i);
-    i = skip_space(p, i, p->n);
+    i = skip_blanks(p, i, p->n);
     if (i < p->n && p->s[i] == ',') {
-      if (skip_space(p, i + 1, p->n) == p->n)
-        error_at(p, i, "expected a clause after ','");
+      if (skip_blanks(p, i + 1, p->n) == p->n)
+        parse_error(p, i, "expected a clause after ','");
       i++;
     }
   }
@@ -1004,35 +975,35 @@ static void parse_clauses(struct parser *p, struct directive *d, unsigned i) {
 /* `# pragma dag task|taskwait`; returns where the clauses start, or 0 after
  * an error (the clauses cannot be read without knowing the directive). */
 static unsigned parse_header(struct parser *p, struct directive *d) {
-  unsigned i = skip_space(p, 0, p->n), e;
+  unsigned i = skip_blanks(p, 0, p->n), e;
   if (i == p->n || p->s[i] != '#') {
-    error_at(p, i, "expected '#pragma dag'");
+    parse_error(p, i, "expected '#pragma dag'");
     return 0;
   }
-  i = skip_space(p, i + 1, p->n);
+  i = skip_blanks(p, i + 1, p->n);
   e = ident_end(p, i, p->n);
   if (!is_word(p, i, e, "pragma")) {
-    error_at(p, i, "expected 'pragma' after '#'");
+    parse_error(p, i, "expected 'pragma' after '#'");
     return 0;
   }
-  i = skip_space(p, e, p->n);
+  i = skip_blanks(p, e, p->n);
   e = ident_end(p, i, p->n);
   if (!is_word(p, i, e, "dag")) {
-    error_at(p, i, "expected 'dag' after '#pragma'");
+    parse_error(p, i, "expected 'dag' after '#pragma'");
     return 0;
   }
-  i = skip_space(p, e, p->n);
+  i = skip_blanks(p, e, p->n);
   e = ident_end(p, i, p->n);
   if (is_word(p, i, e, "task")) {
     d->kind = DIRECTIVE_TASK;
   } else if (is_word(p, i, e, "taskwait")) {
     d->kind = DIRECTIVE_TASKWAIT;
   } else if (e == i) {
-    error_at(p, i, "expected 'task' or 'taskwait' after '#pragma dag'");
+    parse_error(p, i, "expected 'task' or 'taskwait' after '#pragma dag'");
     return 0;
   } else {
     /* `parallel for`: the loop is what needs the hint. */
-    unsigned w = skip_space(p, e, p->n), we = ident_end(p, w, p->n);
+    unsigned w = skip_blanks(p, e, p->n), we = ident_end(p, w, p->n);
     const char *hint = NULL;
     if (is_word(p, i, e, "parallel") &&
         (is_word(p, w, we, "for") || is_word(p, w, we, "sections") ||
@@ -1041,8 +1012,8 @@ static unsigned parse_header(struct parser *p, struct directive *d) {
     else
       hint = openmp_hint(p, i, e, openmp_directives,
                          sizeof openmp_directives / sizeof *openmp_directives);
-    error_at(p, i, "unknown directive '%s'; %s", show(p->s + i, e - i).text,
-             hint ? hint : "expected 'task' or 'taskwait'");
+    parse_error(p, i, "unknown directive '%s'; %s", show(p->s + i, e - i).text,
+                hint ? hint : "expected 'task' or 'taskwait'");
     return 0;
   }
   return e;

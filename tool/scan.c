@@ -2,8 +2,8 @@
  * just enough C to skip comments, literals and preprocessor lines, to count
  * braces and to match parentheses. */
 #include "scan.h"
+#include "lex.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +38,7 @@ static bool skip_continuation(struct lexer *lx) {
 
 /* Skips blanks and comments; newlines too unless `in_directive`. Returns
  * false at a newline that ends a directive. */
-static bool skip_space(struct lexer *lx, bool in_directive) {
+static bool skip_space_and_comments(struct lexer *lx, bool in_directive) {
   while (lx->i < lx->n) {
     char c = lx->s[lx->i];
     if (skip_continuation(lx))
@@ -66,35 +66,21 @@ static bool skip_space(struct lexer *lx, bool in_directive) {
   return true;
 }
 
-static void skip_literal(struct lexer *lx, char quote) {
-  lx->i++;
-  while (lx->i < lx->n && lx->s[lx->i] != quote && lx->s[lx->i] != '\n') {
-    if (lx->s[lx->i] == '\\' && lx->i + 1 < lx->n)
-      lx->i++;
-    lx->i++;
-  }
-  if (lx->i < lx->n && lx->s[lx->i] == quote)
-    lx->i++;
-}
-
-static bool is_ident_char(char c) {
-  return isalnum((unsigned char)c) || c == '_' || c == '$';
-}
-
 /* One token of a directive's line, or EOF at the end of the line. */
 static struct tok next_in_line(struct lexer *lx, bool in_directive) {
   struct tok t = {TOK_EOF, lx->i, lx->i};
-  if (!skip_space(lx, in_directive) || lx->i >= lx->n)
+  if (!skip_space_and_comments(lx, in_directive) || lx->i >= lx->n)
     return (struct tok){TOK_EOF, lx->i, lx->i};
   t.begin = lx->i;
   char c = lx->s[lx->i];
   if (c == '"' || c == '\'') {
-    skip_literal(lx, c);
+    bool closed;
+    lx->i = lex_literal_end(lx->s, lx->i, lx->n, &closed);
     t.kind = TOK_LITERAL;
-  } else if (is_ident_char(c)) {
-    while (lx->i < lx->n && is_ident_char(lx->s[lx->i]))
+  } else if (lex_is_ident_char(c)) {
+    while (lx->i < lx->n && lex_is_ident_char(lx->s[lx->i]))
       lx->i++;
-    t.kind = isdigit((unsigned char)c) ? TOK_LITERAL : TOK_IDENT;
+    t.kind = lex_is_digit(c) ? TOK_LITERAL : TOK_IDENT;
   } else {
     lx->i++;
     t.kind = TOK_PUNCT;
@@ -116,7 +102,7 @@ static bool tok_is(const struct lexer *lx, struct tok t, const char *word) {
 
 /* The next token of the file; a whole preprocessor line is one token. */
 static struct tok next_token(struct lexer *lx) {
-  skip_space(lx, false);
+  skip_space_and_comments(lx, false);
   if (lx->i >= lx->n)
     return (struct tok){TOK_EOF, lx->n, lx->n};
   if (lx->line_start && lx->s[lx->i] == '#') {
@@ -225,7 +211,7 @@ char *scan_clean_directives(const struct source *src,
       unsigned from = lx.i;
       /* Everything skip_space passes over is blank, a comment or a
        * continuation: all of it becomes spaces. */
-      skip_space(&lx, true);
+      skip_space_and_comments(&lx, true);
       memset(text + from, ' ', lx.i - from);
       if (lx.i >= lx.n || next_in_line(&lx, true).kind == TOK_EOF)
         break;
@@ -246,7 +232,7 @@ static bool is_declaration_keyword(const struct lexer *lx, struct tok t) {
 }
 
 /* From an opening bracket at t, the offset just after its match, or 0. */
-static unsigned skip_group(struct lexer *lx, char open, char close) {
+static unsigned matching_end(struct lexer *lx, char open, char close) {
   int depth = 1;
   for (struct tok t; (t = next_token(lx)).kind != TOK_EOF;) {
     if (t.kind != TOK_PUNCT)
@@ -274,7 +260,7 @@ bool scan_function_declaration(const struct source *src, unsigned from,
       continue;
     char c = src->text[t.begin];
     if (c == '(') {
-      unsigned close = skip_group(&lx, '(', ')');
+      unsigned close = matching_end(&lx, '(', ')');
       if (!close)
         return false;
       if (!found && prev.kind == TOK_IDENT &&
@@ -287,7 +273,7 @@ bool scan_function_declaration(const struct source *src, unsigned from,
     } else if (c == ';' || c == '{') {
       if (!found)
         return false;
-      *end = c == ';' ? t.end : skip_group(&lx, '{', '}');
+      *end = c == ';' ? t.end : matching_end(&lx, '{', '}');
       return *end != 0;
     } else if (c == '}' || c == '=') {
       return false;

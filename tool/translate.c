@@ -269,8 +269,8 @@ bool translate_args_openmp(const char *const *args, int nargs) {
 
 /* The flags of the parse: the user's, with _DAG defined first and <dag.h>
  * included last, as in the compile of the rewritten file. */
-static const char **parse_args(const struct translate_options *opt,
-                               int *nargs) {
+static const char **clang_parse_flags(const struct translate_options *opt,
+                                      int *nargs) {
   const char **args = xcalloc((size_t)opt->nclang_args + 3, sizeof *args);
   int n = 0;
   if (!translate_args_set_dag_macro(opt->clang_args, opt->nclang_args))
@@ -318,7 +318,7 @@ enum translate_result translate_file(const char *path,
   struct source *extra = NULL;
   unsigned nextra = 0;
   int nargs;
-  const char **args = parse_args(opt, &nargs);
+  const char **args = clang_parse_flags(opt, &nargs);
   sema_analyse(&u.sema, args, nargs, &d, &extra, &nextra);
   free(args);
   keep_active_errors(&u, &d);

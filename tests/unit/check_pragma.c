@@ -215,6 +215,9 @@ static const struct ok_case ok_cases[] = {
   /* items */
   {"#pragma dag task in(x)", "task in(B(x))"},
   {"#pragma dag task in(*p)", "task in(B(*p))"},
+  /* identifiers as C has them (lex.h): '$' (GCC's) and UTF-8 */
+  {"#pragma dag task shared(a$1) firstprivate(\xc3\xa9t\xc3\xa9)",
+   "task shared(B(a$1)) firstprivate(B(\xc3\xa9t\xc3\xa9))"},
   {"#pragma dag task in(p->f)", "task in(B(p->f))"},
   {"#pragma dag task in(s.f)", "task in(B(s.f))"},
   {"#pragma dag task in(a[i])", "task in(B(a[i]))"},
