@@ -37,9 +37,6 @@ static inline bool dag__planned(void) {
  * set; MPI when libdag was built with it and the program runs under MPI;
  * else dag__comm_self. */
 const struct comm_ops *dag__comm_backend(void);
-/* The spaces this libdag was built with, the emulated device first: *n
- * tables, static. */
-const struct space_ops *const *dag__space_backends(int *n);
 /* The space of each device kind, indexed by kind (NULL where this libdag
  * was built without it): what the device layer opens devices with. */
 const struct space_ops *const *dag__space_backends_by_kind(void);

@@ -16,21 +16,6 @@ const struct comm_ops *dag__comm_backend(void) {
   return &dag__comm_self;
 }
 
-static const struct space_ops *const spaces[] = {
-    &dag__space_emul,
-#ifdef DAG_HAVE_CUDA
-    &dag__space_cuda,
-#endif
-#ifdef DAG_HAVE_HIP
-    &dag__space_hip,
-#endif
-};
-
-const struct space_ops *const *dag__space_backends(int *n) {
-  *n = (int)(sizeof spaces / sizeof *spaces);
-  return spaces;
-}
-
 static const struct space_ops *const by_kind[DAG_NDEVICE_KINDS] = {
 #ifdef DAG_HAVE_CUDA
     [DAG_DEVICE_CUDA] = &dag__space_cuda,

@@ -9,9 +9,9 @@
 
 /* -------------------------------------------------------------- comm.c */
 
-/* How the ranks of a run talk: one table per transport. The core calls the
- * dag__comm_* wrappers, never a table directly; api/backend.c picks the table.
- */
+/* How the ranks of a run talk: one table per transport, which
+ * api/backend.c picks. The core calls the dag__comm_* wrappers, never a
+ * table directly. */
 /* A transfer or collective finished: called on the transport's progress
  * thread, which must not block in it. */
 typedef void (*comm_done_fn)(void *arg);
