@@ -1,24 +1,15 @@
-/* grain.c — how long the tasks of each function take, so that tiny ones
- * run inline.
- *
- * Deferring a task costs a few hundred nanoseconds of queueing and cache
- * traffic; a task body shorter than that is better run by its submitter
- * right away, when it is ready (granularity control, as Cilk's coarsening or
- * the libgomp throttle do by other means). Workers time one body in 16
- * (task.c); each function keeps the mean of its first GRAIN_MIN_SAMPLES
- * samples, then a moving average.
+/* grain.c — how long the bodies of each function take, so that the policy
+ * can run tiny ones inline (policy.h, 5). Each function keeps the mean of
+ * its first GRAIN_MIN_SAMPLES samples, then a moving average.
  *
  * Locking: a fixed open-addressing table of atomics. A slot is claimed once
  * with a compare-and-swap and never freed; racing updates of an average may
  * lose a sample, which does not matter.
  */
-#include "core/internal.h"
+#include "core/policy.h"
 
 #define GRAIN_SLOTS 256 /* a power of two */
 #define GRAIN_PROBES 8
-#define GRAIN_MIN_SAMPLES 8
-/* A body this short on average is tiny: cheaper to run than to defer. */
-#define GRAIN_TINY_NS 300
 
 struct grain_slot {
   _Atomic(uintptr_t) fn;
@@ -64,8 +55,7 @@ void dag__grain_note(dag_task_fn fn, uint64_t ns) {
   atomic_store_explicit(&s->avg_ns, next, memory_order_relaxed);
   if (n < UINT32_MAX)
     atomic_store_explicit(&s->samples, n + 1, memory_order_relaxed);
-  atomic_store_explicit(&s->tiny,
-                        n >= GRAIN_MIN_SAMPLES - 1 && next < GRAIN_TINY_NS,
+  atomic_store_explicit(&s->tiny, policy_tiny(next, n + 1),
                         memory_order_relaxed);
 }
 

@@ -1,27 +1,15 @@
 /* handoff.c — handing a released task straight to a worker that waits for
- * one, and measuring how long ready tasks wait.
+ * one (when, is the policy's: policy.h, 2), and measuring how long ready
+ * tasks wait.
  *
- * When a completion releases several tasks, the worker runs one itself. A
- * task queued in its ring would be found by an idle worker only on its next
- * look, every few microseconds (an idle worker backs off between looks and
- * steals single tasks only after a while, sched.c, worker.c, so that it
- * does not pull a busy submitter's queue to pieces): in narrow graphs (a
- * stencil two tasks wide) that wait would come at every step.
- *
- * So a worker with nothing to do marks its mailbox WAITING while it spins,
- * and watches it. A completion that releases a task it will not run itself
- * (while its own queue is empty: with tasks queued already, a thief takes
- * them in a batch) looks for a waiting mailbox and swaps the task in with a
- * compare-and-swap: of several claimants one wins, and the waiting worker
- * sees the task within one pause. A worker that stops waiting (it found
- * work, or it is about to sleep) swaps WAITING out the same way; if that
- * fails, a task is there, and it takes it before it sleeps. A sleeping
- * worker is never handed a task: it left WAITING before sleeping, and gets
- * work through its queue and a futex wake-up.
- *
- * Tasks submitted by a program are not handed over: the submitter feeds idle
- * workers through its queue in batches (sched.c), which costs it less than
- * a mailbox per task.
+ * A worker with nothing to do marks its mailbox WAITING while it spins,
+ * and watches it. A completion that releases a task to hand over looks for
+ * a waiting mailbox and swaps the task in with a compare-and-swap: of several
+ * claimants one wins, and the waiting worker sees the task within one pause. A
+ * worker that stops waiting (it found work, or it is about to sleep) swaps
+ * WAITING out the same way; if that fails, a task is there, and it takes it
+ * before it sleeps. A sleeping worker is never handed a task: it left WAITING
+ * before sleeping, and gets work through its queue and a futex wake-up.
  *
  * With timing on (DAG_STATS, DAG_TRACE), every queued or handed task is
  * stamped with when it became ready and by which worker; the worker that

@@ -119,6 +119,10 @@ void dag__task_unlock(struct task *t);
 #define DAG_ARGS_INLINE 48
 #define DAG_ARGS_SMALL 16
 
+/* The thread running a task's body counts children into `unfinished` this
+ * many at a time (see task.c: count_child). */
+#define CHILD_CREDITS 64
+
 struct edge {
   /* Atomic because dag__task_link reads the head edge of a predecessor
    * that may complete, and its edges be reused, meanwhile. */
@@ -205,23 +209,31 @@ uint64_t dag__nested_leave(struct worker *w, uint64_t outer, uint64_t ns);
 
 /* ------------------------------------------------------------- sched.c */
 
-/* Makes a task whose predecessors are all complete runnable: onto the
- * priority queue if it has a priority, else the calling worker's queue (or
- * the shared injection queue from a thread that is not a worker). */
+/* The ready queues (which one a task goes to, and in which order a worker
+ * looks at them, is policy.h's). */
+
+/* Makes a task whose predecessors are all complete runnable, in the queue
+ * the policy picks, and wakes a sleeping worker for it. */
 void dag__sched_push(struct worker *w, struct task *t);
-/* The same for a task that a completion on w released and w will not run
- * next: handed to a waiting worker (handoff.c) while w's queue is too short
- * for a thief to take a batch from it. */
-void dag__sched_push_released(struct worker *w, struct task *t);
 
-/* Next task for w to run, or NULL when none is found right now. A patient
- * caller (idle only briefly) steals only from queues worth a batch. */
-struct task *dag__sched_pop(struct worker *w, bool patient);
-
-/* Next task for w to run, as dag__sched_pop, among the descendants of
- * `ancestor` only: for a thread that waits inside ancestor's body. */
-struct task *dag__sched_pop_descendant(struct worker *w,
-                                       const struct task *ancestor);
+/* Each of these takes a task, or returns NULL when that queue has none for
+ * the caller. With `ancestor`, only a descendant of it, for a thread that
+ * waits inside ancestor's body. */
+/* The best task of the heap whose priority is at least min_priority. */
+struct task *dag__sched_take_priority(int min_priority);
+struct task *dag__sched_take_priority_descendant(const struct task *ancestor);
+/* The oldest task of w's own ring; its newest, if a descendant. */
+struct task *dag__sched_take_own(struct worker *w);
+struct task *dag__sched_take_own_newest(struct worker *w,
+                                        const struct task *ancestor);
+/* The oldest task of the injection list (with ancestor: a scan). */
+struct task *dag__sched_take_injected(const struct task *ancestor);
+/* The older half of another worker's ring, if it holds at least `least`
+ * tasks: w runs the first, its own ring keeps the rest. */
+struct task *dag__sched_steal(struct worker *w, uint32_t least);
+/* The oldest descendant in another worker's ring. */
+struct task *dag__sched_steal_descendant(struct worker *w,
+                                         const struct task *ancestor);
 
 /* Whether a task with a positive priority is ready. */
 bool dag__sched_urgent(void);

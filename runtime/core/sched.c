@@ -1,34 +1,21 @@
-/* sched.c — ready queues and idle workers.
+/* sched.c — ready queues and idle workers: the mechanisms; which queue a
+ * task goes to and which one a worker looks at next is the policy's
+ * (policy.h).
  *
  * Each worker owns a bounded ring of ready tasks (after Go's run queues):
  * only the owner appends, at the tail; the owner and thieves consume at the
- * head with a compare-and-swap. A thief takes half of a victim's ring in
- * one go and moves it into its own, so that a producer feeding an idle
- * worker pays for one exchange of cache lines per batch, not per task. A
- * full ring spills half of its tasks to the shared injection list; the
- * submitting thread runs tasks itself well before that (task.c).
+ * head with a compare-and-swap. A thief moves the older half of a victim's
+ * ring into its own in one go. A full ring spills half of its tasks to the
+ * shared injection list, through which threads that are not workers hand
+ * tasks over too. Tasks with a priority wait in one shared heap.
  *
- * A thread that waits inside a task body (taskwait, an undeferred task) may
- * run only descendants of that task, so that the bodies piled on its stack
- * never outnumber the program's own nesting (OpenMP's task scheduling
- * constraint). It takes the newest task of its own ring, which descends
- * from the waiting task whenever anything there does: all that the thread
- * pushed since that body started on it does, and nothing older can. Failing
- * that, it looks through the heap, the injection list and the other rings
- * for the oldest descendant (the largest piece of work, likely).
- *
- * Tasks with a non-zero priority go to one shared heap instead, ordered by
- * priority then submission; positive priorities are served before the
- * rings, negative ones only when nothing else is ready. Threads that are
- * not workers hand tasks over through the injection list.
- *
- * Idle workers spin briefly, then sleep on a futex word `epoch`. A producer
- * publishes its task, then (after a full fence) wakes a sleeper if the
- * sleeper count is non-zero; a sleeper raises the count, then (after a full
- * fence) looks for work once more before sleeping on the epoch it read.
- * One of the two always sees the other, so no wake-up is lost.
+ * Idle workers sleep on a futex word `epoch`. A producer publishes its
+ * task, then (after a full fence) wakes a sleeper if the sleeper count is
+ * non-zero; a sleeper raises the count, then (after a full fence) looks for
+ * work once more before sleeping on the epoch it read. One of the two
+ * always sees the other, so no wake-up is lost.
  */
-#include "core/internal.h"
+#include "core/policy.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -38,21 +25,18 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A patient thief leaves victims holding fewer than this many tasks alone:
- * a producer feeding it one task at a time would pay a cache-line exchange
- * per task, where a moment later it pays one per batch. */
-#define STEAL_PATIENT_LEAST 4
-
 /* ----------------------------------------------------------------- ring */
 
 #define RING_SIZE 256 /* a power of two */
+_Static_assert(THROTTLE_READY < RING_SIZE,
+               "a submitter runs tasks inline before its ring spills");
 
 /* The head word: the position of the oldest task in its low 32 bits, then a
  * lock bit, then a version. Consumers take from the head with a
  * compare-and-swap of the whole word. A thread that must look at a task
  * before deciding to take it (the owner at its tail, a waiting thread
- * peeking at a victim's head, see sched_pop_descendant) sets the lock bit,
- * which makes every other consumer's exchange fail, and clears it with a
+ * peeking at a victim's head, see ring_pop_oldest_descendant) sets the lock
+ * bit, which makes every other consumer's exchange fail, and clears it with a
  * new version: a consumer that read the slots before the lock cannot then
  * take what changed under it. */
 #define HEAD_POS(h) ((uint32_t)(h))
@@ -272,7 +256,7 @@ static struct task *heap_take(size_t i) {
 }
 
 /* Pops the best task if its priority is at least min_priority. */
-static struct task *heap_pop(int min_priority) {
+struct task *dag__sched_take_priority(int min_priority) {
   if (atomic_load_explicit(&heap.count, memory_order_relaxed) == 0 ||
       atomic_load_explicit(&heap.top_priority, memory_order_relaxed) <
           min_priority)
@@ -287,7 +271,7 @@ static struct task *heap_pop(int min_priority) {
 
 /* Pops the best task that descends from `ancestor`, if any: a scan, for the
  * rare waiting task whose children have priorities. */
-static struct task *heap_pop_descendant(const struct task *ancestor) {
+struct task *dag__sched_take_priority_descendant(const struct task *ancestor) {
   if (atomic_load_explicit(&heap.count, memory_order_relaxed) == 0)
     return NULL;
   pthread_mutex_lock(&heap.lock);
@@ -327,7 +311,7 @@ static void inject_push(struct task **tasks, uint32_t n) {
 
 /* Takes the oldest task that descends from `ancestor` (a scan), or with
  * ancestor NULL the oldest task. */
-static struct task *inject_pop(const struct task *ancestor) {
+struct task *dag__sched_take_injected(const struct task *ancestor) {
   if (atomic_load_explicit(&inject.count, memory_order_relaxed) == 0)
     return NULL;
   pthread_mutex_lock(&inject.lock);
@@ -495,24 +479,19 @@ static void spill(struct worker *w, struct task *t) {
 
 void dag__sched_push(struct worker *w, struct task *t) {
   dag__task_stamp_ready(w, t);
-  if (t->priority != 0)
+  switch (policy_queue_for(w, t)) {
+  case QUEUE_PRIORITY:
     heap_push(t);
-  else if (!w)
+    break;
+  case QUEUE_INJECTION:
     inject_push(&t, 1);
-  else if (!ring_push(w->queue, t))
-    spill(w, t);
+    break;
+  case QUEUE_OWN_RING:
+    if (!ring_push(w->queue, t))
+      spill(w, t);
+    break;
+  }
   wake_one_if_sleeping();
-}
-
-void dag__sched_push_released(struct worker *w, struct task *t) {
-  /* Only the first task queued behind the releaser's own next one is
-   * handed over: with more queued, an idle worker finds them in this queue
-   * and soon takes them in a batch, which costs less per task than a hand-off
-   * each (11% of a 1 us task's time in a graph 8 wide, measured). */
-  if (t->priority == 0 && w && ring_size(w->queue) == 0 &&
-      dag__handoff_give(w, t))
-    return;
-  dag__sched_push(w, t);
 }
 
 bool dag__sched_urgent(void) {
@@ -522,6 +501,15 @@ bool dag__sched_urgent(void) {
 
 size_t dag__sched_local_size(struct worker *w) { return ring_size(w->queue); }
 
+struct task *dag__sched_take_own(struct worker *w) {
+  return ring_pop(w->queue);
+}
+
+struct task *dag__sched_take_own_newest(struct worker *w,
+                                        const struct task *ancestor) {
+  return ring_pop_newest(w->queue, ancestor);
+}
+
 /* xorshift: thieves start at a random victim so that they spread out. */
 static uint32_t next_random(struct worker *w) {
   w->rng ^= w->rng << 13;
@@ -530,12 +518,11 @@ static uint32_t next_random(struct worker *w) {
   return w->rng;
 }
 
-/* Takes half of another worker's ready tasks: runs the first, keeps the
- * rest in w's own ring. That ring is empty, since w found nothing there,
- * unless a waiting thread held its head locked for a moment (a locked ring
- * reads as empty): what does not fit then goes to the injection list. */
-static struct task *steal(struct worker *w, bool patient) {
-  uint32_t least = patient ? STEAL_PATIENT_LEAST : 1;
+/* Runs the first task taken, keeps the rest in w's own ring. That ring is
+ * empty, since w found nothing there, unless a waiting thread held its head
+ * locked for a moment (a locked ring reads as empty): what does not fit
+ * then goes to the injection list. */
+struct task *dag__sched_steal(struct worker *w, uint32_t least) {
   int start = (int)(next_random(w) % (uint32_t)nrings);
   struct task *batch[RING_SIZE / 2];
   for (int k = 0; k < nrings; k++) {
@@ -557,10 +544,9 @@ static struct task *steal(struct worker *w, bool patient) {
   return NULL;
 }
 
-/* The oldest task of another worker's queue that descends from
- * `ancestor`: one look at each victim's head, from a random one on. */
-static struct task *steal_descendant(struct worker *w,
-                                     const struct task *ancestor) {
+/* One look at each victim's ring, from a random one on. */
+struct task *dag__sched_steal_descendant(struct worker *w,
+                                         const struct task *ancestor) {
   int start = (int)(next_random(w) % (uint32_t)nrings);
   for (int k = 0; k < nrings; k++) {
     struct ring *victim = &rings[(start + k) % nrings];
@@ -572,23 +558,5 @@ static struct task *steal_descendant(struct worker *w,
       return t;
     }
   }
-  return NULL;
-}
-
-struct task *dag__sched_pop_descendant(struct worker *w,
-                                       const struct task *ancestor) {
-  struct task *t;
-  if ((t = ring_pop_newest(w->queue, ancestor)) ||
-      (t = heap_pop_descendant(ancestor)) || (t = inject_pop(ancestor)) ||
-      (t = steal_descendant(w, ancestor)))
-    return t;
-  return NULL;
-}
-
-struct task *dag__sched_pop(struct worker *w, bool patient) {
-  struct task *t;
-  if ((t = heap_pop(1)) || (t = ring_pop(w->queue)) || (t = inject_pop(NULL)) ||
-      (t = steal(w, patient)) || (t = heap_pop(INT_MIN)))
-    return t;
   return NULL;
 }

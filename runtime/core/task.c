@@ -4,14 +4,13 @@
  * is being built) and its unfinished work (`unfinished`: its own body plus
  * its children). Its successors hang off a lock-free stack that completion
  * closes; a predecessor found complete while linking is simply skipped.
- * The first successor a completion releases is returned to the worker to
- * run next (it probably reads what we just wrote); the others go to the
- * worker's queue, where idle workers steal them.
+ * Where the successors a completion releases go, and when a submitter
+ * runs a task itself, is the policy's (policy.h).
  *
  * References: one for the execution, one per history record. The record of
  * the last reference goes back to the pool.
  */
-#include "core/internal.h"
+#include "core/policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +18,6 @@
 
 struct task dag__root_task;
 atomic_uint_fast64_t dag__next_task_id = 1;
-
-/* A submitting worker whose own queue holds this many ready tasks runs the
- * ready tasks it submits itself (see saturated()). Below the ready queue's
- * capacity (sched.c), so that it rarely spills. */
-#define THROTTLE_READY 192
 
 static DAG_THREAD_LOCAL struct task *current;
 
@@ -87,17 +81,15 @@ void dag__task_link(struct task *pred, struct task *succ) {
     dag__graph_edge(pred, succ);
 }
 
-/* Drops one predecessor of t; the last one gone makes t ready: the first
- * such successor of a completion runs next on the same worker (it likely
- * reads what was just written), the others go to a waiting worker
- * (handoff.c) or the queues. */
+/* Drops one predecessor of t; the last one gone makes t ready: the worker
+ * keeps it to run next (*next), hands it to a waiting one, or queues it. */
 static void drop_pending(struct worker *w, struct task *t, struct task **next) {
   if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) != 1)
     return;
-  if (!*next && t->priority == 0)
+  if (policy_keeps_released(t, *next))
     *next = t;
-  else
-    dag__sched_push_released(w, t);
+  else if (!(policy_hands_off(w, t) && dag__handoff_give(w, t)))
+    dag__sched_push(w, t);
 }
 
 /* t's body and all its children are done: release its successors, forget
@@ -124,8 +116,8 @@ static struct task *complete(struct worker *w, struct task *t) {
     }
     struct task *parent = t->parent;
     dag__task_unref(t);
-    if (next && dag__sched_urgent()) {
-      dag__sched_push(w, next); /* a prioritised task goes first */
+    if (policy_yields_to_urgent(next)) {
+      dag__sched_push(w, next);
       next = NULL;
     }
     int left =
@@ -161,9 +153,6 @@ static struct task *finish_body(struct worker *w, struct task *t) {
   return complete(w, t);
 }
 
-/* Workers time one task body in this many, to learn task sizes (grain.c). */
-#define GRAIN_SAMPLE_EVERY 16
-
 /* Timing (stats, traces): a body's busy time leaves out the bodies and
  * help loops nested in it, which count for themselves, so that a waiting
  * body is not busy twice. Returns the nested time of the caller's frame. */
@@ -181,7 +170,7 @@ uint64_t dag__nested_leave(struct worker *w, uint64_t outer, uint64_t ns) {
 
 static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
                                        void *args) {
-  bool sampled = w && w->stats.tasks % GRAIN_SAMPLE_EVERY == 0;
+  bool sampled = policy_samples(w);
   bool timed = sampled || (w && dag__timing);
   uint64_t t0 = 0, outer = 0;
   if (unlikely(timed)) {
@@ -256,23 +245,13 @@ static struct task *new_task(const struct dag_task_info *info, dag_task_fn fn,
  * parent's body takes credits for CHILD_CREDITS children at once, so that
  * it does not write the counter that completing children decrement on other
  * cores once per task; unused credits go back when the body ends or waits. */
-#define CHILD_CREDITS 64
-
-/* A parent with more unfinished children than this per worker runs the
- * next ones inline when they are ready (see saturated()). */
-#define CHILDREN_AHEAD_PER_WORKER 64
-
-static bool too_many_children(int unfinished_children) {
-  return unfinished_children > CHILDREN_AHEAD_PER_WORKER * dag__workers_count();
-}
-
 static void count_child(struct task *parent) {
   if (parent->credits == 0) {
     int before = atomic_fetch_add_explicit(&parent->unfinished, CHILD_CREDITS,
                                            memory_order_relaxed);
     parent->credits = CHILD_CREDITS;
     /* The count comes for free here: look whether we are far ahead. */
-    if (too_many_children(before - 1))
+    if (policy_far_ahead(before - 1))
       parent->inline_left = CHILD_CREDITS;
   }
   parent->credits--;
@@ -482,39 +461,6 @@ static void defer(struct worker *w, struct task *parent,
     dag__sched_push(w, t);
 }
 
-/* Whether the worker submitting s for parent should run s itself: when its
- * function is known to be tiny (cheaper to run than to defer, grain.c), or
- * when the worker is far ahead of the others, as libgomp and libomp judge
- * it: the parent has many unfinished children already (looked at once per
- * CHILD_CREDITS submissions, where the count is at hand), or the worker's
- * ready queue is long enough to keep every thief busy. Only a task that is
- * ready now runs inline, so the submitter never stops to wait and the
- * lookahead of the graph stays whole; it then costs no memory and no
- * cross-core traffic.
- * The task graph (DAG_GRAPH) wants every edge, so it turns this off. */
-static DAG_ALWAYS_INLINE bool saturated(struct worker *w, struct task *parent,
-                                        const struct submission *s) {
-  if (!w || dag__graphing || s->args_size > INLINE_ARGS_MAX)
-    return false;
-  bool ahead = false;
-  if (parent->inline_left > 0) {
-    ahead = true;
-    if (--parent->inline_left == 0) {
-      int children =
-          atomic_load_explicit(&parent->unfinished, memory_order_relaxed) -
-          parent->credits - 1;
-      if (too_many_children(children))
-        parent->inline_left = CHILD_CREDITS;
-    }
-  }
-  /* The ready queue last: reading its head may cost a cache miss. */
-  if (!ahead && !dag__grain_tiny(s->fn) &&
-      dag__sched_local_size(w) < THROTTLE_READY)
-    return false;
-  return s->n == 0 || !parent->children ||
-         dag__deps_ready(parent->children, s->regs, s->modes, s->n);
-}
-
 /* Submits a task whose accesses are validated (regs and modes, n of them).
  * Inlined into its few callers: the calls cost a sixth of a tiny task. */
 static DAG_ALWAYS_INLINE void
@@ -527,7 +473,9 @@ submit_validated(const struct dag_task_info *info, dag_task_fn fn,
   struct worker *w = dag__self();
   struct task *parent = dag__current_task();
   if ((s.flags & TASK_UNDEFERRED) ||
-      (!(s.flags & TASK_NO_INLINE) && saturated(w, parent, &s))) {
+      (!(s.flags & TASK_NO_INLINE) &&
+       policy_runs_inline(w, parent, fn, args_size <= INLINE_ARGS_MAX, regs,
+                          modes, n))) {
     run_inline(w, parent, &s);
   } else {
     /* A copy for defer(), which is not inlined: s itself then stays in

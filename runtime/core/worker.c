@@ -5,50 +5,14 @@
  * submits faster than tasks run. Workers 1..n-1 are threads of our own, each
  * pinned to its core, that run tasks until dag_finalize stops them.
  *
- * A worker runs the successor that a completion hands back before looking at
- * any queue, so a chain of dependent tasks stays on one core.
+ * When a worker looks for work, where, and when it sleeps is the policy's
+ * (policy.h); the loops here follow it.
  */
-#include "comm/comm.h"
-#include "core/internal.h"
+#include "core/policy.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-/* An idle worker looks for work in rounds (each tries every queue once),
- * with pauses between them that grow from 1 to IDLE_BACKOFF_MAX spin-waits:
- * a thief polling a busy producer's queue without pause would pull its
- * cache lines away on every task. For its first STEAL_PATIENCE_NS it only
- * takes batches (see steal()), and after IDLE_SLEEP_NS it sleeps, unless
- * a transfer is in flight (may_sleep). While it spins it waits for a
- * hand-off (handoff.c): a task that another worker's completion released
- * lands in its mailbox, which it watches during every pause. */
-#define IDLE_BACKOFF_MAX 64
-#define STEAL_PATIENCE_NS 4000
-#define IDLE_SLEEP_NS 200000
-
-/* A thread waiting in a help loop (taskwait, a collective, a task it
- * depends on) with nothing to do for IDLE_SLEEP_NS dozes instead of
- * spinning: for DOZE_FIRST_NS, doubling up to DOZE_MAX_NS, woken at once by
- * new work that no sleeping worker takes and by what it waits for (the
- * last child of a task completing, a collective finishing), else by the
- * time limit. */
-#define DOZE_FIRST_NS 50000
-#define DOZE_MAX_NS 1000000
-
-/* Whether an idle thread that found nothing to do for IDLE_SLEEP_NS may
- * sleep (or doze). Not while a transfer is in flight: the data a task here
- * waits for may be landing, and with every worker asleep only the progress
- * thread would see it, after its nap (up to 1 ms: a distributed CG lost
- * 0.8 ms per reduction so). It goes on polling instead, yielding its core
- * to any thread that wants it (ranks sharing cores). */
-static bool may_sleep(void) {
-  if (!dag__comm_in_flight())
-    return true;
-  sched_yield();
-  return false;
-}
 
 struct idleness {
   uint64_t since; /* when the worker last ran a task; 0: it just did */
@@ -103,13 +67,8 @@ static uint64_t idle_round(struct worker *w, struct idleness *idle) {
   for (unsigned i = 0; i < idle->backoff && !(w && dag__handoff_pending(w));
        i++)
     cpu_relax();
-  if (idle->backoff < IDLE_BACKOFF_MAX)
-    idle->backoff *= 2;
+  idle->backoff = policy_backoff(idle->backoff);
   return now - idle->since;
-}
-
-static bool patient(const struct idleness *idle) {
-  return !idle->since || dag__now_ns() - idle->since < STEAL_PATIENCE_NS;
 }
 
 static void start_waiting(struct worker *w, struct idleness *idle) {
@@ -129,7 +88,7 @@ static void stop_waiting(struct worker *w, struct idleness *idle) {
 
 /* Next task for w: one handed to it, else one from the queues (`ancestor`
  * not NULL: only its descendants, and no hand-offs, which could be
- * anything). */
+ * anything), in the policy's order. */
 static struct task *next_task(struct worker *w, struct idleness *idle,
                               const struct task *ancestor) {
   struct task *t;
@@ -137,8 +96,8 @@ static struct task *next_task(struct worker *w, struct idleness *idle,
     idle->waiting = false; /* whoever handed it lowered the flag */
     return t;
   }
-  t = ancestor ? dag__sched_pop_descendant(w, ancestor)
-               : dag__sched_pop(w, patient(idle));
+  t = ancestor ? policy_next_descendant(w, ancestor)
+               : policy_next_task(w, policy_patient(idle->since));
   if (t)
     stop_waiting(w, idle);
   return t;
@@ -168,10 +127,10 @@ static void *worker_main(void *arg) {
       idle.since = 0; /* a transfer finished: its task may be ready */
     } else {
       start_waiting(w, &idle);
-      if (idle_round(w, &idle) > IDLE_SLEEP_NS && may_sleep()) {
+      if (policy_may_sleep(idle_round(w, &idle))) {
         stop_waiting(w, &idle);
         dag__sched_idle(w, &stopping);
-        /* Woken for work: take even a single task at once. */
+        /* Woken for work: impatient at once. */
         idle.since = dag__now_ns() - STEAL_PATIENCE_NS;
       }
     }
@@ -259,11 +218,11 @@ void dag__core_help_while(bool (*cond)(void *arg), void *arg) {
     } else {
       if (w && !ancestor)
         start_waiting(w, &idle);
-      if (idle_round(w, &idle) > IDLE_SLEEP_NS && may_sleep()) {
+      if (policy_may_sleep(idle_round(w, &idle))) {
         if (w)
           stop_waiting(w, &idle); /* no hand-off while it sleeps */
         dag__sched_doze(doze, w && !ancestor, cond, arg);
-        doze = doze < DOZE_MAX_NS ? 2 * doze : DOZE_MAX_NS;
+        doze = policy_next_doze(doze);
       }
     }
   }

@@ -1,5 +1,6 @@
 /* check_sched.c — where a thread waiting inside a task finds the tasks it
- * may run (runtime/core/sched.c: dag__sched_pop_descendant).
+ * may run (runtime/core/policy.h: policy_next_descendant,
+ * over the queues of sched.c).
  *
  * Such a thread runs only descendants of the task it waits in. It takes the
  * newest of its own ring, and failing that the best descendant of the
@@ -8,7 +9,7 @@
  * were, in their order. Built by hand on two rings, without worker threads,
  * so every case is deterministic.
  */
-#include "core/internal.h"
+#include "core/policy.h"
 
 #include <check.h>
 #include <string.h>
@@ -58,9 +59,9 @@ START_TEST(own_ring_newest_first) {
   struct task *a1 = task_of(&a, 0), *a2 = task_of(&a, 0);
   dag__sched_push(&w0, a1);
   dag__sched_push(&w0, a2);
-  ck_assert_ptr_eq(dag__sched_pop_descendant(&w0, &a), a2);
-  ck_assert_ptr_eq(dag__sched_pop_descendant(&w0, &a), a1);
-  ck_assert_ptr_null(dag__sched_pop_descendant(&w0, &a));
+  ck_assert_ptr_eq(policy_next_descendant(&w0, &a), a2);
+  ck_assert_ptr_eq(policy_next_descendant(&w0, &a), a1);
+  ck_assert_ptr_null(policy_next_descendant(&w0, &a));
 }
 END_TEST
 
@@ -73,12 +74,12 @@ START_TEST(other_ring_behind_others) {
   dag__sched_push(&w1, a1);
   dag__sched_push(&w1, x2);
   dag__sched_push(&w1, a2);
-  ck_assert_ptr_eq(dag__sched_pop_descendant(&w0, &a), a1);
-  ck_assert_ptr_eq(dag__sched_pop_descendant(&w0, &a), a2);
-  ck_assert_ptr_null(dag__sched_pop_descendant(&w0, &a));
-  ck_assert_ptr_eq(dag__sched_pop(&w1, false), x1);
-  ck_assert_ptr_eq(dag__sched_pop(&w1, false), x2);
-  ck_assert_ptr_null(dag__sched_pop(&w1, false));
+  ck_assert_ptr_eq(policy_next_descendant(&w0, &a), a1);
+  ck_assert_ptr_eq(policy_next_descendant(&w0, &a), a2);
+  ck_assert_ptr_null(policy_next_descendant(&w0, &a));
+  ck_assert_ptr_eq(policy_next_task(&w1, false), x1);
+  ck_assert_ptr_eq(policy_next_task(&w1, false), x2);
+  ck_assert_ptr_null(policy_next_task(&w1, false));
 }
 END_TEST
 
@@ -88,10 +89,10 @@ START_TEST(heap_best_descendant) {
   dag__sched_push(&w0, x);
   dag__sched_push(&w0, a1);
   dag__sched_push(&w0, a2);
-  ck_assert_ptr_eq(dag__sched_pop_descendant(&w0, &a), a2);
-  ck_assert_ptr_eq(dag__sched_pop_descendant(&w0, &a), a1);
-  ck_assert_ptr_null(dag__sched_pop_descendant(&w0, &a));
-  ck_assert_ptr_eq(dag__sched_pop(&w0, false), x); /* still the heap's */
+  ck_assert_ptr_eq(policy_next_descendant(&w0, &a), a2);
+  ck_assert_ptr_eq(policy_next_descendant(&w0, &a), a1);
+  ck_assert_ptr_null(policy_next_descendant(&w0, &a));
+  ck_assert_ptr_eq(policy_next_task(&w0, false), x); /* still the heap's */
 }
 END_TEST
 
@@ -103,10 +104,10 @@ START_TEST(injection_list) {
   dag__sched_push(NULL, x1);
   dag__sched_push(NULL, a1);
   dag__sched_push(NULL, x2);
-  ck_assert_ptr_eq(dag__sched_pop_descendant(&w0, &a), a1);
-  ck_assert_ptr_null(dag__sched_pop_descendant(&w0, &a));
-  ck_assert_ptr_eq(dag__sched_pop(&w0, false), x1);
-  ck_assert_ptr_eq(dag__sched_pop(&w0, false), x2);
+  ck_assert_ptr_eq(policy_next_descendant(&w0, &a), a1);
+  ck_assert_ptr_null(policy_next_descendant(&w0, &a));
+  ck_assert_ptr_eq(policy_next_task(&w0, false), x1);
+  ck_assert_ptr_eq(policy_next_task(&w0, false), x2);
 }
 END_TEST
 
