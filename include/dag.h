@@ -193,6 +193,11 @@ struct dag_task_info {
    * the runtime cannot tell a pointer from an integer or padding. */
   const struct dag_pointers *pointers;
   int npointers;
+  /* The work of one task, from its argument block: flops, or bytes for a
+   * memory-bound body. A device model (DAG_EMUL_MODEL, docs/gpu.md)
+   * charges it at the model's rate for the task's label, where the task
+   * runs, instead of running the body. NULL: none declared. */
+  double (*work)(const void *args);
 };
 
 /* Submits a task. `args_size` bytes at `args` are copied into the task (may

@@ -70,6 +70,8 @@ static const struct variable variables[] = {
      "a number from 0 to 2147483647", "1"},
     {"DAG_EMUL_GRANULE", GRANULE, AT(emul_granule), 0, 0,
      "a power of two from 4K to 1G, with an optional K, M or G", "2M"},
+    {"DAG_EMUL_MODEL", PATH, AT(emul_model), 0, 0,
+     "h200, or a device model file (docs/gpu.md)", "off"},
     {"DAG_EMUL_FAIL", EMUL_FAIL, 0, 0, 0,
      "alloc:N, copy:N or kernel:N (the Nth such operation of a device fails)",
      "off"},

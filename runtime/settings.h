@@ -65,6 +65,9 @@ struct settings {
   int emul_delay_us;   /* DAG_EMUL_DELAY_US */
   int emul_jitter_us;  /* DAG_EMUL_JITTER_US: most of a random extra delay */
   int emul_seed;       /* DAG_EMUL_SEED: of the jitter */
+  /* DAG_EMUL_MODEL: timed mode, with this device model (a built-in one's
+   * name or a file); NULL: off. */
+  const char *emul_model;
   /* DAG_EMUL_FAIL: the emul_fail_at-th operation of that kind fails. */
   enum emul_fail emul_fail;
   int emul_fail_at;

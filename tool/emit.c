@@ -260,7 +260,7 @@ static void task_info(struct edit *ed, const struct unit_file *f,
   } else {
     edit_text(ed, "0");
   }
-  edit_text(ed, ", %s, %s, %u};\n", naccesses ? "__dag_items" : "0",
+  edit_text(ed, ", %s, %s, %u, 0};\n", naccesses ? "__dag_items" : "0",
             npointers ? "__dag_pointers" : "0", npointers);
 }
 

@@ -19,6 +19,7 @@
 #include "device/device_internal.h"
 
 #include "comm/comm.h"
+#include "mem/emul_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ pthread_mutex_t dag__devices_lock = PTHREAD_MUTEX_INITIALIZER;
 struct device dag__devices[MAX_DEVICES];
 int dag__ndevices;
 bool dag__devices_direct;
+const struct emul_model *dag__devices_model;
 atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
@@ -79,8 +81,12 @@ static void open_device(const struct space_ops *ops, enum dag_device kind,
   d->bit = (holders_t)(HOST << (dag__ndevices + 1));
   d->granule = dag__space_granule(&d->space);
   d->memory = dag__space_memory(&d->space);
-  d->poisons_host = ops == &dag__space_emul;
-  d->staging = dag__settings()->device_staging;
+  /* Timed, nothing is computed or copied: nothing to poison or pack. */
+  bool timed = ops == &dag__space_emul && dag__emul_model();
+  d->poisons_host = ops == &dag__space_emul && !timed;
+  d->staging = dag__settings()->device_staging && !timed;
+  if (timed)
+    dag__devices_model = dag__emul_model();
   pthread_mutex_init(&d->stage_lock, NULL);
   pin_near(d);
   dag__ndevices++;
@@ -330,7 +336,8 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
   bool in_place = flags & DEVICES_READ_IN_PLACE;
   flags &= ~DEVICES_READ_IN_PLACE;
   struct choice where = choose(info, body, bytes, regs, modes, n);
-  if (!where.device && n == 0) {
+  double work = dag__devices_model && info->work ? info->work(args) : -1;
+  if (!where.device && n == 0 && work < 0) {
     dag__core_submit(info, where.fn, args, args_size, regs, modes, n, flags);
     return;
   }
@@ -348,6 +355,7 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
                      .args_size = (uint32_t)args_size,
                      .npointers = (uint32_t)npointers,
                      .bytes = bytes,
+                     .work = work,
                      .read_in_place = in_place && dag__devices_direct};
   memcpy(dag__call_regions(c), regs, n * sizeof *regs);
   memcpy(dag__call_modes(c), modes, n * sizeof *modes);
@@ -434,6 +442,22 @@ static void write_stats(const struct device *d) {
            (double)d->direct_bytes / (1 << 20));
 }
 
+/* Timed mode: what the device did on the model's clock. */
+static void write_timing(const struct device *d) {
+  struct emul_timing t;
+  dag__emul_timing(&d->space, &t);
+  double span = (double)(t.last_ns - t.first_ns) * 1e-9;
+  double share = span > 0 ? (double)t.compute_busy_ns * 1e-9 / span : 0;
+  dag__log(DAG_LOG_REPORT,
+           "model %s: device %d from its first operation to its last "
+           "%.4f s, computing %.4f s (busy %.1f%%), copying %.4f s; "
+           "%.3f GB in, %.3f GB out",
+           dag__devices_model->name, d->space.index, span,
+           (double)t.compute_busy_ns * 1e-9, 100 * share,
+           (double)t.copy_busy_ns * 1e-9, (double)t.bytes_in * 1e-9,
+           (double)t.bytes_out * 1e-9);
+}
+
 void dag__devices_stop(void) {
   if (!dag__ndevices)
     return;
@@ -444,6 +468,8 @@ void dag__devices_stop(void) {
     dag__device_drain(d);
     if (dag__stats)
       write_stats(d);
+    if (dag__devices_model && d->space.ops == &dag__space_emul)
+      write_timing(d);
     dag__residency_release(d);
     dag__stage_release(d);
     pthread_mutex_destroy(&d->stage_lock);
@@ -451,6 +477,7 @@ void dag__devices_stop(void) {
   }
   dag__validity_release();
   dag__ndevices = 0;
+  dag__devices_model = NULL;
   atomic_store(&dag__devices_on, false);
   pthread_mutex_unlock(&dag__devices_lock);
 }

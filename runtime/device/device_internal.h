@@ -151,6 +151,9 @@ extern int dag__ndevices;
 /* Whether GPU data may leave for other ranks straight from device memory
  * (dag__comm_gpu_direct, read when devices are discovered). */
 extern bool dag__devices_direct;
+/* Timed mode (DAG_EMUL_MODEL, an emulated device open): the device model,
+ * which charges declared work instead of running bodies; NULL: off. */
+extern const struct emul_model *dag__devices_model;
 
 static inline struct device *dag__device_of_bit(holders_t bit) {
   return &dag__devices[__builtin_ctz(bit) - 1];
@@ -171,6 +174,7 @@ struct call {
   uint32_t n, args_size;
   uint32_t npointers;        /* runs of pointer arguments (dag_pointers) */
   size_t bytes;              /* of its regions: the size for its history */
+  double work;               /* declared (dag_task_info.work); < 0: none */
   struct task *task;         /* a device task, while its body is queued */
   uint64_t queued_ns;        /* ... since when */
   bool read_in_place;        /* DEVICES_READ_IN_PLACE, and direct is on */

@@ -21,6 +21,8 @@
  */
 #include "device/device_internal.h"
 
+#include "mem/emul_model.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,32 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------ failures */
+
+/* The task a call runs, for messages. */
+static struct dag_task_info info_of(const struct call *c);
+
+/* Timed mode: the seconds c's work takes on its device (on_device) or on
+ * one CPU core; ends the run with a message when the model cannot say. */
+static double modelled_seconds(const struct call *c, bool on_device) {
+  const struct emul_model *m = dag__devices_model;
+  struct dag_task_info task = info_of(c);
+  if (c->work < 0)
+    dag_check(dag__user_error(&task, DAG_EINVAL,
+                              "it declares no work (dag_task_info.work), so "
+                              "the device model %s cannot time it on the "
+                              "device",
+                              m->name));
+  double s = dag__emul_model_seconds(m, c->label, on_device, c->work);
+  if (s < 0)
+    dag_check(dag__user_error(&task, DAG_EINVAL,
+                              "the device model %s has no rate for label "
+                              "'%s' on %s: add 'rate %s %s WORK/S'",
+                              m->name, c->label ? c->label : "(none)",
+                              on_device ? "the device" : "a CPU core",
+                              on_device ? "device" : "cpu",
+                              c->label ? c->label : "LABEL"));
+  return s;
+}
 
 /* The task a call runs, for messages. */
 static struct dag_task_info info_of(const struct call *c) {
@@ -391,7 +419,10 @@ void dag__run_on_host(void *p) {
   struct call *outer = running_on_host;
   running_on_host = c;
   uint64_t t0 = dag__now_ns();
-  c->fn(dag__call_args(c));
+  if (dag__devices_model && c->work >= 0)
+    dag__emul_sleep(modelled_seconds(c, false));
+  else
+    c->fn(dag__call_args(c));
   dag__history_note(c->fn, c->bytes, dag__now_ns() - t0);
   running_on_host = outer;
 }
@@ -528,6 +559,10 @@ static void check_kernel(void *p) {
  * queues work on the device. */
 static void device_body(void *p) {
   struct call *c = p;
+  if (dag__devices_model) {
+    dag__emul_spend(modelled_seconds(c, true));
+    return;
+  }
   if (c->device->poisons_host)
     dag__emul_launch(poison_kernel, &c, sizeof c);
   running = c;

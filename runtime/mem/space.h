@@ -123,6 +123,24 @@ void *dag__hip_stream(void);
 /* dag_emul_launch, which api/ answers. */
 int dag__emul_launch(void (*kernel)(void *args), const void *args, size_t size);
 
+/* Timed mode (DAG_EMUL_MODEL): the model, or NULL when off. The device
+ * layer charges work with it: a device body's as one kernel of `seconds`
+ * (dag__emul_spend, in a body at launch), a CPU body's by sleeping its
+ * worker (dag__emul_sleep). */
+struct emul_model;
+const struct emul_model *dag__emul_model(void);
+int dag__emul_spend(double seconds);
+void dag__emul_sleep(double seconds);
+
+/* What a timed emulated device did: from the start of its first operation
+ * to the end of its last, the time each queue was busy, bytes copied. */
+struct emul_timing {
+  uint64_t first_ns, last_ns;
+  uint64_t compute_busy_ns, copy_busy_ns;
+  uint64_t bytes_in, bytes_out;
+};
+void dag__emul_timing(const struct space *s, struct emul_timing *t);
+
 /* Opens device `index` of `ops` into s. Returns 0 or a DAG_E* code. */
 int dag__space_open(struct space *s, const struct space_ops *ops, int index);
 void dag__space_close(struct space *s);

@@ -30,6 +30,15 @@
  * open (a send may last until another rank's task runs, which may wait for
  * this launch: waiting for the send could deadlock two ranks).
  *
+ * Timed mode (DAG_EMUL_MODEL, emul_model.h): operations take the time a
+ * device model gives them instead of doing their work. A copy moves no
+ * byte; a body's work is one modelled kernel (dag__emul_spend); memory is
+ * the model's, reserved and never touched. Each queue keeps a timeline:
+ * an operation starts when the one before it on its queue was due to end
+ * (or when it was queued, or its copies were due to end, if later) and
+ * sleeps until it is due to end, so the clock is the real one and a late
+ * wake-up does not add up. Delays and jitter are off.
+ *
  * Failures: DAG_EMUL_FAIL=alloc:N, copy:N or kernel:N makes the Nth
  * commit, copy or kernel of each emulated device fail as a GPU's can;
  * queued work that fails is not done, and its done function (a kernel's:
@@ -41,6 +50,7 @@
  * empty, the compute thread on `copied` while the copies its kernel waits
  * for run, and everyone on `gate` while the gate is not theirs.
  */
+#include "mem/emul_model.h"
 #include "mem/space.h"
 
 #include <fcntl.h>
@@ -50,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +75,8 @@ struct op {
   void (*kernel)(void *);
   void *args;          /* OP_KERNEL: its copy of them */
   uint64_t after;      /* OP_KERNEL: copies done before it starts */
+  uint64_t queued_ns;  /* timed mode: when it was queued */
+  double seconds;      /* timed mode: what it takes */
   const char *failure; /* injected: the operation fails with this */
   space_done_fn done;  /* OP_COPY, OP_BODY_END */
   void *arg;
@@ -79,7 +92,13 @@ struct queue {
   struct op *head, *tail; /* queued, in order */
   unsigned seed;          /* of its jitter */
   bool started;
+  uint64_t due_ns;  /* timed mode: when its last operation is due to end */
+  uint64_t busy_ns; /* ... and the time its operations took, in all */
+  uint64_t first_ns;
 };
+
+/* Timed mode: when the last copies were due to end, by their number. */
+#define COPY_ENDS 1024
 
 struct emul {
   int index;
@@ -104,7 +123,62 @@ struct emul {
   size_t ngranules;
   uint64_t *spare; /* free granules, a stack */
   size_t nspare;
+  const struct emul_model *model; /* timed mode; NULL: off */
+  uint64_t copy_due_ns[COPY_ENDS];
+  uint64_t bytes_in, bytes_out;
 };
+
+/* The model of DAG_EMUL_MODEL, read once for every device. */
+static struct emul_model model;
+static int model_err;
+static char model_why[512];
+
+static void load_model(void) {
+  model_err = dag__emul_model_load(dag__settings()->emul_model, &model);
+  if (model_err)
+    snprintf(model_why, sizeof model_why, "%s", dag_last_error());
+}
+
+const struct emul_model *dag__emul_model(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  if (!dag__settings()->emul_model)
+    return NULL;
+  pthread_once(&once, load_model);
+  return model_err ? NULL : &model;
+}
+
+/* Sleeps until `due` (dag__now_ns's clock). */
+static void sleep_until(uint64_t due) {
+  struct timespec t = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL))
+    ;
+}
+
+void dag__emul_sleep(double seconds) {
+  static DAG_THREAD_LOCAL bool sharp;
+  if (!sharp) /* wake-ups within a microsecond, not Linux's 50 */
+    sharp = !prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  sleep_until(dag__now_ns() + (uint64_t)(seconds * 1e9));
+}
+
+/* Timed mode: o, first on q, waits until it is due to end. Under the
+ * lock, which it drops while it sleeps. */
+static void run_timed(struct emul *e, struct queue *q, struct op *o) {
+  uint64_t start = o->queued_ns > q->due_ns ? o->queued_ns : q->due_ns;
+  if (o->kind == OP_KERNEL && o->after &&
+      e->copy_due_ns[(o->after - 1) % COPY_ENDS] > start)
+    start = e->copy_due_ns[(o->after - 1) % COPY_ENDS];
+  uint64_t took = (uint64_t)(o->seconds * 1e9);
+  q->due_ns = start + took;
+  q->busy_ns += took;
+  if (!q->first_ns)
+    q->first_ns = start;
+  if (o->kind == OP_COPY)
+    e->copy_due_ns[e->copies_done % COPY_ENDS] = q->due_ns;
+  pthread_mutex_unlock(&e->lock);
+  sleep_until(q->due_ns);
+  pthread_mutex_lock(&e->lock);
+}
 
 static void pause_before(struct queue *q) {
   struct emul *e = q->e;
@@ -130,6 +204,8 @@ static void *serve(void *p) {
   char name[24];
   snprintf(name, sizeof name, "emul%d-%s", e->index, q->name);
   dag__log_thread(name);
+  if (e->model) /* wake-ups within a microsecond, not Linux's 50 */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   pthread_mutex_lock(&e->lock);
   for (;;) {
     while (!q->head && !e->stopping)
@@ -139,14 +215,20 @@ static void *serve(void *p) {
       break; /* stopping, and nothing is left */
     while (o->kind == OP_KERNEL && e->copies_done < o->after)
       pthread_cond_wait(&e->copied, &e->lock);
-    pthread_mutex_unlock(&e->lock);
-    pause_before(q);
-    pthread_mutex_lock(&e->lock);
+    if (e->model) {
+      if (!o->failure && o->kind != OP_BODY_END)
+        run_timed(e, q, o);
+    } else {
+      pthread_mutex_unlock(&e->lock);
+      pause_before(q);
+      pthread_mutex_lock(&e->lock);
+    }
     while (e->launching)
       pthread_cond_wait(&e->gate, &e->lock);
     e->running++;
     pthread_mutex_unlock(&e->lock);
-    run_op(o);
+    if (!e->model)
+      run_op(o);
     pthread_mutex_lock(&e->lock);
     e->running--;
     pthread_cond_broadcast(&e->gate);
@@ -188,7 +270,7 @@ static void free_memory(struct emul *e) {
 static int make_memory(struct emul *e) {
   const struct settings *s = dag__settings();
   e->granule = s->emul_granule;
-  e->ngranules = s->emul_memory / e->granule;
+  e->ngranules = (e->model ? e->model->memory : s->emul_memory) / e->granule;
   if (!e->ngranules)
     return dag__error_note(DAG_EINVAL,
                            "emulated device %d: DAG_EMUL_MEM (%zu bytes) is "
@@ -237,6 +319,11 @@ static int emul_open(int index, void **state) {
     return dag__error_note(DAG_ENOMEM, "emulated device %d: no memory", index);
   e->index = index;
   e->fd = -1;
+  e->model = dag__emul_model();
+  if (dag__settings()->emul_model && !e->model) {
+    free(e);
+    return dag__error_note(DAG_EINVAL, "%s", model_why);
+  }
   int err = make_memory(e);
   if (err) {
     free(e);
@@ -356,7 +443,8 @@ static int emul_commit(void *state, uint64_t *mem) {
     return dag__error_note(DAG_EDEVICE, "%s", failure);
   if (!fits)
     return DAG_ENOMEM;
-  memset(e->view + *mem * e->granule, EMUL_POISON, e->granule);
+  if (!e->model) /* timed: reserved, never touched */
+    memset(e->view + *mem * e->granule, EMUL_POISON, e->granule);
   return 0;
 }
 
@@ -432,6 +520,12 @@ static void emul_copy(void *state, bool to_device, const struct space_copy *c,
   o->kind = OP_COPY;
   o->copy = *c;
   pthread_mutex_lock(&e->lock);
+  if (e->model) {
+    size_t bytes = c->span * c->rows;
+    o->queued_ns = dag__now_ns();
+    o->seconds = dag__emul_model_copy_seconds(e->model, to_device, bytes);
+    *(to_device ? &e->bytes_in : &e->bytes_out) += bytes;
+  }
   o->failure =
       injected(e, EMUL_FAIL_COPY, &e->copies_seen,
                to_device ? "a copy to the device" : "a copy from the device");
@@ -528,6 +622,47 @@ int dag__emul_launch(void (*kernel)(void *args), const void *args,
   enqueue(&e->bodies, o);
   pthread_mutex_unlock(&e->lock);
   return 0;
+}
+
+int dag__emul_spend(double seconds) {
+  struct launch *l = launching_here;
+  if (!l || !l->e->model)
+    return dag__user_error(NULL, DAG_EINVAL,
+                           "dag__emul_spend: not in a device body running on "
+                           "a timed emulated device");
+  struct emul *e = l->e;
+  struct op *o = new_op(NULL, NULL);
+  o->kind = OP_KERNEL;
+  o->after = l->after;
+  o->seconds = seconds;
+  o->queued_ns = dag__now_ns();
+  pthread_mutex_lock(&e->lock);
+  o->failure = injected(e, EMUL_FAIL_KERNEL, &e->launches, "a kernel");
+  if (o->failure)
+    l->failure = o->failure;
+  enqueue(&e->bodies, o);
+  pthread_mutex_unlock(&e->lock);
+  return 0;
+}
+
+/* When the first operation of e started (0: none did). */
+static uint64_t first_start(const struct emul *e) {
+  uint64_t a = e->bodies.first_ns, b = e->copies.first_ns;
+  return a && b ? (a < b ? a : b) : a | b;
+}
+
+void dag__emul_timing(const struct space *s, struct emul_timing *t) {
+  struct emul *e = s->state;
+  pthread_mutex_lock(&e->lock);
+  *t = (struct emul_timing){.first_ns = first_start(e),
+                            .last_ns = e->bodies.due_ns > e->copies.due_ns
+                                           ? e->bodies.due_ns
+                                           : e->copies.due_ns,
+                            .compute_busy_ns = e->bodies.busy_ns,
+                            .copy_busy_ns = e->copies.busy_ns,
+                            .bytes_in = e->bytes_in,
+                            .bytes_out = e->bytes_out};
+  pthread_mutex_unlock(&e->lock);
 }
 
 /* Runs the body here, its device's memory closed and its queues paused,

@@ -1,0 +1,47 @@
+/* emul_model.h — device models: what the emulated device's operations cost
+ * in timed mode (DAG_EMUL_MODEL), in place of doing them.
+ *
+ * A model gives the copy link's bandwidth and latency each way, the
+ * device's memory, the latency of a device body's work, and rates per task
+ * label: work per second on the device and on one CPU core, the work being
+ * what the task declares (dag_task_info.work: flops, or bytes for a
+ * memory-bound body). A model is built in (`h200`) or read from a file; the
+ * format is in docs/gpu.md.
+ */
+#ifndef DAG_EMUL_MODEL_H
+#define DAG_EMUL_MODEL_H
+
+#include "base.h"
+
+#define EMUL_MODEL_RATES 64
+
+struct emul_rate {
+  char label[48];
+  bool on_device; /* else per CPU core */
+  double per_second;
+};
+
+struct emul_model {
+  char name[48];
+  size_t memory;                     /* bytes */
+  double in_bytes_per_s, in_latency; /* host to device; seconds */
+  double out_bytes_per_s, out_latency;
+  double launch; /* seconds before a device body's work starts */
+  struct emul_rate rates[EMUL_MODEL_RATES];
+  int nrates;
+};
+
+/* Loads the model `which`: the name of a built-in one or a file's path.
+ * Returns 0, or DAG_EINVAL with a message naming the file and line. */
+int dag__emul_model_load(const char *which, struct emul_model *m);
+
+/* Seconds that `work` of a task labelled `label` takes on the device or on
+ * one CPU core; negative when the model has no rate for it. */
+double dag__emul_model_seconds(const struct emul_model *m, const char *label,
+                               bool on_device, double work);
+
+/* Seconds a copy of `bytes` takes, to the device or back. */
+double dag__emul_model_copy_seconds(const struct emul_model *m, bool to_device,
+                                    size_t bytes);
+
+#endif /* DAG_EMUL_MODEL_H */
