@@ -51,8 +51,7 @@ static double gemm_work(const void *p) {
 
 static const struct dag_pointers gemm_pointers[] = {
     {offsetof(struct gemm_args, a), 3}};
-static const struct dag_variant on_device[] = {
-    {gemm_device, DAG_DEVICE_CUDA}};
+static const struct dag_variant on_device[] = {{gemm_device, DAG_DEVICE_CUDA}};
 static const struct dag_task_info gemm_info = {.fn = gemm_cpu,
                                                .label = "gemm",
                                                .file = __FILE__,
@@ -75,12 +74,12 @@ static double *untouched(int n) {
 }
 
 /* Tile (i, j) of an n x n row-major matrix, b x b. */
-static struct dag_access tile(enum dag_mode mode, const double *m, int n,
-                              int b, int i, int j) {
+static struct dag_access tile(enum dag_mode mode, const double *m, int n, int b,
+                              int i, int j) {
   const double *at = m + (size_t)i * b * n + (size_t)j * b;
-  return (struct dag_access){
-      mode, dag_region_2d(at, (size_t)b, (size_t)b * sizeof *m,
-                          (size_t)n * sizeof *m)};
+  return (struct dag_access){mode,
+                             dag_region_2d(at, (size_t)b, (size_t)b * sizeof *m,
+                                           (size_t)n * sizeof *m)};
 }
 
 static double now(void) {
@@ -132,10 +131,11 @@ int main(int argc, char **argv) {
   double path = nt * 2.0 * b * b * (double)b / rate;
   double bound = work > copies ? work : copies;
   bound = bound > path ? bound : path;
+  int workers = dag_num_workers();
+  dag_check(dag_finalize()); /* its report line comes first */
   printf("model_gemm n=%d b=%d tasks=%d workers=%d wall=%.4f bound=%.4f "
          "(work %.4f, copies %.4f, path %.4f) bound/wall=%.3f\n",
-         n, b, nt * nt * nt, dag_num_workers(), wall, bound, work, copies,
-         path, bound / wall);
-  dag_check(dag_finalize());
+         n, b, nt * nt * nt, workers, wall, bound, work, copies, path,
+         bound / wall);
   return 0;
 }
