@@ -8,13 +8,8 @@
  * From then on every task of the rank is wrapped (execute.c); before, none
  * could have data on a device.
  *
- * Choosing a variant: each candidate (the task's function, each
- * `implements` variant, on each device that runs its kind) is given the time
- * it is expected to end — its history for this function and size of data,
- * plus, on a device, the copies its data needs and the work queued there
- * before it — and the earliest wins, as StarPU's dmda scheduler does. A
- * variant chosen fewer than HISTORY_MIN times is tried first, so that every
- * variant gets a history.
+ * A task with a choice (a variant, or a body for a device) runs where
+ * choose.c decides when it is ready.
  */
 #include "device/device_internal.h"
 
@@ -159,8 +154,7 @@ int dag__devices_start(const struct space_ops *const *by_kind) {
   return 0;
 }
 
-/* Whether device d runs bodies written for `kind`. */
-static bool runs(const struct device *d, enum dag_device kind) {
+bool dag__device_runs(const struct device *d, enum dag_device kind) {
   return d->space.ops == &dag__space_emul || d->kind == kind;
 }
 
@@ -168,163 +162,18 @@ bool dag__devices_can_run(enum dag_device kind) {
   if (kind == DAG_DEVICE_CPU)
     return true;
   for (int i = 0; i < dag__ndevices; i++)
-    if (runs(&dag__devices[i], kind))
+    if (dag__device_runs(&dag__devices[i], kind))
       return true;
   return false;
 }
 
-/* ------------------------------------------------------------- history */
-
-/* Mean time per (function, size class of its data), in a small table. */
-#define HISTORY_SLOTS 1024
-#define HISTORY_MIN 2
-
-struct history {
-  dag_task_fn fn;
-  int size_class;
-  uint32_t chosen, runs;
-  double mean_ns;
-};
-
-static struct history history[HISTORY_SLOTS];
-static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int size_class(size_t bytes) {
-  return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
-}
-
-/* The slot of (fn, class), claimed if free; NULL when the table is full. */
-static struct history *history_slot(dag_task_fn fn, int cls) {
-  size_t h = ((uintptr_t)fn >> 4) * 31 + (size_t)cls;
-  for (size_t i = 0; i < HISTORY_SLOTS; i++) {
-    struct history *s = &history[(h + i) % HISTORY_SLOTS];
-    if (s->fn == fn && s->size_class == cls)
-      return s;
-    if (!s->fn) {
-      s->fn = fn;
-      s->size_class = cls;
-      return s;
-    }
-  }
-  return NULL;
-}
-
-void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
-  pthread_mutex_lock(&history_lock);
-  struct history *s = history_slot(fn, size_class(bytes));
-  if (s) {
-    s->runs++;
-    s->mean_ns += ((double)ns - s->mean_ns) / (s->runs < 16 ? s->runs : 16);
-  }
-  pthread_mutex_unlock(&history_lock);
-}
-
-/* The expected time of fn on `bytes`, and whether it was chosen often
- * enough to be known (counting the runs still to come). */
-static bool expected(dag_task_fn fn, size_t bytes, double *ns) {
-  pthread_mutex_lock(&history_lock);
-  struct history *s = history_slot(fn, size_class(bytes));
-  bool known = s && s->chosen >= HISTORY_MIN;
-  *ns = s ? s->mean_ns : 0;
-  pthread_mutex_unlock(&history_lock);
-  return known;
-}
-
-static void note_chosen(dag_task_fn fn, size_t bytes) {
-  pthread_mutex_lock(&history_lock);
-  struct history *s = history_slot(fn, size_class(bytes));
-  if (s)
-    s->chosen++;
-  pthread_mutex_unlock(&history_lock);
-}
-
-/* -------------------------------------------------------------- choice */
-
-/* Copies are assumed to move this many bytes per ns (PCIe-class). */
-#define COPY_BYTES_PER_NS 10.0
-
-struct lacking_bytes {
-  holders_t bit;
-  size_t bytes;
-};
-
-static void count_lacking(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
-  struct lacking_bytes *l = arg;
-  if (!(h & l->bit))
-    l->bytes += hi - lo;
-}
-
-static void count_span(uintptr_t lo, uintptr_t hi, void *arg) {
-  dag__validity_each(lo, hi, count_lacking, arg);
-}
-
-/* Bytes that the task's reads would copy to `bit`'s space. */
-static size_t to_copy(holders_t bit, const struct region *regs,
-                      const enum dag_mode *modes, size_t n) {
-  struct lacking_bytes l = {bit, 0};
-  pthread_mutex_lock(&dag__devices_lock);
-  for (size_t i = 0; i < n; i++)
-    if (modes[i] != DAG_OUT)
-      dag__region_each_span(&regs[i], count_span, &l);
-  pthread_mutex_unlock(&dag__devices_lock);
-  return l.bytes;
-}
-
-struct choice {
-  dag_task_fn fn;
-  struct device *device; /* NULL: the host */
-  double end_ns;
-  bool untried;
-};
-
-static void consider(struct choice *best, dag_task_fn fn, struct device *d,
-                     size_t bytes, const struct region *regs,
-                     const enum dag_mode *modes, size_t n) {
-  double ns;
-  bool untried = !expected(fn, bytes, &ns);
-  if (d) {
-    ns += (double)to_copy(d->bit, regs, modes, n) / COPY_BYTES_PER_NS;
-    uint64_t now = dag__now_ns(), busy = atomic_load(&d->busy_until_ns);
-    ns += busy > now ? (double)(busy - now) : 0;
-  } else {
-    ns += (double)to_copy(HOST, regs, modes, n) / COPY_BYTES_PER_NS;
-  }
-  bool better = best->fn == NULL || (untried && !best->untried) ||
-                (untried == best->untried && ns < best->end_ns);
-  if (better)
-    *best = (struct choice){fn, d, ns, untried};
-}
-
-static void consider_all(struct choice *best, dag_task_fn fn,
-                         enum dag_device kind, size_t bytes,
-                         const struct region *regs, const enum dag_mode *modes,
-                         size_t n) {
-  if (kind == DAG_DEVICE_CPU) {
-    consider(best, fn, NULL, bytes, regs, modes, n);
-    return;
-  }
-  for (int i = 0; i < dag__ndevices; i++)
-    if (runs(&dag__devices[i], kind))
-      consider(best, fn, &dag__devices[i], bytes, regs, modes, n);
-}
-
-static struct choice choose(const struct dag_task_info *info, dag_task_fn body,
-                            size_t bytes, const struct region *regs,
-                            const enum dag_mode *modes, size_t n) {
-  struct choice best = {0};
-  if (info->nvariants == 0 && info->device == DAG_DEVICE_CPU) {
-    best.fn = body; /* a CPU task, or one of the planner's */
-    return best;
-  }
-  consider_all(&best, info->fn, info->device, bytes, regs, modes, n);
-  for (int i = 0; i < info->nvariants; i++)
-    consider_all(&best, info->variants[i].fn, info->variants[i].device, bytes,
-                 regs, modes, n);
-  note_chosen(best.fn, bytes);
-  return best;
-}
-
 /* -------------------------------------------------------------- submit */
+
+/* A task with a choice: its function and its variants, each with the kind
+ * it is written for. */
+static bool has_choice(const struct dag_task_info *info) {
+  return info->nvariants > 0 || info->device != DAG_DEVICE_CPU;
+}
 
 void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
                          const void *args, size_t args_size,
@@ -335,19 +184,19 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
     bytes += dag__region_bytes(&regs[i]);
   bool in_place = flags & DEVICES_READ_IN_PLACE;
   flags &= ~DEVICES_READ_IN_PLACE;
-  struct choice where = choose(info, body, bytes, regs, modes, n);
   double work = dag__devices_model && info->work ? info->work(args) : -1;
-  if (!where.device && n == 0 && work < 0) {
-    dag__core_submit(info, where.fn, args, args_size, regs, modes, n, flags);
+  bool choice = has_choice(info);
+  if (!choice && n == 0 && work < 0) {
+    dag__core_submit(info, body, args, args_size, regs, modes, n, flags);
     return;
   }
   size_t npointers = (size_t)info->npointers;
-  size_t size = dag__call_size(n, args_size, npointers);
+  size_t nvariants = choice ? 1 + (size_t)info->nvariants : 0;
+  size_t size = dag__call_size(n, args_size, npointers, nvariants);
   struct call *c = aligned_alloc(16, (size + 15) & ~(size_t)15);
   if (!c)
     dag__out_of_memory("a task's call");
-  *c = (struct call){.fn = where.fn,
-                     .device = where.device,
+  *c = (struct call){.fn = body,
                      .label = info->label,
                      .file = info->file,
                      .line = info->line,
@@ -356,6 +205,7 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
                      .npointers = (uint32_t)npointers,
                      .bytes = bytes,
                      .work = work,
+                     .nvariants = (uint32_t)nvariants,
                      .read_in_place = in_place && dag__devices_direct};
   memcpy(dag__call_regions(c), regs, n * sizeof *regs);
   memcpy(dag__call_modes(c), modes, n * sizeof *modes);
@@ -364,20 +214,21 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
   if (npointers)
     memcpy(dag__call_pointers(c), info->pointers,
            npointers * sizeof *info->pointers);
-  if (!where.device) {
+  if (!choice) {
     dag__core_submit(info, dag__run_on_host, c, size, regs, modes, n, flags);
     free(c);
     return;
   }
-  uint64_t now = dag__now_ns(),
-           busy = atomic_load(&where.device->busy_until_ns);
-  atomic_store(&where.device->busy_until_ns,
-               (busy > now ? busy : now) + (uint64_t)where.end_ns);
-  /* The call outlives the body that queues it (the core frees arguments
-   * when the body returns): the task's arguments are its address, and the
-   * device layer frees it when the device is done. Its body holds the task
-   * until then. */
-  dag__core_submit(info, dag__run_on_device, &c, sizeof c, regs, modes, n,
+  struct call_variant *variants = dag__call_variants(c);
+  variants[0] = (struct call_variant){info->fn, info->device};
+  for (int i = 0; i < info->nvariants; i++)
+    variants[1 + i] =
+        (struct call_variant){info->variants[i].fn, info->variants[i].device};
+  /* Where it runs is chosen when it is ready (choose.c). The call outlives
+   * the body that runs it if a device does (the core frees arguments when
+   * the body returns): the task's arguments are its address, and whoever
+   * finishes the task frees it. */
+  dag__core_submit(info, dag__run_chosen, &c, sizeof c, regs, modes, n,
                    flags | CORE_NO_INLINE);
 }
 

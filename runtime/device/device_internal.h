@@ -110,7 +110,8 @@ struct device {
   size_t stage_bytes;                  /* of all its buffers */
   atomic_long in_flight;               /* queued operations not yet done */
   _Atomic uint64_t last_done_ns;       /* when the last body finished */
-  _Atomic uint64_t busy_until_ns;      /* expected end of the queued work */
+  _Atomic int64_t queued_ns; /* expected time of the work chosen for it and
+                                not finished (choose.c) */
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
   _Atomic uint64_t direct_sends, direct_bytes;
@@ -159,8 +160,19 @@ static inline struct device *dag__device_of_bit(holders_t bit) {
   return &dag__devices[__builtin_ctz(bit) - 1];
 }
 
+/* Whether device d runs bodies written for `kind`. */
+bool dag__device_runs(const struct device *d, enum dag_device kind);
+
+/* ------------------------------------------------------------ choose.c */
+
 /* Records that fn took ns on data of `bytes` bytes (any thread). */
 void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns);
+
+struct call;
+/* Chooses where c, ready, runs: sets its fn, device (NULL: the CPU) and
+ * expected time, counted as work queued there until dag__choice_done. */
+void dag__choose(struct call *c);
+void dag__choice_done(const struct call *c);
 
 /* ----------------------------------------------------------- execute.c */
 
@@ -175,6 +187,8 @@ struct call {
   uint32_t npointers;        /* runs of pointer arguments (dag_pointers) */
   size_t bytes;              /* of its regions: the size for its history */
   double work;               /* declared (dag_task_info.work); < 0: none */
+  uint32_t nvariants;        /* with a choice: the variants (choose.c) */
+  int64_t expected_ns;       /* ... the chosen one's expected time */
   struct task *task;         /* a device task, while its body is queued */
   uint64_t queued_ns;        /* ... since when */
   bool read_in_place;        /* DEVICES_READ_IN_PLACE, and direct is on */
@@ -185,15 +199,28 @@ struct region *dag__call_regions(struct call *c);
 enum dag_mode *dag__call_modes(struct call *c);
 void *dag__call_args(struct call *c);
 struct dag_pointers *dag__call_pointers(struct call *c);
+
+/* A variant a task may run as: its body and the kind it is written for. */
+struct call_variant {
+  dag_task_fn fn;
+  enum dag_device kind;
+};
+struct call_variant *dag__call_variants(struct call *c);
+
 /* Bytes of the block of a task with n regions, args_size bytes of
- * arguments and npointers runs of pointers in them. */
-size_t dag__call_size(size_t n, size_t args_size, size_t npointers);
+ * arguments, npointers runs of pointers in them and nvariants variants
+ * to choose among. */
+size_t dag__call_size(size_t n, size_t args_size, size_t npointers,
+                      size_t nvariants);
 
 /* The wrapped bodies: of a host task, whose arguments are the call; of a
  * device task, whose arguments are the call's address (freed when the
  * device is done). */
 void dag__run_on_host(void *call);
 void dag__run_on_device(void *call_address);
+/* The wrapped body of a task with a choice, whose arguments are the call's
+ * address: chooses where it runs, now that it is ready, and runs it so. */
+void dag__run_chosen(void *call_address);
 
 /* Copies back to the host, from the first device holding it, every range
  * of r the host lacks, for task c (NULL: for a wait, or an eviction);

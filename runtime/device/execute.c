@@ -329,9 +329,15 @@ struct dag_pointers *dag__call_pointers(struct call *c) {
   return (struct dag_pointers *)(call_shifts(c) + c->n);
 }
 
-size_t dag__call_size(size_t n, size_t args_size, size_t npointers) {
+struct call_variant *dag__call_variants(struct call *c) {
+  return (struct call_variant *)(dag__call_pointers(c) + c->npointers);
+}
+
+size_t dag__call_size(size_t n, size_t args_size, size_t npointers,
+                      size_t nvariants) {
   return head_size(n) + ((args_size + 7) & ~(size_t)7) + n * sizeof(intptr_t) +
-         npointers * sizeof(struct dag_pointers);
+         npointers * sizeof(struct dag_pointers) +
+         nvariants * sizeof(struct call_variant);
 }
 
 static bool writes(enum dag_mode m) { return m != DAG_IN; }
@@ -583,6 +589,8 @@ static void device_finished(void *p, const char *failure) {
   uint64_t before = atomic_exchange(&d->last_done_ns, now);
   dag__history_note(c->fn, c->bytes,
                     now - (c->queued_ns > before ? c->queued_ns : before));
+  if (c->nvariants)
+    dag__choice_done(c);
   struct task *t = c->task;
   free(c);
   atomic_fetch_sub(&d->in_flight, 1);
@@ -648,4 +656,16 @@ void dag__run_on_device(void *p) {
   pthread_mutex_unlock(&dag__devices_lock);
   if (w != stack)
     free(w);
+}
+
+void dag__run_chosen(void *p) {
+  struct call *c = *(struct call **)p;
+  dag__choose(c);
+  if (c->device) {
+    dag__run_on_device(p);
+    return;
+  }
+  dag__run_on_host(c);
+  dag__choice_done(c);
+  free(c);
 }

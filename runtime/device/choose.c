@@ -1,0 +1,201 @@
+/* choose.c — where a task with a choice runs (a device variant, or a body
+ * for a device), decided when it is ready: which variant, on which device
+ * or on the CPU.
+ *
+ * Each candidate (the task's function and each `implements` variant, on
+ * each device that runs its kind, or on the CPU) is given the time it is
+ * expected to end: the work queued before it there, the copies its data
+ * needs, and its own mean time for this function and size of data, as
+ * measured. The earliest wins, as StarPU's dmda scheduler does. The work
+ * queued on a device is the expected time of what the chooser sent there
+ * and has not finished; on the CPU, the same shared by the workers. Each
+ * finished task takes back exactly what its choice added, so the estimate
+ * never drifts.
+ *
+ * A candidate is measured once MEASURED runs have finished; the first does
+ * not count in its mean, since it pays the set-up of the libraries its body
+ * calls (a cuBLAS handle, a first kernel load). A candidate not measured
+ * yet is explored: chosen while fewer than MEASURED of its tasks are under
+ * way, the least tried first and a device before the CPU on a tie, so that
+ * every variant gets measured without a flood of tasks sent to it before
+ * its results. Once one candidate is measured, those still being explored
+ * are passed over. While none is measured and all are being explored, the
+ * CPU runs the task: a worker that runs it is busy until it is done, so
+ * such blind choices are at most one per worker, where a device's queue
+ * would take every ready task at once.
+ */
+#include "device/device_internal.h"
+
+#include <stdlib.h>
+
+/* Runs that make a candidate measured, and tasks of an unmeasured one
+ * under way at once. */
+#define MEASURED 2
+
+/* Copies are assumed to move this many bytes per ns (PCIe-class). */
+#define COPY_BYTES_PER_NS 10.0
+
+/* ------------------------------------------------------------- history */
+
+/* Mean time per (function, size class of its data), in a small table. */
+#define HISTORY_SLOTS 1024
+
+struct history {
+  dag_task_fn fn;
+  int size_class;
+  uint32_t runs;      /* measured */
+  uint32_t under_way; /* chosen, not finished */
+  double mean_ns;
+};
+
+static struct history history[HISTORY_SLOTS];
+static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The expected time of what the chooser sent to the CPU and has not
+ * finished, in ns. */
+static _Atomic int64_t cpu_queued_ns;
+
+static int size_class(size_t bytes) {
+  return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
+}
+
+/* The slot of (fn, bytes' class), claimed if free; NULL when the table is
+ * full. Under history_lock. */
+static struct history *history_slot(dag_task_fn fn, size_t bytes) {
+  int cls = size_class(bytes);
+  size_t h = ((uintptr_t)fn >> 4) * 31 + (size_t)cls;
+  for (size_t i = 0; i < HISTORY_SLOTS; i++) {
+    struct history *s = &history[(h + i) % HISTORY_SLOTS];
+    if (s->fn == fn && s->size_class == cls)
+      return s;
+    if (!s->fn) {
+      s->fn = fn;
+      s->size_class = cls;
+      return s;
+    }
+  }
+  return NULL;
+}
+
+void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
+  pthread_mutex_lock(&history_lock);
+  struct history *s = history_slot(fn, bytes);
+  if (s && s->runs++ > 0) { /* the first run pays set-up: not counted */
+    uint32_t n = s->runs - 1;
+    s->mean_ns += ((double)ns - s->mean_ns) / (n < 16 ? n : 16);
+  }
+  pthread_mutex_unlock(&history_lock);
+}
+
+/* ----------------------------------------------------------- candidates */
+
+struct lacking_bytes {
+  holders_t bit;
+  size_t bytes;
+};
+
+static void count_lacking(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
+  struct lacking_bytes *l = arg;
+  if (!(h & l->bit))
+    l->bytes += hi - lo;
+}
+
+static void count_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  dag__validity_each(lo, hi, count_lacking, arg);
+}
+
+/* Bytes that c's reads would copy to `bit`'s space. */
+static size_t to_copy(holders_t bit, struct call *c) {
+  struct lacking_bytes l = {bit, 0};
+  const struct region *regs = dag__call_regions(c);
+  const enum dag_mode *modes = dag__call_modes(c);
+  pthread_mutex_lock(&dag__devices_lock);
+  for (size_t i = 0; i < c->n; i++)
+    if (modes[i] != DAG_OUT)
+      dag__region_each_span(&regs[i], count_span, &l);
+  pthread_mutex_unlock(&dag__devices_lock);
+  return l.bytes;
+}
+
+/* A candidate, as the chooser sees it. */
+struct option {
+  dag_task_fn fn;
+  struct device *device; /* NULL: the CPU */
+  bool measured;
+  uint32_t under_way;
+  double own_ns; /* its mean and its copies */
+  double end_ns; /* ... after the work queued before it */
+};
+
+/* Whether a is a better choice than b (b may be empty: fn NULL). */
+static bool better(const struct option *a, const struct option *b) {
+  if (!b->fn)
+    return true;
+  bool a_explores = !a->measured && a->under_way < MEASURED;
+  bool b_explores = !b->measured && b->under_way < MEASURED;
+  if (a_explores != b_explores)
+    return a_explores;
+  if (a_explores) /* the least tried; a device first */
+    return a->under_way != b->under_way ? a->under_way < b->under_way
+                                        : a->device && !b->device;
+  if (a->measured != b->measured)
+    return a->measured;
+  if (!a->measured) /* none measured, none to explore: the CPU */
+    return !a->device && b->device;
+  return a->end_ns < b->end_ns;
+}
+
+static void consider(struct option *best, struct call *c, dag_task_fn fn,
+                     struct device *d) {
+  struct option o = {fn, d, false, 0, 0, 0};
+  pthread_mutex_lock(&history_lock);
+  struct history *s = history_slot(fn, c->bytes);
+  if (s) {
+    o.measured = s->runs >= MEASURED;
+    o.under_way = s->under_way;
+    o.own_ns = s->mean_ns;
+  }
+  pthread_mutex_unlock(&history_lock);
+  o.own_ns += (double)to_copy(d ? d->bit : HOST, c) / COPY_BYTES_PER_NS;
+  double queued =
+      d ? (double)atomic_load(&d->queued_ns)
+        : (double)atomic_load(&cpu_queued_ns) / (double)dag__workers_count();
+  o.end_ns = (queued > 0 ? queued : 0) + o.own_ns;
+  if (better(&o, best))
+    *best = o;
+}
+
+void dag__choose(struct call *c) {
+  struct option best = {0};
+  const struct call_variant *variants = dag__call_variants(c);
+  for (uint32_t i = 0; i < c->nvariants; i++) {
+    if (variants[i].kind == DAG_DEVICE_CPU) {
+      consider(&best, c, variants[i].fn, NULL);
+      continue;
+    }
+    for (int k = 0; k < dag__ndevices; k++)
+      if (dag__device_runs(&dag__devices[k], variants[i].kind))
+        consider(&best, c, variants[i].fn, &dag__devices[k]);
+  }
+  c->fn = best.fn;
+  c->device = best.device;
+
+  c->expected_ns = (int64_t)best.own_ns;
+  atomic_fetch_add(best.device ? &best.device->queued_ns : &cpu_queued_ns,
+                   c->expected_ns);
+  pthread_mutex_lock(&history_lock);
+  struct history *s = history_slot(c->fn, c->bytes);
+  if (s)
+    s->under_way++;
+  pthread_mutex_unlock(&history_lock);
+}
+
+void dag__choice_done(const struct call *c) {
+  atomic_fetch_sub(c->device ? &c->device->queued_ns : &cpu_queued_ns,
+                   c->expected_ns);
+  pthread_mutex_lock(&history_lock);
+  struct history *s = history_slot(c->fn, c->bytes);
+  if (s && s->under_way)
+    s->under_way--;
+  pthread_mutex_unlock(&history_lock);
+}

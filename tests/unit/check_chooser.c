@@ -1,0 +1,120 @@
+/* check_chooser.c — where the variant chooser (runtime/device/device.c)
+ * sends tasks, on the emulated device's timed model (DAG_EMUL_MODEL): the
+ * model fixes how long each variant takes, so the right choice is known.
+ * Independent tasks with a CPU body and a device variant: with a device a
+ * hundred times faster than a core, nearly all run on the device; with one
+ * a hundred times slower, nearly all stay on the CPU. Each test runs in a
+ * process of its own (Check forks).
+ */
+#include "device/device_internal.h"
+
+#include <check.h>
+#include <dag.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run_suite.h"
+
+enum { WORKERS = 4, TASKS = 400, BLOCK = 8192 /* doubles: 64 KiB */ };
+
+/* A model whose device does `device_rate` and whose cores `cpu_rate` work
+ * of label "block" per second; copies at 10 GB/s. */
+static void start_timed(const char *device_rate, const char *cpu_rate) {
+  static char path[] = "/tmp/check_chooser_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  dprintf(fd,
+          "memory 1G\ncopy in 10G 1us\ncopy out 10G 1us\nlaunch 1us\n"
+          "rate device block %s\nrate cpu block %s\n",
+          device_rate, cpu_rate);
+  close(fd);
+  ck_assert_int_eq(setenv("DAG_DEVICES", "emul", 1), 0);
+  ck_assert_int_eq(setenv("DAG_EMUL_MODEL", path, 1), 0);
+  char workers[8];
+  snprintf(workers, sizeof workers, "%d", WORKERS);
+  ck_assert_int_eq(setenv("DAG_NUM_THREADS", workers, 1), 0);
+  ck_assert_int_eq(dag_init(), 0);
+}
+
+struct block_args {
+  double *x;
+};
+
+static void never_runs(void *p) {
+  (void)p;
+  ck_abort_msg("a body ran on the timed model");
+}
+static void on_cpu(void *p) { never_runs(p); }
+static void on_device(void *p) { never_runs(p); }
+
+/* 1e5 units a task: 0.1 ms at 1G/s, 10 ms at 10M/s. */
+static double block_work(const void *p) {
+  (void)p;
+  return 1e5;
+}
+
+static const struct dag_pointers block_pointers[] = {
+    {offsetof(struct block_args, x), 1}};
+static const struct dag_variant device_variant[] = {
+    {on_device, DAG_DEVICE_CUDA}};
+static const struct dag_task_info block_info = {.fn = on_cpu,
+                                                .label = "block",
+                                                .file = __FILE__,
+                                                .line = __LINE__,
+                                                .variants = device_variant,
+                                                .nvariants = 1,
+                                                .pointers = block_pointers,
+                                                .npointers = 1,
+                                                .work = block_work};
+
+/* Runs TASKS independent tasks, each on a block of its own; returns how
+ * many ran on the device. */
+static uint64_t run_blocks(void) {
+  double *x = calloc((size_t)TASKS * BLOCK, sizeof *x);
+  ck_assert_ptr_nonnull(x);
+  for (int t = 0; t < TASKS; t++) {
+    struct block_args a = {x + (size_t)t * BLOCK};
+    struct dag_access acc = {DAG_INOUT, dag_region_1d(a.x, BLOCK * sizeof *x)};
+    ck_assert_int_eq(dag_submit(&block_info, &a, sizeof a, &acc, 1), 0);
+  }
+  ck_assert_int_eq(dag_taskwait(), 0);
+  uint64_t on_device = dag__devices[0].tasks;
+  free(x);
+  return on_device;
+}
+
+/* The device 100 times faster than a core, 25 times faster than the four
+ * of them: all but a few explorations of the CPU belong on the device. */
+START_TEST(fast_device_gets_the_work) {
+  start_timed("1G", "10M");
+  uint64_t n = run_blocks();
+  ck_assert_msg(n >= TASKS * 95 / 100, "%llu of %d tasks on the device",
+                (unsigned long long)n, TASKS);
+  ck_assert_int_eq(dag_finalize(), 0);
+}
+END_TEST
+
+/* The device 100 times slower than a core: the CPU keeps the work. */
+START_TEST(slow_device_leaves_the_work) {
+  start_timed("10M", "1G");
+  uint64_t n = run_blocks();
+  ck_assert_msg(n <= TASKS * 5 / 100, "%llu of %d tasks on the device",
+                (unsigned long long)n, TASKS);
+  ck_assert_int_eq(dag_finalize(), 0);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("chooser");
+  TCase *tc = tcase_create("timed model");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, fast_device_gets_the_work);
+  tcase_add_test(tc, slow_device_leaves_the_work);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return run_suite(suite()); }
