@@ -27,6 +27,7 @@
 #include "device/device_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Runs that make a candidate measured, and tasks of an unmeasured one
  * under way at once. */
@@ -89,32 +90,35 @@ void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
 
 /* ----------------------------------------------------------- candidates */
 
-struct lacking_bytes {
-  holders_t bit;
-  size_t bytes;
+/* Bytes that a task's reads would copy to each space: [0] the host, [1 +
+ * d] device d. */
+struct lacking {
+  size_t bytes[1 + MAX_DEVICES];
 };
 
 static void count_lacking(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
-  struct lacking_bytes *l = arg;
-  if (!(h & l->bit))
-    l->bytes += hi - lo;
+  struct lacking *l = arg;
+  if (!(h & HOST))
+    l->bytes[0] += hi - lo;
+  for (int d = 0; d < dag__ndevices; d++)
+    if (!(h & dag__devices[d].bit))
+      l->bytes[1 + d] += hi - lo;
 }
 
 static void count_span(uintptr_t lo, uintptr_t hi, void *arg) {
   dag__validity_each(lo, hi, count_lacking, arg);
 }
 
-/* Bytes that c's reads would copy to `bit`'s space. */
-static size_t to_copy(holders_t bit, struct call *c) {
-  struct lacking_bytes l = {bit, 0};
+/* One walk of c's reads for every space at once. */
+static void to_copy(struct call *c, struct lacking *l) {
+  memset(l, 0, sizeof *l);
   const struct region *regs = dag__call_regions(c);
   const enum dag_mode *modes = dag__call_modes(c);
   pthread_mutex_lock(&dag__devices_lock);
   for (size_t i = 0; i < c->n; i++)
     if (modes[i] != DAG_OUT)
-      dag__region_each_span(&regs[i], count_span, &l);
+      dag__region_each_span(&regs[i], count_span, l);
   pthread_mutex_unlock(&dag__devices_lock);
-  return l.bytes;
 }
 
 /* A candidate, as the chooser sees it. */
@@ -146,7 +150,7 @@ static bool better(const struct option *a, const struct option *b) {
 }
 
 static void consider(struct option *best, struct call *c, dag_task_fn fn,
-                     struct device *d) {
+                     struct device *d, const struct lacking *l) {
   struct option o = {fn, d, false, 0, 0, 0};
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(fn, c->bytes);
@@ -156,7 +160,8 @@ static void consider(struct option *best, struct call *c, dag_task_fn fn,
     o.own_ns = s->mean_ns;
   }
   pthread_mutex_unlock(&history_lock);
-  o.own_ns += (double)to_copy(d ? d->bit : HOST, c) / COPY_BYTES_PER_NS;
+  o.own_ns +=
+      (double)l->bytes[d ? 1 + (d - dag__devices) : 0] / COPY_BYTES_PER_NS;
   double queued =
       d ? (double)atomic_load(&d->queued_ns)
         : (double)atomic_load(&cpu_queued_ns) / (double)dag__workers_count();
@@ -167,15 +172,17 @@ static void consider(struct option *best, struct call *c, dag_task_fn fn,
 
 void dag__choose(struct call *c) {
   struct option best = {0};
+  struct lacking l;
+  to_copy(c, &l);
   const struct call_variant *variants = dag__call_variants(c);
   for (uint32_t i = 0; i < c->nvariants; i++) {
     if (variants[i].kind == DAG_DEVICE_CPU) {
-      consider(&best, c, variants[i].fn, NULL);
+      consider(&best, c, variants[i].fn, NULL, &l);
       continue;
     }
     for (int k = 0; k < dag__ndevices; k++)
       if (dag__device_runs(&dag__devices[k], variants[i].kind))
-        consider(&best, c, variants[i].fn, &dag__devices[k]);
+        consider(&best, c, variants[i].fn, &dag__devices[k], &l);
   }
   c->fn = best.fn;
   c->device = best.device;

@@ -7,6 +7,9 @@
  * the cost of an access grows with its rows, not with the size of the
  * matrix around it.
  *
+ * A chunk is 64 KiB, so that a row of a tile is mostly one piece of one
+ * chunk; updates rewrite a chunk's list in place, without allocating.
+ *
  * Called with the devices' lock held (device.c).
  */
 #include "device/device_internal.h"
@@ -14,18 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_SHIFT 12
+#define CHUNK_SHIFT 16
 #define CHUNK ((uintptr_t)1 << CHUNK_SHIFT)
 
 struct piece {
-  uint16_t lo, hi; /* bytes [lo, hi) of the chunk; hi may be CHUNK */
+  uint32_t lo, hi; /* bytes [lo, hi) of the chunk; hi may be CHUNK */
   holders_t holders;
 };
 
 struct chunk {
   uintptr_t index; /* address >> CHUNK_SHIFT; 0: a free slot */
   struct piece *pieces;
-  uint32_t n, cap;
+  uint32_t n;
+  size_t cap;
 };
 
 /* An open-addressing table of chunks; a chunk whose pieces all went back to
@@ -86,102 +90,105 @@ struct segment {
   holders_t holders;
 };
 
-/* The segments of chunk c (or of a chunk without pieces) into out, covering
- * the whole chunk in order; returns their number (at most 2n + 1). */
-static size_t segments(const struct chunk *c, uintptr_t base,
-                       struct segment *out) {
-  size_t k = 0;
-  uintptr_t at = 0;
-  for (uint32_t i = 0; c && i < c->n; i++) {
-    if (c->pieces[i].lo > at)
-      out[k++] = (struct segment){base + at, base + c->pieces[i].lo, HOST};
-    out[k++] = (struct segment){base + c->pieces[i].lo, base + c->pieces[i].hi,
-                                c->pieces[i].holders};
-    at = c->pieces[i].hi;
+/* Calls emit(seg) for each part of [lo, hi) in order, with its holders,
+ * joining neighbours that have the same. */
+struct walk {
+  struct segment run;
+  void (*fn)(uintptr_t lo, uintptr_t hi, holders_t holders, void *arg);
+  void *arg;
+};
+
+static void walk_add(struct walk *w, uintptr_t a, uintptr_t b, holders_t h) {
+  if (a >= b)
+    return;
+  if (w->run.hi == a && w->run.holders == h) {
+    w->run.hi = b; /* one range across pieces and chunks */
+    return;
   }
-  if (at < CHUNK)
-    out[k++] = (struct segment){base + at, base + CHUNK, HOST};
-  return k;
-}
-
-/* Room for the segments of one chunk (the devices' lock guards it). */
-static struct segment *scratch_buf;
-static size_t scratch_cap;
-
-static struct segment *scratch(size_t n) {
-  if (n > scratch_cap)
-    scratch_buf = dag__grow(scratch_buf, &scratch_cap, n, sizeof *scratch_buf,
-                            "the devices' validity table");
-  return scratch_buf;
+  if (w->run.hi > w->run.lo)
+    w->fn(w->run.lo, w->run.hi, w->run.holders, w->arg);
+  w->run = (struct segment){a, b, h};
 }
 
 void dag__validity_each(uintptr_t lo, uintptr_t hi,
                         void (*fn)(uintptr_t lo, uintptr_t hi,
                                    holders_t holders, void *arg),
                         void *arg) {
-  struct segment run = {lo, lo, 0};
+  struct walk w = {{lo, lo, 0}, fn, arg};
   for (uintptr_t ci = lo >> CHUNK_SHIFT;
        lo < hi && ci <= (hi - 1) >> CHUNK_SHIFT; ci++) {
+    uintptr_t base = ci << CHUNK_SHIFT;
+    uintptr_t a = lo > base ? lo : base;
+    uintptr_t b = hi - base < CHUNK ? hi : base + CHUNK;
     const struct chunk *c = lookup(ci);
-    struct segment *seg = scratch(2 * (c ? c->n : 0) + 1);
-    size_t k = segments(c && c->n ? c : NULL, ci << CHUNK_SHIFT, seg);
-    for (size_t i = 0; i < k; i++) {
-      uintptr_t a = seg[i].lo > lo ? seg[i].lo : lo;
-      uintptr_t b = seg[i].hi < hi ? seg[i].hi : hi;
-      if (a >= b)
+    uintptr_t at = a;
+    for (uint32_t i = 0; c && i < c->n && at < b; i++) {
+      uintptr_t p_lo = base + c->pieces[i].lo, p_hi = base + c->pieces[i].hi;
+      if (p_hi <= at)
         continue;
-      if (run.hi == a && run.holders == seg[i].holders) {
-        run.hi = b; /* one range across pieces and chunks */
-        continue;
-      }
-      if (run.hi > run.lo)
-        fn(run.lo, run.hi, run.holders, arg);
-      run = (struct segment){a, b, seg[i].holders};
+      if (p_lo > at)
+        walk_add(&w, at, p_lo < b ? p_lo : b, HOST);
+      at = p_lo > at ? p_lo : at;
+      walk_add(&w, at, p_hi < b ? p_hi : b, c->pieces[i].holders);
+      at = p_hi;
     }
+    if (at < b)
+      walk_add(&w, at, b, HOST);
   }
-  if (run.hi > run.lo)
-    fn(run.lo, run.hi, run.holders, arg);
+  if (w.run.hi > w.run.lo)
+    fn(w.run.lo, w.run.hi, w.run.holders, arg);
+}
+
+/* Room for a chunk's new list while it is rewritten (the devices' lock
+ * guards it). */
+static struct piece *scratch_buf;
+static size_t scratch_cap;
+
+/* Appends [lo, hi) with holders h to out[*n], joining an equal neighbour
+ * and leaving out what the host alone holds. */
+static void put(struct piece *out, size_t *n, uintptr_t lo, uintptr_t hi,
+                holders_t h) {
+  if (lo >= hi || h == HOST)
+    return;
+  if (*n && out[*n - 1].hi == lo && out[*n - 1].holders == h)
+    out[*n - 1].hi = (uint32_t)hi;
+  else
+    out[(*n)++] = (struct piece){(uint32_t)lo, (uint32_t)hi, h};
 }
 
 /* Bytes [a, b) of chunk c become (holders & keep) | add. */
 static void update_chunk(struct chunk *c, uintptr_t a, uintptr_t b,
                          holders_t keep, holders_t add) {
-  struct segment *seg = scratch(2 * c->n + 3);
-  size_t k = segments(c->n ? c : NULL, 0, seg);
-  struct piece *out = malloc((k + 2) * sizeof *out);
-  if (!out)
-    dag__out_of_memory("the devices' validity table");
+  /* Each old piece gives at most three new ones, and a gap one. */
+  size_t room = 3 * (size_t)c->n + 2;
+  if (room > scratch_cap)
+    scratch_buf = dag__grow(scratch_buf, &scratch_cap, room,
+                            sizeof *scratch_buf, "the devices' validity table");
+  struct piece *out = scratch_buf;
   size_t n = 0;
-  for (size_t i = 0; i < k; i++) {
-    /* Up to three parts: before a, inside [a, b), after b. */
-    uintptr_t cut[4] = {seg[i].lo, seg[i].lo > a ? seg[i].lo : a,
-                        seg[i].hi < b ? seg[i].hi : b, seg[i].hi};
-    if (cut[1] > cut[2])
-      cut[1] = cut[2] = seg[i].hi; /* no overlap */
-    for (int p = 0; p < 3; p++) {
-      if (cut[p] >= cut[p + 1])
-        continue;
-      holders_t h = seg[i].holders;
-      if (p == 1)
-        h = (holders_t)((h & keep) | add);
-      if (n && out[n - 1].hi == cut[p] && out[n - 1].holders == h)
-        out[n - 1].hi = (uint16_t)cut[p + 1];
-      else
-        out[n++] = (struct piece){(uint16_t)cut[p], (uint16_t)cut[p + 1], h};
-    }
+  uintptr_t at = 0; /* bytes before `at` are done */
+  holders_t inside_gap = (holders_t)((HOST & keep) | add);
+  for (uint32_t i = 0; i <= c->n; i++) {
+    /* The gap before piece i (the host alone), then piece i. */
+    uintptr_t g_lo = at, g_hi = i < c->n ? c->pieces[i].lo : CHUNK;
+    put(out, &n, g_lo > a ? g_lo : a, g_hi < b ? g_hi : b, inside_gap);
+    if (i == c->n)
+      break;
+    const struct piece *p = &c->pieces[i];
+    holders_t changed = (holders_t)((p->holders & keep) | add);
+    put(out, &n, p->lo, p->hi < a ? p->hi : (a > p->lo ? a : p->lo),
+        p->holders);
+    put(out, &n, p->lo > a ? p->lo : a, p->hi < b ? p->hi : b, changed);
+    put(out, &n, p->lo > b ? p->lo : b, p->hi, p->holders);
+    at = p->hi;
   }
-  /* Keep only what differs from the host alone. */
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (out[i].holders != HOST)
-      out[m++] = out[i];
   bool held = c->n > 0;
-  free(c->pieces);
-  c->pieces = m ? out : NULL;
-  c->n = c->cap = (uint32_t)m;
-  if (!m)
-    free(out);
-  chunks_held += (size_t)(m > 0) - (size_t)held;
+  if (n > c->cap)
+    c->pieces = dag__grow(c->pieces, &c->cap, n, sizeof *c->pieces,
+                          "the devices' validity table");
+  memcpy(c->pieces, out, n * sizeof *out);
+  c->n = (uint32_t)n;
+  chunks_held += (size_t)(n > 0) - (size_t)held;
 }
 
 void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,

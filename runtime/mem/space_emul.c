@@ -675,7 +675,9 @@ static void emul_launch(void *state, dag_task_fn fn, void *args,
   while (e->launching || e->running)
     pthread_cond_wait(&e->gate, &e->lock);
   e->launching = true;
-  e->closed = !e->host_readers;
+  /* Timed, no body runs at launch: nothing to guard (closing every granule
+   * mapped would cost the host time that a GPU does not). */
+  e->closed = !e->host_readers && !e->model;
   if (e->closed)
     set_access(e, PROT_NONE);
   l.after = e->copies_queued;
