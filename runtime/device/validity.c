@@ -26,62 +26,77 @@ struct piece {
 };
 
 struct chunk {
-  uintptr_t index; /* address >> CHUNK_SHIFT; 0: a free slot */
   struct piece *pieces;
   uint32_t n;
   size_t cap;
 };
 
-/* An open-addressing table of chunks; a chunk whose pieces all went back to
- * the host alone keeps its slot (n == 0), so nothing is ever deleted. */
-static struct chunk *table;
-static size_t table_size, table_used;
+/* Chunks by address, in leaves of LEAF chunks (256 MiB of addresses), so
+ * that the rows of a tile, a stride apart, are chunks a few places apart in
+ * memory. Leaves are found in a small open-addressing table, the last one
+ * used first. A chunk whose pieces all went back to the host alone stays
+ * (n == 0). */
+#define LEAF_SHIFT 12
+#define LEAF ((uintptr_t)1 << LEAF_SHIFT)
+
+struct leaf {
+  uintptr_t index; /* chunk index >> LEAF_SHIFT, plus one; 0: a free slot */
+  struct chunk *chunks;
+};
+
+static struct leaf *leaves;
+static size_t leaves_size, leaves_used;
+static struct leaf *last_leaf;
 static size_t chunks_held; /* chunks with a piece */
 
 static size_t slot_of(uintptr_t index) {
-  return (size_t)(index * 0x9e3779b97f4a7c15u) & (table_size - 1);
+  return (size_t)(index * 0x9e3779b97f4a7c15u) & (leaves_size - 1);
 }
 
-static struct chunk *lookup(uintptr_t index) {
-  if (!table_size)
-    return NULL;
-  for (size_t s = slot_of(index);; s = (s + 1) & (table_size - 1)) {
-    if (table[s].index == index)
-      return &table[s];
-    if (!table[s].index)
-      return NULL;
-  }
+/* The leaf of key (chunk index >> LEAF_SHIFT, plus one), or its free slot
+ * when it has none. */
+static struct leaf *leaf_slot(uintptr_t key) {
+  for (size_t s = slot_of(key);; s = (s + 1) & (leaves_size - 1))
+    if (leaves[s].index == key || !leaves[s].index)
+      return &leaves[s];
 }
 
-static void grow_table(void) {
-  struct chunk *old = table;
-  size_t old_size = table_size;
-  table_size = old_size ? old_size * 2 : 1024;
-  table = calloc(table_size, sizeof *table);
-  if (!table)
+static void grow_leaves(void) {
+  struct leaf *old = leaves;
+  size_t old_size = leaves_size;
+  leaves_size = old_size ? old_size * 2 : 64;
+  leaves = calloc(leaves_size, sizeof *leaves);
+  if (!leaves)
     dag__out_of_memory("the devices' validity table");
   for (size_t i = 0; i < old_size; i++)
-    if (old[i].index) {
-      size_t s = slot_of(old[i].index);
-      while (table[s].index)
-        s = (s + 1) & (table_size - 1);
-      table[s] = old[i];
-    }
+    if (old[i].index)
+      *leaf_slot(old[i].index) = old[i];
   free(old);
+  last_leaf = NULL;
 }
 
-static struct chunk *insert(uintptr_t index) {
-  struct chunk *c = lookup(index);
-  if (c)
-    return c;
-  if (2 * (table_used + 1) > table_size)
-    grow_table();
-  size_t s = slot_of(index);
-  while (table[s].index)
-    s = (s + 1) & (table_size - 1);
-  table_used++;
-  table[s].index = index;
-  return &table[s];
+/* Chunk `index`; with make, made if absent (else NULL). */
+static struct chunk *chunk_at(uintptr_t index, bool make) {
+  uintptr_t key = (index >> LEAF_SHIFT) + 1;
+  struct leaf *l = last_leaf;
+  if (!l || l->index != key) {
+    l = leaves_size ? leaf_slot(key) : NULL;
+    if (!l || !l->index) {
+      if (!make)
+        return NULL;
+      if (2 * (leaves_used + 1) > leaves_size) {
+        grow_leaves();
+        l = leaf_slot(key);
+      }
+      l->chunks = calloc(LEAF, sizeof *l->chunks);
+      if (!l->chunks)
+        dag__out_of_memory("the devices' validity table");
+      l->index = key;
+      leaves_used++;
+    }
+    last_leaf = l;
+  }
+  return &l->chunks[index & (LEAF - 1)];
 }
 
 /* A range of bytes with the same holders. */
@@ -120,7 +135,7 @@ void dag__validity_each(uintptr_t lo, uintptr_t hi,
     uintptr_t base = ci << CHUNK_SHIFT;
     uintptr_t a = lo > base ? lo : base;
     uintptr_t b = hi - base < CHUNK ? hi : base + CHUNK;
-    const struct chunk *c = lookup(ci);
+    const struct chunk *c = chunk_at(ci, false);
     uintptr_t at = a;
     for (uint32_t i = 0; c && i < c->n && at < b; i++) {
       uintptr_t p_lo = base + c->pieces[i].lo, p_hi = base + c->pieces[i].hi;
@@ -198,7 +213,7 @@ void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
     uintptr_t base = ci << CHUNK_SHIFT;
     uintptr_t a = lo > base ? lo - base : 0;
     uintptr_t b = hi - base < CHUNK ? hi - base : CHUNK;
-    struct chunk *c = (keep & HOST) && !add ? lookup(ci) : insert(ci);
+    struct chunk *c = chunk_at(ci, !((keep & HOST) && !add));
     if (c)
       update_chunk(c, a, b, keep, add);
   }
@@ -209,13 +224,15 @@ bool dag__validity_any(void) { return chunks_held > 0; }
 void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
                                         holders_t holders, void *arg),
                              void *arg) {
-  for (size_t s = 0; s < table_size; s++) {
-    const struct chunk *c = &table[s];
-    uintptr_t base = c->index << CHUNK_SHIFT;
-    for (uint32_t i = 0; i < c->n; i++)
-      fn(base + c->pieces[i].lo, base + c->pieces[i].hi, c->pieces[i].holders,
-         arg);
-  }
+  for (size_t s = 0; s < leaves_size; s++)
+    for (uintptr_t k = 0; leaves[s].index && k < LEAF; k++) {
+      const struct chunk *c = &leaves[s].chunks[k];
+      uintptr_t base = (((leaves[s].index - 1) << LEAF_SHIFT) + k)
+                       << CHUNK_SHIFT;
+      for (uint32_t i = 0; i < c->n; i++)
+        fn(base + c->pieces[i].lo, base + c->pieces[i].hi, c->pieces[i].holders,
+           arg);
+    }
 }
 
 void dag__ranges_add(uintptr_t lo, uintptr_t hi, holders_t h, void *ranges) {
@@ -232,11 +249,15 @@ void dag__ranges_add_span(uintptr_t lo, uintptr_t hi, void *ranges) {
 }
 
 void dag__validity_release(void) {
-  for (size_t s = 0; s < table_size; s++)
-    free(table[s].pieces);
-  free(table);
+  for (size_t s = 0; s < leaves_size; s++)
+    for (uintptr_t k = 0; leaves[s].index && k < LEAF; k++)
+      free(leaves[s].chunks[k].pieces);
+  for (size_t s = 0; s < leaves_size; s++)
+    free(leaves[s].chunks);
+  free(leaves);
   free(scratch_buf);
-  table = NULL;
+  leaves = NULL;
+  last_leaf = NULL;
   scratch_buf = NULL;
-  table_size = table_used = chunks_held = scratch_cap = 0;
+  leaves_size = leaves_used = chunks_held = scratch_cap = 0;
 }
