@@ -218,7 +218,7 @@ static void task_info(struct edit *ed, const struct unit_file *f,
                       const struct directive *d, const char *body,
                       const char *default_label, const char *variants,
                       unsigned nvariants, unsigned naccesses,
-                      unsigned npointers) {
+                      unsigned npointers, const char *work) {
   const struct clause *priority = find_clause(d, CLAUSE_PRIORITY);
   const struct clause *cond = find_clause(d, CLAUSE_IF);
   const struct clause *label = find_clause(d, CLAUSE_LABEL);
@@ -260,8 +260,8 @@ static void task_info(struct edit *ed, const struct unit_file *f,
   } else {
     edit_text(ed, "0");
   }
-  edit_text(ed, ", %s, %s, %u, 0};\n", naccesses ? "__dag_items" : "0",
-            npointers ? "__dag_pointers" : "0", npointers);
+  edit_text(ed, ", %s, %s, %u, %s};\n", naccesses ? "__dag_items" : "0",
+            npointers ? "__dag_pointers" : "0", npointers, work ? work : "0");
 }
 
 /* Whether the task may run on a device: its own clause, or a variant's. */
@@ -536,7 +536,7 @@ static void submit_statement(struct emitter *em, unsigned n) {
   unsigned np = has_arguments(t) && may_run_on_device(d, 0)
                     ? statement_pointers(ed, t, n)
                     : 0;
-  task_info(ed, f, d, body, t->label, NULL, 0, na, np);
+  task_info(ed, f, d, body, t->label, NULL, 0, na, np, NULL);
   submit_call(ed, has_arguments(t), na);
   edit_text(ed, "}");
 }
@@ -610,6 +610,30 @@ static unsigned variants(struct emitter *em, struct edit *ed, unsigned index) {
   return n;
 }
 
+/* `work(expr)`: `static double <name>(const void *)`, expr evaluated with
+ * the parameters of task function `fn` from its argument struct. */
+static void work_function(struct edit *ed, const struct unit_file *f,
+                          const struct task_function *fn,
+                          const struct clause *work, const char *name) {
+  edit_text(ed, "static double %s(const void *__dag_v) {\n", name);
+  if (fn->nparams)
+    edit_text(ed, "const struct __dag_fargs_%s *__dag_a = __dag_v;\n",
+              fn->name);
+  else
+    edit_text(ed, "(void)__dag_v;\n");
+  for (unsigned i = 0; i < fn->nparams; i++)
+    if (fn->params[i].vm)
+      edit_text(ed, "void *%s = __dag_a->%s; (void)%s;\n", fn->params[i].name,
+                fn->params[i].name, fn->params[i].name);
+    else
+      edit_text(ed, "__typeof__(%s) %s = __dag_a->%s; (void)%s;\n",
+                fn->params[i].type, fn->params[i].name, fn->params[i].name,
+                fn->params[i].name);
+  edit_text(ed, "return (double)(");
+  expr(ed, f, &work->arg);
+  edit_text(ed, ");\n}\n");
+}
+
 /* The argument struct, the body that calls the function, its variants and
  * the wrapper that submits it: the calls of the function go to it. */
 static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
@@ -634,6 +658,11 @@ static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
   snprintf(table, sizeof table, "__dag_variants_%s", name);
   call_body(ed, fn, body, name);
   unsigned nvariants = variants(em, ed, index);
+  const struct clause *work = find_clause(d, CLAUSE_WORK);
+  char work_fn[300];
+  snprintf(work_fn, sizeof work_fn, "__dag_fwork_%s", name);
+  if (work)
+    work_function(ed, f, fn, work, work_fn);
   edit_text(ed, "static inline void __dag_task_%s", name);
   wrapper_parameters(ed, fn);
   edit_text(ed, " {\n");
@@ -648,7 +677,8 @@ static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
   if (na)
     access_items(ed, f, d);
   unsigned np = may_run_on_device(d, nvariants) ? function_pointers(ed, fn) : 0;
-  task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants, na, np);
+  task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants, na, np,
+            work ? work_fn : NULL);
   submit_call(ed, fn->nparams > 0, na);
   edit_text(ed, "}\n");
 }

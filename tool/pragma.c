@@ -25,12 +25,19 @@
 #define NCLAUSES (CLAUSE_NOFLUSH + 1)
 
 static const char *const clause_names[NCLAUSES] = {
-    [CLAUSE_IN] = "in",           [CLAUSE_OUT] = "out",
-    [CLAUSE_INOUT] = "inout",     [CLAUSE_COMMUTATIVE] = "commutative",
-    [CLAUSE_DEVICE] = "device",   [CLAUSE_IMPLEMENTS] = "implements",
-    [CLAUSE_ON] = "on",           [CLAUSE_PRIORITY] = "priority",
-    [CLAUSE_LABEL] = "label",     [CLAUSE_IF] = "if",
-    [CLAUSE_SHARED] = "shared",   [CLAUSE_FIRSTPRIVATE] = "firstprivate",
+    [CLAUSE_IN] = "in",
+    [CLAUSE_OUT] = "out",
+    [CLAUSE_INOUT] = "inout",
+    [CLAUSE_COMMUTATIVE] = "commutative",
+    [CLAUSE_DEVICE] = "device",
+    [CLAUSE_IMPLEMENTS] = "implements",
+    [CLAUSE_ON] = "on",
+    [CLAUSE_PRIORITY] = "priority",
+    [CLAUSE_LABEL] = "label",
+    [CLAUSE_IF] = "if",
+    [CLAUSE_WORK] = "work",
+    [CLAUSE_SHARED] = "shared",
+    [CLAUSE_FIRSTPRIVATE] = "firstprivate",
     [CLAUSE_NOFLUSH] = "noflush",
 };
 
@@ -47,7 +54,7 @@ bool clause_is_dependency(enum clause_kind kind) {
 static bool clause_is_unique(enum clause_kind kind) {
   return kind == CLAUSE_DEVICE || kind == CLAUSE_IMPLEMENTS ||
          kind == CLAUSE_ON || kind == CLAUSE_PRIORITY || kind == CLAUSE_LABEL ||
-         kind == CLAUSE_IF || kind == CLAUSE_NOFLUSH;
+         kind == CLAUSE_IF || kind == CLAUSE_WORK || kind == CLAUSE_NOFLUSH;
 }
 
 /* ------------------------------------------------------------- release */
@@ -693,6 +700,7 @@ static void parse_argument(struct parser *p, enum directive_kind dk,
     break;
   case CLAUSE_PRIORITY:
   case CLAUSE_IF:
+  case CLAUSE_WORK:
     parse_expr_arg(p, c, lo, hi);
     break;
   case CLAUSE_DEVICE:

@@ -60,6 +60,7 @@ enum clause_kind {
   CLAUSE_PRIORITY,
   CLAUSE_LABEL,
   CLAUSE_IF,
+  CLAUSE_WORK, /* task functions: the work of one call, for device models */
   CLAUSE_SHARED,
   CLAUSE_FIRSTPRIVATE,
   CLAUSE_NOFLUSH,

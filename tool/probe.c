@@ -158,6 +158,7 @@ static void gen_probes(struct builder *b, const struct directive *d) {
     case CLAUSE_ON:
     case CLAUSE_PRIORITY:
     case CLAUSE_IF:
+    case CLAUSE_WORK:
       if (cl->arg.text)
         gen_expr_probe(b, PROBE_ARG, &cl->arg);
       break;

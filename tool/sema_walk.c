@@ -82,8 +82,13 @@ static char *callee_name(CXCursor stmt) {
 void check_placement(struct walker *w, const struct unit_file *f, unsigned k,
                      bool function) {
   const struct directive *d = &f->dirs[k];
+  const struct clause *work = NULL;
+  bool variant = false;
   for (unsigned c = 0; c < d->nclauses; c++) {
     enum clause_kind kind = d->clauses[c].kind;
+    if (kind == CLAUSE_WORK)
+      work = &d->clauses[c];
+    variant |= kind == CLAUSE_IMPLEMENTS;
     if (function && (kind == CLAUSE_SHARED || kind == CLAUSE_FIRSTPRIVATE))
       diag_error(w->d, &f->src, d->clauses[c].at.begin,
                  "'%s' is not allowed on a task function: its body is the "
@@ -93,7 +98,16 @@ void check_placement(struct walker *w, const struct unit_file *f, unsigned k,
       diag_error(w->d, &f->src, d->clauses[c].at.begin,
                  "'implements' is only allowed before a function "
                  "declaration");
+    if (!function && kind == CLAUSE_WORK)
+      diag_error(w->d, &f->src, d->clauses[c].at.begin,
+                 "'work' is only allowed before a task function's "
+                 "declaration, where it is an expression of the "
+                 "parameters; a task statement cannot declare its work");
   }
+  if (function && variant && work)
+    diag_error(w->d, &f->src, work->at.begin,
+               "'work' goes on the task function that this variant "
+               "implements: every variant does the same work");
 }
 
 /* An OpenMP directive (libclang parses them under -fopenmp): its

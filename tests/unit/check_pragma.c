@@ -283,6 +283,7 @@ static const struct ok_case ok_cases[] = {
   {"#pragma dag task on(rank % 2)", "task on(rank % 2)"},
   {"#pragma dag task priority(n - k)", "task priority(n - k)"},
   {"#pragma dag task if(n > 1 && f(a, b))", "task if(n > 1 && f(a, b))"},
+  {"#pragma dag task work(2.0 * n * n * n)", "task work(2.0 * n * n * n)"},
   {"#pragma dag task priority(g(a, b)) on((r, s))",
    "task priority(g(a, b)) on((r, s))"},
   {"#pragma dag task in(([c ? 1 : 2])p)", "task in(S(c ? 1 : 2) B(p))"},
@@ -557,6 +558,10 @@ static const struct bad_case bad_cases[] = {
    {"                             ^duplicate clause 'priority'"}},
   {"#pragma dag task label(\"a\") label(\"b\")",
    {"                            ^duplicate clause 'label'"}},
+  {"#pragma dag task work(1) work(2)",
+   {"                         ^duplicate clause 'work'"}},
+  {"#pragma dag taskwait work(1)",
+   {"                     ^clause 'work' is not allowed on 'taskwait'"}},
   {"#pragma dag task on(a, b)",
    {"                     ^unexpected ',' in clause 'on'; expected one expression"}},
   {"#pragma dag task priority(1,)",
@@ -824,9 +829,9 @@ END_TEST
 
 START_TEST(test_names) {
   static const char *const names[] = {
-      "in",         "out",          "inout",    "commutative", "device",
-      "implements", "on",           "priority", "label",       "if",
-      "shared",     "firstprivate", "noflush"};
+      "in",         "out",    "inout",        "commutative", "device",
+      "implements", "on",     "priority",     "label",       "if",
+      "work",       "shared", "firstprivate", "noflush"};
   for (int k = CLAUSE_IN; k <= CLAUSE_NOFLUSH; k++) {
     ck_assert_str_eq(clause_name((enum clause_kind)k), names[k]);
     ck_assert(clause_is_dependency((enum clause_kind)k) ==
