@@ -198,9 +198,14 @@ static void update_chunk(struct chunk *c, uintptr_t a, uintptr_t b,
     at = p->hi;
   }
   bool held = c->n > 0;
-  if (n > c->cap)
-    c->pieces = dag__grow(c->pieces, &c->cap, n, sizeof *c->pieces,
-                          "the devices' validity table");
+  if (n > c->cap) { /* most chunks hold a piece or two: grow from 2 */
+    size_t cap = 2 * c->cap > n ? 2 * c->cap : (n > 2 ? n : 2);
+    struct piece *p = realloc(c->pieces, cap * sizeof *p);
+    if (!p)
+      dag__out_of_memory("the devices' validity table");
+    c->pieces = p;
+    c->cap = cap;
+  }
   memcpy(c->pieces, out, n * sizeof *out);
   c->n = (uint32_t)n;
   chunks_held += (size_t)(n > 0) - (size_t)held;
