@@ -1,0 +1,143 @@
+/* model_check.c — checks the timed device model against this machine: a
+ * tiled GEMM whose tasks run on the CPU, really (OpenBLAS, one thread a
+ * task) or charged by the model (DAG_EMUL_MODEL with this core's own dgemm
+ * rate), so that the two wall times can be compared (model_check.sh).
+ *
+ *   model_check calibrate [-b tile]   one core's dgemm rate on a tile, flop/s
+ *   model_check run [-n N] [-b tile]  the tiled GEMM; prints its wall time
+ *
+ * The tasks are CPU tasks that declare their work (2 m n k flops, label
+ * "gemm"): in a normal run they compute; on the timed model
+ * (DAG_DEVICES=emul DAG_EMUL_MODEL=...) their workers sleep what the model
+ * says, and nothing computes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cblas.h>
+#include <dag.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern void openblas_set_num_threads(int num_threads);
+
+struct gemm_args {
+  const double *a, *b;
+  double *c;
+  int m, n, k, ld;
+};
+
+static void gemm(void *p) {
+  const struct gemm_args *g = p;
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0,
+              g->a, g->ld, g->b, g->ld, 1.0, g->c, g->ld);
+}
+
+static double gemm_work(const void *p) {
+  const struct gemm_args *g = p;
+  return 2.0 * g->m * g->n * g->k;
+}
+
+static const struct dag_task_info gemm_info = {.fn = gemm,
+                                               .label = "gemm",
+                                               .file = __FILE__,
+                                               .line = __LINE__,
+                                               .work = gemm_work};
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double *matrix(int n) {
+  double *m = malloc((size_t)n * n * sizeof *m);
+  if (!m) {
+    fprintf(stderr, "model_check: out of memory\n");
+    exit(1);
+  }
+  for (size_t i = 0; i < (size_t)n * n; i++)
+    m[i] = (double)(i % 7) / 7;
+  return m;
+}
+
+static int by_value(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* The median rate of 7 products of b x b tiles on one thread. */
+static double calibrate(int b) {
+  double *a = matrix(b), *bm = matrix(b), *c = matrix(b), rates[7];
+  for (int r = 0; r < 7; r++) {
+    double t0 = now();
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, b, b, 1.0, a, b,
+                bm, b, 1.0, c, b);
+    rates[r] = 2.0 * b * b * b / (now() - t0);
+  }
+  qsort(rates, 7, sizeof *rates, by_value);
+  free(a);
+  free(bm);
+  free(c);
+  return rates[3];
+}
+
+static struct dag_access tile(enum dag_mode mode, const double *m, int n, int b,
+                              int i, int j) {
+  const double *at = m + (size_t)i * b * n + (size_t)j * b;
+  return (struct dag_access){mode,
+                             dag_region_2d(at, (size_t)b, (size_t)b * sizeof *m,
+                                           (size_t)n * sizeof *m)};
+}
+
+static double run(int n, int b) {
+  double *a = matrix(n), *bm = matrix(n), *c = matrix(n);
+  int nt = n / b;
+  double t0 = now();
+  for (int i = 0; i < nt; i++)
+    for (int j = 0; j < nt; j++)
+      for (int l = 0; l < nt; l++) {
+        struct gemm_args g = {a + (size_t)i * b * n + (size_t)l * b,
+                              bm + (size_t)l * b * n + (size_t)j * b,
+                              c + (size_t)i * b * n + (size_t)j * b,
+                              b,
+                              b,
+                              b,
+                              n};
+        struct dag_access acc[3] = {tile(DAG_IN, a, n, b, i, l),
+                                    tile(DAG_IN, bm, n, b, l, j),
+                                    tile(DAG_INOUT, c, n, b, i, j)};
+        dag_check(dag_submit(&gemm_info, &g, sizeof g, acc, 3));
+      }
+  dag_check(dag_taskwait());
+  double wall = now() - t0;
+  free(a);
+  free(bm);
+  free(c);
+  return wall;
+}
+
+int main(int argc, char **argv) {
+  int n = 4096, b = 512;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "-n"))
+      n = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "-b"))
+      b = atoi(argv[i + 1]);
+  }
+  openblas_set_num_threads(1); /* one thread a task, as the model's core */
+  if (argc >= 2 && !strcmp(argv[1], "calibrate") && b > 0) {
+    printf("model_check calibrate b=%d rate=%.4g\n", b, calibrate(b));
+    return 0;
+  }
+  if (argc < 2 || strcmp(argv[1], "run") || b <= 0 || n <= 0 || n % b) {
+    fprintf(stderr, "usage: model_check calibrate [-b tile] | run [-n N] "
+                    "[-b tile dividing N]\n");
+    return 2;
+  }
+  double wall = run(n, b);
+  printf("model_check run n=%d b=%d tasks=%d workers=%d wall=%.4f\n", n, b,
+         (n / b) * (n / b) * (n / b), dag_num_workers(), wall);
+  dag_check(dag_finalize());
+  return 0;
+}
