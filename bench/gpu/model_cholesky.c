@@ -1,0 +1,161 @@
+/* model_cholesky.c — tiled Cholesky A = L L^T on the timed device model
+ * (DAG_EMUL_MODEL, docs/gpu.md): potrf, trsm, syrk and gemm tile tasks,
+ * each with a CPU and a device variant and its flops declared, on a matrix
+ * that is never touched, so that N = 32768 runs on a laptop.
+ *
+ *   DAG_DEVICES=emul DAG_EMUL_MODEL=h200 DAG_NUM_THREADS=16 \
+ *       model_cholesky [-n N] [-b tile] [-r "potrf trsm syrk gemm" flop/s]
+ *
+ * prints the wall time beside the device-alone bound: the larger of every
+ * task at the device's rate for its kernel (-r, the h200 model's by
+ * default) and the critical path (potrf, trsm and syrk of each step in a
+ * row). The panel tasks (potrf, trsm) have priorities, as the right-looking
+ * algorithm wants them.
+ */
+#define _GNU_SOURCE
+#include <dag.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+enum kernel { POTRF, TRSM, SYRK, GEMM, KERNELS };
+
+struct tile_args {
+  double *t[3]; /* the tiles it reads, then the one it writes, last */
+  int b, ld;
+};
+
+static void never_runs(void *p) {
+  (void)p;
+  fprintf(stderr, "model_cholesky: a body ran: run it with DAG_EMUL_MODEL\n");
+  exit(1);
+}
+/* One body per kernel and variant: the chooser keeps a history per
+ * function. */
+static void potrf_cpu(void *p) { never_runs(p); }
+static void potrf_dev(void *p) { never_runs(p); }
+static void trsm_cpu(void *p) { never_runs(p); }
+static void trsm_dev(void *p) { never_runs(p); }
+static void syrk_cpu(void *p) { never_runs(p); }
+static void syrk_dev(void *p) { never_runs(p); }
+static void gemm_cpu(void *p) { never_runs(p); }
+static void gemm_dev(void *p) { never_runs(p); }
+
+/* Flops of one tile task, from its tile size. */
+static double cube(const void *p) {
+  const struct tile_args *a = p;
+  return (double)a->b * a->b * a->b;
+}
+static double potrf_work(const void *p) { return cube(p) / 3; }
+static double twice_cube(const void *p) { return 2 * cube(p); }
+
+static const struct dag_pointers pointers[] = {
+    {offsetof(struct tile_args, t), 3}};
+static const struct dag_variant potrf_v[] = {{potrf_dev, DAG_DEVICE_CUDA}};
+static const struct dag_variant trsm_v[] = {{trsm_dev, DAG_DEVICE_CUDA}};
+static const struct dag_variant syrk_v[] = {{syrk_dev, DAG_DEVICE_CUDA}};
+static const struct dag_variant gemm_v[] = {{gemm_dev, DAG_DEVICE_CUDA}};
+
+static struct dag_task_info info_of(const char *label, dag_task_fn body,
+                                    const struct dag_variant *v, int priority,
+                                    double (*work)(const void *)) {
+  return (struct dag_task_info){.fn = body,
+                                .label = label,
+                                .file = __FILE__,
+                                .line = __LINE__,
+                                .priority = priority,
+                                .variants = v,
+                                .nvariants = 1,
+                                .pointers = pointers,
+                                .npointers = 1,
+                                .work = work};
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  int n = 8192, b = 2048;
+  double rate[KERNELS] = {10e12, 45e12, 55e12, 60e12}; /* the h200 model's */
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "-n"))
+      n = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "-b"))
+      b = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "-r") &&
+             sscanf(argv[i + 1], "%lf %lf %lf %lf", &rate[0], &rate[1],
+                    &rate[2], &rate[3]) != 4)
+      b = 0;
+  }
+  if (b <= 0 || n <= 0 || n % b) {
+    fprintf(stderr, "usage: model_cholesky [-n N] [-b tile dividing N] "
+                    "[-r \"potrf trsm syrk gemm\" flop/s]\n");
+    return 2;
+  }
+  double *a = mmap(NULL, (size_t)n * n * sizeof *a, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (a == MAP_FAILED) {
+    perror("model_cholesky: mmap");
+    return 1;
+  }
+  int nt = n / b;
+  const struct dag_task_info potrf = info_of("potrf", potrf_cpu, potrf_v, 3,
+                                             potrf_work),
+                             trsm = info_of("trsm", trsm_cpu, trsm_v, 2, cube),
+                             syrk = info_of("syrk", syrk_cpu, syrk_v, 1, cube),
+                             gemm = info_of("gemm", gemm_cpu, gemm_v, 0,
+                                            twice_cube);
+#define T(i, j) (a + (size_t)(i)*b * n + (size_t)(j)*b)
+#define TILE(mode, i, j)                                                       \
+  ((struct dag_access){mode, dag_region_2d(T(i, j), (size_t)b,                 \
+                                           (size_t)b * sizeof *a,              \
+                                           (size_t)n * sizeof *a)})
+  double flops[KERNELS] = {0};
+  int tasks = 0;
+  double t0 = now();
+  for (int k = 0; k < nt; k++) {
+    struct tile_args g = {{T(k, k), T(k, k), T(k, k)}, b, n};
+    struct dag_access acc[3] = {TILE(DAG_INOUT, k, k)};
+    dag_check(dag_submit(&potrf, &g, sizeof g, acc, 1));
+    flops[POTRF] += potrf_work(&g), tasks++;
+    for (int i = k + 1; i < nt; i++) {
+      g = (struct tile_args){{T(k, k), T(k, k), T(i, k)}, b, n};
+      acc[0] = TILE(DAG_IN, k, k), acc[1] = TILE(DAG_INOUT, i, k);
+      dag_check(dag_submit(&trsm, &g, sizeof g, acc, 2));
+      flops[TRSM] += cube(&g), tasks++;
+    }
+    for (int i = k + 1; i < nt; i++) {
+      g = (struct tile_args){{T(i, k), T(i, k), T(i, i)}, b, n};
+      acc[0] = TILE(DAG_IN, i, k), acc[1] = TILE(DAG_INOUT, i, i);
+      dag_check(dag_submit(&syrk, &g, sizeof g, acc, 2));
+      flops[SYRK] += cube(&g), tasks++;
+      for (int j = k + 1; j < i; j++) {
+        g = (struct tile_args){{T(i, k), T(j, k), T(i, j)}, b, n};
+        acc[0] = TILE(DAG_IN, i, k), acc[1] = TILE(DAG_IN, j, k);
+        acc[2] = TILE(DAG_INOUT, i, j);
+        dag_check(dag_submit(&gemm, &g, sizeof g, acc, 3));
+        flops[GEMM] += twice_cube(&g), tasks++;
+      }
+    }
+  }
+  dag_check(dag_taskwait());
+  double wall = now() - t0;
+  double work = 0, bb = (double)b * b * b;
+  for (int k = 0; k < KERNELS; k++)
+    work += flops[k] / rate[k];
+  double path = nt * bb / 3 / rate[POTRF] +
+                (nt - 1) * (bb / rate[TRSM] + bb / rate[SYRK]);
+  double bound = work > path ? work : path;
+  int workers = dag_num_workers();
+  dag_check(dag_finalize()); /* its report line comes first */
+  printf("model_cholesky n=%d b=%d tasks=%d workers=%d wall=%.4f "
+         "bound=%.4f (work %.4f, path %.4f) bound/wall=%.3f\n",
+         n, b, tasks, workers, wall, bound, work, path, bound / wall);
+  return 0;
+}
