@@ -59,6 +59,7 @@ static const struct variable variables[] = {
     {"DAG_DEVICES", DEVICES, 0, 0, 0, NULL /* devices_accepted() */,
      "cuda,hip"},
     {"DAG_DEVICE_STAGING", SWITCH, AT(device_staging), 0, 0, "0 or 1", "1"},
+    {"DAG_HISTORY", PATH, AT(history), 0, 0, "a file name", "off"},
     {"DAG_MPI_GPU_DIRECT", SWITCH, AT(mpi_gpu_direct), 0, 0, "0 or 1", "auto"},
     {"DAG_EMUL_MEM", BYTES, AT(emul_memory), 0, 0,
      "a size in bytes above 0, with an optional K, M or G", "256M"},

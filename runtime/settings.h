@@ -68,6 +68,9 @@ struct settings {
   /* DAG_EMUL_MODEL: timed mode, with this device model (a built-in one's
    * name or a file); NULL: off. */
   const char *emul_model;
+  /* DAG_HISTORY: the chooser's measured times kept across runs; NULL: not
+   * kept. */
+  const char *history;
   /* DAG_EMUL_FAIL: the emul_fail_at-th operation of that kind fails. */
   enum emul_fail emul_fail;
   int emul_fail_at;

@@ -26,6 +26,7 @@
  */
 #include "device/device_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,11 @@ struct history {
   uint32_t runs;      /* measured */
   uint32_t under_way; /* chosen, not finished */
   double mean_ns;
+  /* What DAG_HISTORY knows it by, from its first choice on. */
+  bool named;
+  const char *label, *file;
+  int line, variant;
+  const char *place;
 };
 
 static struct history history[HISTORY_SLOTS];
@@ -86,6 +92,66 @@ void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
     s->mean_ns += ((double)ns - s->mean_ns) / (n < 16 ? n : 16);
   }
   pthread_mutex_unlock(&history_lock);
+}
+
+/* ---------------------------------------------------------- DAG_HISTORY */
+
+static const char *const on_cpu = "cpu";
+
+/* s's key in the file: the task's name, the variant, where it runs. */
+static void key_of(const struct history *s, struct history_record *k) {
+  memset(k, 0, sizeof *k);
+  k->size_class = s->size_class;
+  k->variant = s->variant;
+  snprintf(k->place, sizeof k->place, "%s", s->place);
+  dag__task_name(k->name, sizeof k->name, s->label, s->file, s->line);
+}
+
+/* Names s, at its first choice, as variant `variant` of c on d (NULL: the
+ * CPU), and takes what earlier runs measured of it. Under history_lock. */
+static void name(struct history *s, const struct call *c, int variant,
+                 const struct device *d) {
+  s->named = true;
+  s->label = c->label;
+  s->file = c->file;
+  s->line = c->line;
+  s->variant = variant;
+  s->place = d ? d->place : on_cpu;
+  struct history_record key;
+  key_of(s, &key);
+  const struct history_record *r = dag__history_file_find(&key);
+  if (r && s->runs == 0) {
+    s->runs = r->runs > MEASURED ? r->runs : MEASURED;
+    s->mean_ns = r->mean_ns;
+  }
+}
+
+void dag__history_start(void) {
+  const char *path = dag__settings()->history;
+  if (path)
+    dag__history_file_load(path);
+}
+
+void dag__history_stop(void) {
+  const char *path = dag__settings()->history;
+  if (!path)
+    return;
+  struct history_record *rs = malloc(HISTORY_SLOTS * sizeof *rs);
+  if (!rs)
+    dag__out_of_memory("the chooser's history");
+  size_t n = 0;
+  pthread_mutex_lock(&history_lock);
+  for (size_t i = 0; i < HISTORY_SLOTS; i++)
+    if (history[i].named && history[i].runs >= MEASURED) {
+      key_of(&history[i], &rs[n]);
+      rs[n].runs = history[i].runs;
+      rs[n++].mean_ns = history[i].mean_ns;
+    }
+  pthread_mutex_unlock(&history_lock);
+  if (dag__history_file_save(path, rs, n))
+    dag__log(DAG_LOG_WARN, "%s", dag_last_error());
+  free(rs);
+  dag__history_file_release();
 }
 
 /* ----------------------------------------------------------- candidates */
@@ -149,11 +215,14 @@ static bool better(const struct option *a, const struct option *b) {
   return a->end_ns < b->end_ns;
 }
 
-static void consider(struct option *best, struct call *c, dag_task_fn fn,
+static void consider(struct option *best, struct call *c, int variant,
                      struct device *d, const struct lacking *l) {
+  dag_task_fn fn = dag__call_variants(c)[variant].fn;
   struct option o = {fn, d, false, 0, 0, 0};
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(fn, c->bytes);
+  if (s && !s->named)
+    name(s, c, variant, d);
   if (s) {
     o.measured = s->runs >= MEASURED;
     o.under_way = s->under_way;
@@ -177,16 +246,15 @@ void dag__choose(struct call *c) {
   const struct call_variant *variants = dag__call_variants(c);
   for (uint32_t i = 0; i < c->nvariants; i++) {
     if (variants[i].kind == DAG_DEVICE_CPU) {
-      consider(&best, c, variants[i].fn, NULL, &l);
+      consider(&best, c, (int)i, NULL, &l);
       continue;
     }
     for (int k = 0; k < dag__ndevices; k++)
       if (dag__device_runs(&dag__devices[k], variants[i].kind))
-        consider(&best, c, variants[i].fn, &dag__devices[k], &l);
+        consider(&best, c, (int)i, &dag__devices[k], &l);
   }
   c->fn = best.fn;
   c->device = best.device;
-
   c->expected_ns = (int64_t)best.own_ns;
   atomic_fetch_add(best.device ? &best.device->queued_ns : &cpu_queued_ns,
                    c->expected_ns);

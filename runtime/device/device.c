@@ -82,6 +82,8 @@ static void open_device(const struct space_ops *ops, enum dag_device kind,
   d->staging = dag__settings()->device_staging && !timed;
   if (timed)
     dag__devices_model = dag__emul_model();
+  snprintf(d->place, sizeof d->place, "%s%s%s", ops->name, timed ? ":" : "",
+           timed ? dag__devices_model->name : "");
   pthread_mutex_init(&d->stage_lock, NULL);
   pin_near(d);
   dag__ndevices++;
@@ -130,8 +132,10 @@ static void discover(void) {
     dag__log(DAG_LOG_INFO, "GPU data between ranks: %s",
              dag__devices_direct ? "straight from device memory"
                                  : "through host memory");
-  if (dag__ndevices)
+  if (dag__ndevices) {
+    dag__history_start();
     atomic_store(&dag__devices_on, true);
+  }
 }
 
 bool dag__devices_discover(void) {
@@ -313,6 +317,7 @@ void dag__devices_stop(void) {
   if (!dag__ndevices)
     return;
   dag__devices_flush(NULL, 0);
+  dag__history_stop();
   pthread_mutex_lock(&dag__devices_lock);
   for (int i = 0; i < dag__ndevices; i++) {
     struct device *d = &dag__devices[i];

@@ -105,6 +105,7 @@ struct device {
   uint64_t epoch;    /* granules used in this epoch are pinned */
   bool poisons_host; /* the emulated device: see execute.c */
   bool staging;      /* copies go through staging.c's buffers */
+  char place[64];    /* its name in DAG_HISTORY: "cuda", "emul:h200" */
   pthread_mutex_t stage_lock;
   struct stage *stages[STAGE_CLASSES]; /* idle, per size class */
   size_t stage_bytes;                  /* of all its buffers */
@@ -173,6 +174,31 @@ struct call;
  * expected time, counted as work queued there until dag__choice_done. */
 void dag__choose(struct call *c);
 void dag__choice_done(const struct call *c);
+/* DAG_HISTORY: reads the measured times of earlier runs (at start), writes
+ * them back with this run's (at the end). */
+void dag__history_start(void);
+void dag__history_stop(void);
+
+/* ------------------------------------------------------ history_file.c */
+
+/* One measured candidate, as the file keeps it (history_file.c). */
+struct history_record {
+  int size_class, variant;
+  char place[64]; /* "cpu", or a device's (struct device.place) */
+  uint32_t runs;
+  double mean_ns;
+  char name[256]; /* the task's label, or file:line */
+};
+
+void dag__history_file_load(const char *path);
+/* The record with key's size class, variant, place and name, or NULL. */
+const struct history_record *
+dag__history_file_find(const struct history_record *key);
+/* Writes rs (n of them) and the records loaded that they do not replace.
+ * Returns 0 or DAG_EINVAL (with a message). */
+int dag__history_file_save(const char *path, const struct history_record *rs,
+                           size_t n);
+void dag__history_file_release(void);
 
 /* ----------------------------------------------------------- execute.c */
 

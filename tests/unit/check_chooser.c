@@ -3,8 +3,9 @@
  * model fixes how long each variant takes, so the right choice is known.
  * Independent tasks with a CPU body and a device variant: with a device a
  * hundred times faster than a core, nearly all run on the device; with one
- * a hundred times slower, nearly all stay on the CPU. Each test runs in a
- * process of its own (Check forks).
+ * a hundred times slower, nearly all stay on the CPU. With DAG_HISTORY, a
+ * second run starts from what the first measured and explores nothing.
+ * Each test runs in a process of its own (Check forks), in order.
  */
 #include "device/device_internal.h"
 
@@ -27,7 +28,8 @@ static void start_timed(const char *device_rate, const char *cpu_rate) {
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
   dprintf(fd,
-          "memory 1G\ncopy in 10G 1us\ncopy out 10G 1us\nlaunch 1us\n"
+          "name chooser\nmemory 1G\ncopy in 10G 1us\ncopy out 10G 1us\n"
+          "launch 1us\n"
           "rate device block %s\nrate cpu block %s\n",
           device_rate, cpu_rate);
   close(fd);
@@ -107,12 +109,59 @@ START_TEST(slow_device_leaves_the_work) {
 }
 END_TEST
 
+/* DAG_HISTORY's file, shared by the two tests of a suite run (their parent
+ * is the runner). */
+static void use_history(char *path, size_t size) {
+  snprintf(path, size, "/tmp/check_chooser_history_%d", (int)getppid());
+  ck_assert_int_eq(setenv("DAG_HISTORY", path, 1), 0);
+}
+
+/* A first run with a device a hundred times faster than a core and a CPU
+ * a thousand times slower still: it explores the CPU, and writes what it
+ * measured. */
+START_TEST(history_is_written) {
+  char path[64];
+  use_history(path, sizeof path);
+  remove(path);
+  start_timed("1G", "1M");
+  run_blocks();
+  ck_assert_int_eq(dag_finalize(), 0);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  char line[512];
+  bool cpu = false, device = false;
+  while (fgets(line, sizeof line, f)) {
+    cpu |= strstr(line, " 0 cpu ") && strstr(line, " block\n");
+    device |= strstr(line, " 1 emul:chooser ") && strstr(line, " block\n");
+  }
+  fclose(f);
+  ck_assert_msg(cpu && device, "both variants measured in %s", path);
+}
+END_TEST
+
+/* The second run knows both variants from the first: every task goes to
+ * the device, none explores the CPU (a task there takes 100 ms, the
+ * device's whole queue 40). */
+START_TEST(history_is_read) {
+  char path[64];
+  use_history(path, sizeof path);
+  start_timed("1G", "1M");
+  uint64_t n = run_blocks();
+  ck_assert_int_eq(dag_finalize(), 0);
+  remove(path);
+  ck_assert_msg(n == TASKS, "%llu of %d tasks on the device",
+                (unsigned long long)n, TASKS);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("chooser");
   TCase *tc = tcase_create("timed model");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, fast_device_gets_the_work);
   tcase_add_test(tc, slow_device_leaves_the_work);
+  tcase_add_test(tc, history_is_written);
+  tcase_add_test(tc, history_is_read);
   suite_add_tcase(s, tc);
   return s;
 }
