@@ -22,7 +22,8 @@
  * are passed over. While none is measured and all are being explored, the
  * CPU runs the task: a worker that runs it is busy until it is done, so
  * such blind choices are at most one per worker, where a device's queue
- * would take every ready task at once.
+ * would take every ready task at once. With DAG_HISTORY, what earlier runs
+ * measured is taken as measured (history_file.c), and nothing is explored.
  */
 #include "device/device_internal.h"
 
@@ -60,7 +61,7 @@ static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The expected time of what the chooser sent to the CPU and has not
  * finished, in ns. */
-static _Atomic int64_t cpu_queued_ns;
+static _Atomic int64_t cpu_expected_work_ns;
 
 static int size_class(size_t bytes) {
   return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
@@ -231,9 +232,9 @@ static void consider(struct option *best, struct call *c, int variant,
   pthread_mutex_unlock(&history_lock);
   o.own_ns +=
       (double)l->bytes[d ? 1 + (d - dag__devices) : 0] / COPY_BYTES_PER_NS;
-  double queued =
-      d ? (double)atomic_load(&d->queued_ns)
-        : (double)atomic_load(&cpu_queued_ns) / (double)dag__workers_count();
+  double queued = d ? (double)atomic_load(&d->expected_work_ns)
+                    : (double)atomic_load(&cpu_expected_work_ns) /
+                          (double)dag__workers_count();
   o.end_ns = (queued > 0 ? queued : 0) + o.own_ns;
   if (better(&o, best))
     *best = o;
@@ -256,7 +257,8 @@ void dag__choose(struct call *c) {
   c->fn = best.fn;
   c->device = best.device;
   c->expected_ns = (int64_t)best.own_ns;
-  atomic_fetch_add(best.device ? &best.device->queued_ns : &cpu_queued_ns,
+  atomic_fetch_add(best.device ? &best.device->expected_work_ns
+                               : &cpu_expected_work_ns,
                    c->expected_ns);
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(c->fn, c->bytes);
@@ -266,7 +268,8 @@ void dag__choose(struct call *c) {
 }
 
 void dag__choice_done(const struct call *c) {
-  atomic_fetch_sub(c->device ? &c->device->queued_ns : &cpu_queued_ns,
+  atomic_fetch_sub(c->device ? &c->device->expected_work_ns
+                             : &cpu_expected_work_ns,
                    c->expected_ns);
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(c->fn, c->bytes);

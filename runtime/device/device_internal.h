@@ -111,8 +111,9 @@ struct device {
   size_t stage_bytes;                  /* of all its buffers */
   atomic_long in_flight;               /* queued operations not yet done */
   _Atomic uint64_t last_done_ns;       /* when the last body finished */
-  _Atomic int64_t queued_ns; /* expected time of the work chosen for it and
-                                not finished (choose.c) */
+  /* The expected time of the work chosen for it and not finished
+   * (choose.c). */
+  _Atomic int64_t expected_work_ns;
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
   _Atomic uint64_t direct_sends, direct_bytes;

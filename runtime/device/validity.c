@@ -206,7 +206,8 @@ static void update_chunk(struct chunk *c, uintptr_t a, uintptr_t b,
     c->pieces = p;
     c->cap = cap;
   }
-  memcpy(c->pieces, out, n * sizeof *out);
+  if (n)
+    memcpy(c->pieces, out, n * sizeof *out);
   c->n = (uint32_t)n;
   chunks_held += (size_t)(n > 0) - (size_t)held;
 }
