@@ -211,15 +211,16 @@ struct call {
   const char *label, *file;
   int line;
   uint32_t n, args_size;
-  uint32_t npointers;        /* runs of pointer arguments (dag_pointers) */
-  size_t bytes;              /* of its regions: the size for its history */
-  double work;               /* declared (dag_task_info.work); < 0: none */
-  uint32_t nvariants;        /* with a choice: the variants (choose.c) */
-  int64_t expected_ns;       /* ... the chosen one's expected time */
-  struct task *task;         /* a device task, while its body is queued */
-  uint64_t queued_ns;        /* ... since when */
-  bool read_in_place;        /* DEVICES_READ_IN_PLACE, and direct is on */
-  struct direct_pin *direct; /* a send's region left on a device */
+  uint32_t npointers;          /* runs of pointer arguments (dag_pointers) */
+  size_t bytes;                /* of its regions: the size for its history */
+  double work;                 /* declared (dag_task_info.work); < 0: none */
+  uint32_t nvariants;          /* with a choice: the variants (choose.c) */
+  int64_t expected_ns;         /* ... the chosen one's expected time */
+  struct task *task;           /* a device task, while its body is queued */
+  uint64_t queued_ns;          /* ... since when */
+  _Atomic uint64_t arrived_ns; /* ... and when its last copy in finished */
+  bool read_in_place;          /* DEVICES_READ_IN_PLACE, and direct is on */
+  struct direct_pin *direct;   /* a send's region left on a device */
 };
 
 struct region *dag__call_regions(struct call *c);

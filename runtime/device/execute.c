@@ -86,6 +86,7 @@ struct copy_done {
   struct space_copy unpack;  /* from the buffer to the host, if dst is set */
   bool for_task;             /* else for a wait or an eviction */
   struct dag_task_info task; /* the task it moves data for */
+  _Atomic uint64_t *arrived; /* a device task's: when its data arrived */
 };
 
 static void copy_finished(void *arg, const char *failure) {
@@ -99,6 +100,8 @@ static void copy_finished(void *arg, const char *failure) {
   atomic_fetch_sub(&c->d->in_flight, 1);
   if (c->pending)
     atomic_fetch_sub(c->pending, 1);
+  if (c->arrived) /* a task's copies finish in order: the last is latest */
+    atomic_store(c->arrived, dag__now_ns());
   free(c);
 }
 
@@ -109,6 +112,7 @@ struct copy_job {
   bool to_device;
   const struct call *task;
   atomic_long *pending;
+  _Atomic uint64_t *arrived; /* copies in for a device task: see copy_done */
 };
 
 /* Queues c on the job's device as it is, with s its staging buffer (NULL:
@@ -121,7 +125,8 @@ static void issue(const struct copy_job *job, const struct space_copy *c,
   struct copy_done *done = calloc(1, sizeof *done);
   if (!done)
     dag__out_of_memory("a device copy");
-  *done = (struct copy_done){d, pending, s, {0}, job->task != NULL, {0}};
+  *done = (struct copy_done){d,   pending,     s, {0}, job->task != NULL,
+                             {0}, job->arrived};
   if (job->task)
     done->task = info_of(job->task);
   if (unpack)
@@ -287,7 +292,8 @@ void dag__copy_back(const struct ranges *r, const struct call *task) {
         from[n++] = r->at[i];
     }
     n = sort_and_join(from, n);
-    copy_ranges(&(struct copy_job){d, false, task, &pending}, NULL, from, n);
+    copy_ranges(&(struct copy_job){d, false, task, &pending, NULL}, NULL, from,
+                n);
   }
   free(from);
   wait_pending(&pending);
@@ -468,7 +474,7 @@ void dag__devices_flush_waited(void) {
  * that d lacks, through the host for those only another device holds: a
  * tile that moves whole is one 2-D copy. */
 static void fetch(struct device *d, struct window *w, const struct region *r,
-                  const struct call *c) {
+                  struct call *c) {
   struct ranges missing = lacking(d->bit);
   dag__region_each_span(r, dag__ranges_add_span, &missing);
   dag__copy_back(&missing, c); /* what only another device holds */
@@ -476,7 +482,8 @@ static void fetch(struct device *d, struct window *w, const struct region *r,
     dag__validity_update(missing.at[i].lo, missing.at[i].hi, (holders_t)~0,
                          d->bit);
   size_t n = sort_and_join(missing.at, missing.n);
-  copy_ranges(&(struct copy_job){d, true, c, NULL}, w, missing.at, n);
+  copy_ranges(&(struct copy_job){d, true, c, NULL, &c->arrived_ns}, w,
+              missing.at, n);
   free(missing.at);
 }
 
@@ -584,11 +591,14 @@ static void device_finished(void *p, const char *failure) {
   if (failure)
     work_failed(&task, failure);
   struct device *d = c->device;
-  /* Its own time: from when the device finished what came before. */
+  /* Its own time: from when it was queued, the device finished what came
+   * before, and its data arrived, whichever is last (the chooser adds the
+   * copies to its estimates itself). */
   uint64_t now = dag__now_ns();
-  uint64_t before = atomic_exchange(&d->last_done_ns, now);
-  dag__history_note(c->fn, c->bytes,
-                    now - (c->queued_ns > before ? c->queued_ns : before));
+  uint64_t start = atomic_exchange(&d->last_done_ns, now);
+  uint64_t arrived = atomic_load(&c->arrived_ns);
+  start = c->queued_ns > start ? c->queued_ns : start;
+  dag__history_note(c->fn, c->bytes, now - (arrived > start ? arrived : start));
   if (c->nvariants)
     dag__choice_done(c);
   struct task *t = c->task;
