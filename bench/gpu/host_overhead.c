@@ -16,29 +16,18 @@
  * host_us_per_task=X.
  */
 #define _GNU_SOURCE
+#include "tiles.h"
+
 #include <dag.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-
-struct gemm_args {
-  const double *a, *b;
-  double *c;
-  int m, n, k, ld;
-};
 
 static void gemm_device(void *p) {
   (void)p;
   fprintf(stderr, "host_overhead: a body ran: run it with DAG_EMUL_MODEL\n");
   exit(1);
-}
-
-static double gemm_work(const void *p) {
-  const struct gemm_args *g = p;
-  return 2.0 * g->m * g->n * g->k;
 }
 
 static const struct dag_pointers gemm_pointers[] = {
@@ -52,35 +41,6 @@ static const struct dag_task_info gemm_info = {.fn = gemm_device,
                                                .pointers = gemm_pointers,
                                                .npointers = 1,
                                                .work = gemm_work};
-
-static double *untouched(int n) {
-  void *p = mmap(NULL, (size_t)n * n * sizeof(double), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    perror("host_overhead: mmap");
-    exit(1);
-  }
-  return p;
-}
-
-static struct dag_access tile(enum dag_mode mode, const double *m, int n, int b,
-                              int i, int j) {
-  const double *at = m + (size_t)i * b * n + (size_t)j * b;
-  return (struct dag_access){mode,
-                             dag_region_2d(at, (size_t)b, (size_t)b * sizeof *m,
-                                           (size_t)n * sizeof *m)};
-}
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + 1e-3 * (double)t.tv_nsec;
-}
-
-static int by_value(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
 
 int main(int argc, char **argv) {
   int n = 32768, b = 2048;
@@ -102,19 +62,11 @@ int main(int argc, char **argv) {
   for (int l = 0; l < nt; l++)
     for (int i = 0; i < nt; i++)
       for (int j = 0; j < nt; j++) {
-        struct gemm_args g = {a + (size_t)i * b * n + (size_t)l * b,
-                              bm + (size_t)l * b * n + (size_t)j * b,
-                              c + (size_t)i * b * n + (size_t)j * b,
-                              b,
-                              b,
-                              b,
-                              n};
-        struct dag_access acc[3] = {tile(DAG_IN, a, n, b, i, l),
-                                    tile(DAG_IN, bm, n, b, l, j),
-                                    tile(DAG_INOUT, c, n, b, i, j)};
-        double t0 = now_us();
+        struct dag_access acc[3];
+        struct gemm_args g = gemm_tile(a, bm, c, n, b, i, j, l, acc);
+        double t0 = (1e6 * now_seconds());
         dag_check(dag_submit(&gemm_info, &g, sizeof g, acc, 3));
-        us[k++] = now_us() - t0;
+        us[k++] = (1e6 * now_seconds()) - t0;
       }
   dag_check(dag_taskwait());
   dag_check(dag_finalize());

@@ -11,21 +11,16 @@
  * (DAG_DEVICES=emul DAG_EMUL_MODEL=...) their workers sleep what the model
  * says, and nothing computes.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
+#include "tiles.h"
 #include <cblas.h>
+
 #include <dag.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 extern void openblas_set_num_threads(int num_threads);
-
-struct gemm_args {
-  const double *a, *b;
-  double *c;
-  int m, n, k, ld;
-};
 
 static void gemm(void *p) {
   const struct gemm_args *g = p;
@@ -33,22 +28,11 @@ static void gemm(void *p) {
               g->a, g->ld, g->b, g->ld, 1.0, g->c, g->ld);
 }
 
-static double gemm_work(const void *p) {
-  const struct gemm_args *g = p;
-  return 2.0 * g->m * g->n * g->k;
-}
-
 static const struct dag_task_info gemm_info = {.fn = gemm,
                                                .label = "gemm",
                                                .file = __FILE__,
                                                .line = __LINE__,
                                                .work = gemm_work};
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static double *matrix(int n) {
   double *m = malloc((size_t)n * n * sizeof *m);
@@ -61,19 +45,14 @@ static double *matrix(int n) {
   return m;
 }
 
-static int by_value(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
 /* The median rate of 7 products of b x b tiles on one thread. */
 static double calibrate(int b) {
   double *a = matrix(b), *bm = matrix(b), *c = matrix(b), rates[7];
   for (int r = 0; r < 7; r++) {
-    double t0 = now();
+    double t0 = now_seconds();
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, b, b, 1.0, a, b,
                 bm, b, 1.0, c, b);
-    rates[r] = 2.0 * b * b * b / (now() - t0);
+    rates[r] = 2.0 * b * b * b / (now_seconds() - t0);
   }
   qsort(rates, 7, sizeof *rates, by_value);
   free(a);
@@ -82,35 +61,19 @@ static double calibrate(int b) {
   return rates[3];
 }
 
-static struct dag_access tile(enum dag_mode mode, const double *m, int n, int b,
-                              int i, int j) {
-  const double *at = m + (size_t)i * b * n + (size_t)j * b;
-  return (struct dag_access){mode,
-                             dag_region_2d(at, (size_t)b, (size_t)b * sizeof *m,
-                                           (size_t)n * sizeof *m)};
-}
-
 static double run(int n, int b) {
   double *a = matrix(n), *bm = matrix(n), *c = matrix(n);
   int nt = n / b;
-  double t0 = now();
+  double t0 = now_seconds();
   for (int i = 0; i < nt; i++)
     for (int j = 0; j < nt; j++)
       for (int l = 0; l < nt; l++) {
-        struct gemm_args g = {a + (size_t)i * b * n + (size_t)l * b,
-                              bm + (size_t)l * b * n + (size_t)j * b,
-                              c + (size_t)i * b * n + (size_t)j * b,
-                              b,
-                              b,
-                              b,
-                              n};
-        struct dag_access acc[3] = {tile(DAG_IN, a, n, b, i, l),
-                                    tile(DAG_IN, bm, n, b, l, j),
-                                    tile(DAG_INOUT, c, n, b, i, j)};
+        struct dag_access acc[3];
+        struct gemm_args g = gemm_tile(a, bm, c, n, b, i, j, l, acc);
         dag_check(dag_submit(&gemm_info, &g, sizeof g, acc, 3));
       }
   dag_check(dag_taskwait());
-  double wall = now() - t0;
+  double wall = now_seconds() - t0;
   free(a);
   free(bm);
   free(c);

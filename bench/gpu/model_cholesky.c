@@ -13,13 +13,13 @@
  * algorithm wants them.
  */
 #define _GNU_SOURCE
+#include "tiles.h"
+
 #include <dag.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 
 enum kernel { POTRF, TRSM, SYRK, GEMM, KERNELS };
 
@@ -74,12 +74,6 @@ static struct dag_task_info info_of(const char *label, dag_task_fn body,
                                 .work = work};
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
   double rate[KERNELS] = {10e12, 45e12, 55e12, 60e12}; /* the h200 model's */
@@ -98,12 +92,7 @@ int main(int argc, char **argv) {
                     "[-r \"potrf trsm syrk gemm\" flop/s]\n");
     return 2;
   }
-  double *a = mmap(NULL, (size_t)n * n * sizeof *a, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (a == MAP_FAILED) {
-    perror("model_cholesky: mmap");
-    return 1;
-  }
+  double *a = untouched(n);
   int nt = n / b;
   const struct dag_task_info potrf = info_of("potrf", potrf_cpu, potrf_v, 3,
                                              potrf_work),
@@ -111,14 +100,11 @@ int main(int argc, char **argv) {
                              syrk = info_of("syrk", syrk_cpu, syrk_v, 1, cube),
                              gemm = info_of("gemm", gemm_cpu, gemm_v, 0,
                                             twice_cube);
-#define T(i, j) (a + (size_t)(i)*b * n + (size_t)(j)*b)
-#define TILE(mode, i, j)                                                       \
-  ((struct dag_access){mode, dag_region_2d(T(i, j), (size_t)b,                 \
-                                           (size_t)b * sizeof *a,              \
-                                           (size_t)n * sizeof *a)})
+#define T(i, j) tile_at(a, n, b, i, j)
+#define TILE(mode, i, j) tile(mode, a, n, b, i, j)
   double flops[KERNELS] = {0};
   int tasks = 0;
-  double t0 = now();
+  double t0 = now_seconds();
   for (int k = 0; k < nt; k++) {
     struct tile_args g = {{T(k, k), T(k, k), T(k, k)}, b, n};
     struct dag_access acc[3] = {TILE(DAG_INOUT, k, k)};
@@ -145,7 +131,7 @@ int main(int argc, char **argv) {
     }
   }
   dag_check(dag_taskwait());
-  double wall = now() - t0;
+  double wall = now_seconds() - t0;
   double work = 0, bb = (double)b * b * b;
   for (int k = 0; k < KERNELS; k++)
     work += flops[k] / rate[k];

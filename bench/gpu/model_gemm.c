@@ -15,19 +15,13 @@
  * runtime's report line says what the device did.
  */
 #define _GNU_SOURCE
+#include "tiles.h"
+
 #include <dag.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-
-struct gemm_args {
-  const double *a, *b;
-  double *c;
-  int m, n, k, ld;
-};
 
 /* The bodies, one per variant (the chooser keeps a history per function),
  * never run on the model. */
@@ -44,11 +38,6 @@ static void gemm_device(void *p) {
   never_runs();
 }
 
-static double gemm_work(const void *p) {
-  const struct gemm_args *g = p;
-  return 2.0 * g->m * g->n * g->k;
-}
-
 static const struct dag_pointers gemm_pointers[] = {
     {offsetof(struct gemm_args, a), 3}};
 static const struct dag_variant on_device[] = {{gemm_device, DAG_DEVICE_CUDA}};
@@ -61,32 +50,6 @@ static const struct dag_task_info gemm_info = {.fn = gemm_cpu,
                                                .pointers = gemm_pointers,
                                                .npointers = 1,
                                                .work = gemm_work};
-
-/* n x n doubles of address space, never touched. */
-static double *untouched(int n) {
-  void *p = mmap(NULL, (size_t)n * n * sizeof(double), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    perror("model_gemm: mmap");
-    exit(1);
-  }
-  return p;
-}
-
-/* Tile (i, j) of an n x n row-major matrix, b x b. */
-static struct dag_access tile(enum dag_mode mode, const double *m, int n, int b,
-                              int i, int j) {
-  const double *at = m + (size_t)i * b * n + (size_t)j * b;
-  return (struct dag_access){mode,
-                             dag_region_2d(at, (size_t)b, (size_t)b * sizeof *m,
-                                           (size_t)n * sizeof *m)};
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
@@ -108,24 +71,16 @@ int main(int argc, char **argv) {
   }
   double *a = untouched(n), *bm = untouched(n), *c = untouched(n);
   int nt = n / b;
-  double t0 = now();
+  double t0 = now_seconds();
   for (int i = 0; i < nt; i++)
     for (int j = 0; j < nt; j++)
       for (int l = 0; l < nt; l++) {
-        struct gemm_args g = {a + (size_t)i * b * n + (size_t)l * b,
-                              bm + (size_t)l * b * n + (size_t)j * b,
-                              c + (size_t)i * b * n + (size_t)j * b,
-                              b,
-                              b,
-                              b,
-                              n};
-        struct dag_access acc[3] = {tile(DAG_IN, a, n, b, i, l),
-                                    tile(DAG_IN, bm, n, b, l, j),
-                                    tile(DAG_INOUT, c, n, b, i, j)};
+        struct dag_access acc[3];
+        struct gemm_args g = gemm_tile(a, bm, c, n, b, i, j, l, acc);
         dag_check(dag_submit(&gemm_info, &g, sizeof g, acc, 3));
       }
   dag_check(dag_taskwait());
-  double wall = now() - t0;
+  double wall = now_seconds() - t0;
   double work = 2.0 * n * n * (double)n / rate;
   double copies = 4.0 * n * n * sizeof(double) / bandwidth;
   double path = nt * 2.0 * b * b * (double)b / rate;

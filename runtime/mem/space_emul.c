@@ -598,6 +598,20 @@ static void catch_faults(void) {
   pthread_once(&once, install_fault_handler);
 }
 
+/* Queues kernel o of the launch l on its compute queue, after the copies
+ * queued before the launch; an injected failure is the launch's. */
+static void queue_kernel(struct launch *l, struct op *o) {
+  struct emul *e = l->e;
+  o->kind = OP_KERNEL;
+  o->after = l->after;
+  pthread_mutex_lock(&e->lock);
+  o->failure = injected(e, EMUL_FAIL_KERNEL, &e->launches, "a kernel");
+  if (o->failure)
+    l->failure = o->failure;
+  enqueue(&e->bodies, o);
+  pthread_mutex_unlock(&e->lock);
+}
+
 int dag__emul_launch(void (*kernel)(void *args), const void *args,
                      size_t size) {
   struct launch *l = launching_here;
@@ -606,21 +620,13 @@ int dag__emul_launch(void (*kernel)(void *args), const void *args,
                            l ? "no kernel, or its arguments at NULL"
                              : "not in a device body running on the "
                                "emulated device");
-  struct emul *e = l->e;
-  struct op *o = calloc(1, sizeof *o);
-  if (!o || (size && !(o->args = malloc(size))))
+  struct op *o = new_op(NULL, NULL);
+  if (size && !(o->args = malloc(size)))
     dag__out_of_memory("the emulated device's queue");
   if (size)
     memcpy(o->args, args, size);
-  o->kind = OP_KERNEL;
   o->kernel = kernel;
-  o->after = l->after;
-  pthread_mutex_lock(&e->lock);
-  o->failure = injected(e, EMUL_FAIL_KERNEL, &e->launches, "a kernel");
-  if (o->failure)
-    l->failure = o->failure;
-  enqueue(&e->bodies, o);
-  pthread_mutex_unlock(&e->lock);
+  queue_kernel(l, o);
   return 0;
 }
 
@@ -630,18 +636,10 @@ int dag__emul_spend(double seconds) {
     return dag__user_error(NULL, DAG_EINVAL,
                            "dag__emul_spend: not in a device body running on "
                            "a timed emulated device");
-  struct emul *e = l->e;
   struct op *o = new_op(NULL, NULL);
-  o->kind = OP_KERNEL;
-  o->after = l->after;
   o->seconds = seconds;
   o->queued_ns = dag__now_ns();
-  pthread_mutex_lock(&e->lock);
-  o->failure = injected(e, EMUL_FAIL_KERNEL, &e->launches, "a kernel");
-  if (o->failure)
-    l->failure = o->failure;
-  enqueue(&e->bodies, o);
-  pthread_mutex_unlock(&e->lock);
+  queue_kernel(l, o);
   return 0;
 }
 

@@ -1,0 +1,80 @@
+/* tiles.h — what the timed-model benchmarks of bench/gpu share: the tile
+ * product's arguments and work, tiles of a row-major matrix as regions,
+ * matrices that are never touched, a clock and a sort order.
+ */
+#ifndef DAG_BENCH_GPU_TILES_H
+#define DAG_BENCH_GPU_TILES_H
+
+#include <dag.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+
+/* C(m x n) += A(m x k) B(k x n), all with leading dimension ld. */
+struct gemm_args {
+  const double *a, *b;
+  double *c;
+  int m, n, k, ld;
+};
+
+/* Its flops, the work it declares (dag_task_info.work). */
+static inline double gemm_work(const void *p) {
+  const struct gemm_args *g = p;
+  return 2.0 * g->m * g->n * g->k;
+}
+
+/* Tile (i, j), b x b, of an n x n row-major matrix. */
+static inline double *tile_at(const double *m, int n, int b, int i, int j) {
+  return (double *)m + (size_t)i * b * n + (size_t)j * b;
+}
+
+static inline struct dag_access tile(enum dag_mode mode, const double *m, int n,
+                                     int b, int i, int j) {
+  return (struct dag_access){
+      mode, dag_region_2d(tile_at(m, n, b, i, j), (size_t)b,
+                          (size_t)b * sizeof *m, (size_t)n * sizeof *m)};
+}
+
+/* The product C(i, j) += A(i, l) B(l, j) of b x b tiles of n x n matrices:
+ * its arguments, and its accesses into acc. */
+static inline struct gemm_args gemm_tile(const double *a, const double *bm,
+                                         double *c, int n, int b, int i, int j,
+                                         int l, struct dag_access acc[3]) {
+  acc[0] = tile(DAG_IN, a, n, b, i, l);
+  acc[1] = tile(DAG_IN, bm, n, b, l, j);
+  acc[2] = tile(DAG_INOUT, c, n, b, i, j);
+  return (struct gemm_args){tile_at(a, n, b, i, l),
+                            tile_at(bm, n, b, l, j),
+                            tile_at(c, n, b, i, j),
+                            b,
+                            b,
+                            b,
+                            n};
+}
+
+/* n x n doubles of address space, never touched: on the timed model no
+ * body reads them and no copy moves them. */
+static inline double *untouched(int n) {
+  void *p = mmap(NULL, (size_t)n * n * sizeof(double), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  return p;
+}
+
+static inline double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* qsort's order of doubles. */
+static inline int by_value(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+#endif /* DAG_BENCH_GPU_TILES_H */
