@@ -76,10 +76,12 @@ static void open_device(const struct space_ops *ops, enum dag_device kind,
   d->bit = (holders_t)(HOST << (dag__ndevices + 1));
   d->granule = dag__space_granule(&d->space);
   d->memory = dag__space_memory(&d->space);
-  /* Timed, nothing is computed or copied: nothing to poison or pack. */
+  /* Timed, nothing is computed or copied: nothing to poison; packing for
+   * staging takes the model's time, where it gives a rate. */
   bool timed = ops == &dag__space_emul && dag__emul_model();
   d->poisons_host = ops == &dag__space_emul && !timed;
-  d->staging = dag__settings()->device_staging && !timed;
+  d->staging = dag__settings()->device_staging &&
+               (!timed || dag__emul_model()->pack_bytes_per_s > 0);
   if (timed)
     dag__devices_model = dag__emul_model();
   snprintf(d->place, sizeof d->place, "%s%s%s", ops->name, timed ? ":" : "",

@@ -74,6 +74,8 @@ struct stage *dag__stage_get(struct device *d, size_t bytes);
 /* Gives it back (any thread). */
 void dag__stage_put(struct device *d, struct stage *s);
 size_t dag__stage_max(void);
+/* Bytes of buffers d may have. */
+size_t dag__stage_cap(const struct device *d);
 /* Frees d's buffers (none may be out). */
 void dag__stage_release(struct device *d);
 
@@ -110,7 +112,11 @@ struct device {
   struct stage *stages[STAGE_CLASSES]; /* idle, per size class */
   size_t stage_bytes;                  /* of all its buffers */
   atomic_long in_flight;               /* queued operations not yet done */
-  _Atomic uint64_t last_done_ns;       /* when the last body finished */
+  /* Device tasks that took a turn (under the devices' lock), and those of
+   * them that have queued their copies and body (execute.c). */
+  uint64_t turns_taken;
+  _Atomic uint64_t turns_done;
+  _Atomic uint64_t last_done_ns; /* when the last body finished */
   /* The expected time of the work chosen for it and not finished
    * (choose.c). */
   _Atomic int64_t expected_work_ns;

@@ -4,13 +4,22 @@
  * that space alone.
  *
  * A device task's wrapped body runs on a worker: it backs the task's
- * regions with device memory (residency.c), queues copies of the bytes the
- * device lacks on the device's queue (one 2-D copy for a tile that moves
- * whole), gives the body device addresses for every pointer in its
- * arguments that falls in one of its regions, and queues the body. The
- * worker goes on; the task completes when the device's thread says the
- * body's work is done (dag__task_hold). The queue runs in order, so the
- * body starts after its copies without anyone waiting.
+ * regions with device memory (residency.c), plans copies of the bytes the
+ * device lacks (one 2-D copy for a tile that moves whole), gives the body
+ * device addresses for every pointer in its arguments that falls in one of
+ * its regions, and takes the device's next turn, all under the devices'
+ * lock. Then, with no lock, it packs its copies into staging buffers (in
+ * parallel with the other workers: packing is the copies' costly host
+ * work) and, at its turn, queues them and the body. The worker goes on;
+ * the task completes when the device's thread says the body's work is done
+ * (dag__task_hold). The queue runs in order, so the body starts after its
+ * copies without anyone waiting.
+ *
+ * Turns keep the queue in the order that the bookkeeping assumed: a task
+ * that finds bytes valid on a device queues its body after the copy that
+ * brings them, and whoever queues on a device under the lock (a copy back,
+ * an eviction) first waits for the turns taken (settle), which need no
+ * lock to end.
  *
  * A host task's wrapped body copies back from a device what the host lacks
  * and waits for it, then runs the body.
@@ -79,6 +88,16 @@ static noreturn void work_failed(const struct dag_task_info *task,
 
 /* ------------------------------------------------------------- copies */
 
+/* Packs rows into a staging buffer or out of one; in timed mode, where no
+ * byte moves, it takes the model's time instead. */
+static void pack_rows(const struct space_copy *c) {
+  if (dag__devices_model)
+    dag__emul_sleep(
+        dag__emul_model_pack_seconds(dag__devices_model, c->span * c->rows));
+  else
+    dag__space_copy_rows(c);
+}
+
 struct copy_done {
   struct device *d;
   atomic_long *pending;
@@ -94,7 +113,7 @@ static void copy_finished(void *arg, const char *failure) {
   if (failure)
     work_failed(c->for_task ? &c->task : NULL, failure);
   if (c->unpack.dst)
-    dag__space_copy_rows(&c->unpack);
+    pack_rows(&c->unpack);
   if (c->stage)
     dag__stage_put(c->d, c->stage);
   atomic_fetch_sub(&c->d->in_flight, 1);
@@ -105,15 +124,37 @@ static void copy_finished(void *arg, const char *failure) {
   free(c);
 }
 
+/* Copies to a device planned under the devices' lock, queued at the
+ * task's turn: each packed into its staging buffer (if any) first. */
+struct plan {
+  struct planned {
+    struct space_copy copy, pack; /* pack.dst NULL: none (not staged) */
+    struct stage *stage;
+  } * at;
+  size_t n, cap;
+  size_t staged; /* bytes of staging buffers it holds */
+};
+
 /* A copy between the host and a device: where, and for which task (NULL: a
- * wait, or an eviction), counted in *pending (if not NULL) until done. */
+ * wait, or an eviction), counted in *pending (if not NULL) until done;
+ * planned (plan not NULL) or queued at once. */
 struct copy_job {
   struct device *d;
   bool to_device;
   const struct call *task;
   atomic_long *pending;
   _Atomic uint64_t *arrived; /* copies in for a device task: see copy_done */
+  struct plan *plan;
 };
+
+/* Waits until every device task that took a turn on d has queued its
+ * copies and body; with the devices' lock held, so that no turn is taken
+ * meanwhile and what the caller queues comes after them. */
+static void settle(struct device *d) {
+  while (atomic_load_explicit(&d->turns_done, memory_order_acquire) <
+         d->turns_taken)
+    sched_yield();
+}
 
 /* Queues c on the job's device as it is, with s its staging buffer (NULL:
  * none) and `unpack` what to do with the buffer when it is done (NULL:
@@ -137,22 +178,67 @@ static void issue(const struct copy_job *job, const struct space_copy *c,
   dag__space_copy(&d->space, job->to_device, c, copy_finished, done);
 }
 
+static void plan_add(struct plan *p, const struct space_copy *copy,
+                     const struct space_copy *pack, struct stage *s) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 8;
+    if (!(p->at = realloc(p->at, p->cap * sizeof *p->at)))
+      dag__out_of_memory("a device task's copies");
+  }
+  p->at[p->n++] =
+      (struct planned){*copy, pack ? *pack : (struct space_copy){0}, s};
+}
+
+/* Packs (the costly part, done by each worker for its own task with no
+ * lock) and queues the planned copies of job, in order. */
+static void issue_planned(const struct copy_job *job, bool pack) {
+  struct plan *p = job->plan;
+  struct copy_job now = *job;
+  now.plan = NULL;
+  for (size_t i = 0; i < p->n; i++) {
+    if (pack && p->at[i].pack.dst)
+      pack_rows(&p->at[i].pack);
+    issue(&now, &p->at[i].copy, p->at[i].stage, NULL);
+  }
+  p->n = p->staged = 0;
+}
+
+/* A plan holds its staging buffers until its turn: past this share of a
+ * device's pool it is queued at once, under the lock, so that it never
+ * waits for buffers that it holds itself. */
+#define PLAN_STAGE_SHARE 2
+
 /* Queues c (at most dag__stage_max() bytes) through a staging buffer:
- * packed into it now, or unpacked from it when the copy is done. */
+ * packed into it now (or at the task's turn, when planned), or unpacked
+ * from it when the copy is done. */
 static void issue_staged(const struct copy_job *job,
                          const struct space_copy *c) {
+  struct plan *p = job->plan;
+  if (p && p->staged + dag__stage_max() >
+               dag__stage_cap(job->d) / PLAN_STAGE_SHARE) {
+    settle(job->d);
+    issue_planned(job, true);
+  }
   struct stage *s = dag__stage_get(job->d, c->span * c->rows);
   if (!s) {
-    issue(job, c, NULL, NULL);
+    if (p)
+      plan_add(p, c, NULL, NULL);
+    else
+      issue(job, c, NULL, NULL);
     return;
   }
   if (job->to_device) {
-    dag__space_copy_rows(&(struct space_copy){s->at, c->src, c->span, c->rows,
-                                              c->span, c->src_stride});
-    issue(job,
-          &(struct space_copy){c->dst, s->at, c->span, c->rows, c->dst_stride,
-                               c->span},
-          s, NULL);
+    struct space_copy pack = {s->at,   c->src,  c->span,
+                              c->rows, c->span, c->src_stride};
+    struct space_copy copy = {c->dst,  s->at,         c->span,
+                              c->rows, c->dst_stride, c->span};
+    if (p) {
+      plan_add(p, &copy, &pack, s);
+      p->staged += dag__stage_max();
+      return;
+    }
+    pack_rows(&pack);
+    issue(job, &copy, s, NULL);
   } else {
     issue(job,
           &(struct space_copy){s->at, c->src, c->span, c->rows, c->span,
@@ -176,8 +262,13 @@ static void queue_copy(const struct copy_job *job, const struct space_copy *c) {
     d->copies_out++;
     d->bytes_out += bytes;
   }
+  if (!job->plan)
+    settle(d);
   if (!d->staging) {
-    issue(job, c, NULL, NULL);
+    if (job->plan)
+      plan_add(job->plan, c, NULL, NULL);
+    else
+      issue(job, c, NULL, NULL);
     return;
   }
   size_t max = dag__stage_max(), step = c->span <= max ? max / c->span : 0;
@@ -267,7 +358,10 @@ static void wait_pending(atomic_long *pending) {
     sched_yield();
 }
 
-void dag__device_drain(struct device *d) { wait_pending(&d->in_flight); }
+void dag__device_drain(struct device *d) {
+  settle(d);
+  wait_pending(&d->in_flight);
+}
 
 /* ------------------------------------------------- ranges and holders */
 
@@ -292,8 +386,8 @@ void dag__copy_back(const struct ranges *r, const struct call *task) {
         from[n++] = r->at[i];
     }
     n = sort_and_join(from, n);
-    copy_ranges(&(struct copy_job){d, false, task, &pending, NULL}, NULL, from,
-                n);
+    copy_ranges(&(struct copy_job){d, false, task, &pending, NULL, NULL}, NULL,
+                from, n);
   }
   free(from);
   wait_pending(&pending);
@@ -470,20 +564,20 @@ void dag__devices_flush_waited(void) {
 
 /* -------------------------------------------------------- device tasks */
 
-/* Brings to device d, in window w, the bytes of r (a region of task c)
- * that d lacks, through the host for those only another device holds: a
- * tile that moves whole is one 2-D copy. */
-static void fetch(struct device *d, struct window *w, const struct region *r,
-                  struct call *c) {
+/* Plans for job (device d, task c) the copies that bring to d, in window
+ * w, the bytes of r that d lacks, through the host for those only another
+ * device holds: a tile that moves whole is one 2-D copy. */
+static void fetch(const struct copy_job *job, struct window *w,
+                  const struct region *r) {
+  struct device *d = job->d;
   struct ranges missing = lacking(d->bit);
   dag__region_each_span(r, dag__ranges_add_span, &missing);
-  dag__copy_back(&missing, c); /* what only another device holds */
+  dag__copy_back(&missing, job->task); /* what only another device holds */
   for (size_t i = 0; i < missing.n; i++)
     dag__validity_update(missing.at[i].lo, missing.at[i].hi, (holders_t)~0,
                          d->bit);
   size_t n = sort_and_join(missing.at, missing.n);
-  copy_ranges(&(struct copy_job){d, true, c, NULL, &c->arrived_ns}, w,
-              missing.at, n);
+  copy_ranges(job, w, missing.at, n);
   free(missing.at);
 }
 
@@ -650,9 +744,11 @@ void dag__run_on_device(void *p) {
     if (b.err)
       not_backed(c, b.err);
   }
+  struct plan plan = {0};
+  struct copy_job job = {d, true, c, NULL, &c->arrived_ns, &plan};
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
-      fetch(d, w[i], &dag__call_regions(c)[i], c);
+      fetch(&job, w[i], &dag__call_regions(c)[i]);
   holders_t only = d->bit;
   for (uint32_t i = 0; i < c->n; i++)
     if (writes(dag__call_modes(c)[i]))
@@ -660,12 +756,23 @@ void dag__run_on_device(void *p) {
   translate(c);
   d->tasks++;
   c->task = dag__task_hold();
-  c->queued_ns = dag__now_ns();
-  atomic_fetch_add(&d->in_flight, 1);
-  dag__space_launch(&d->space, device_body, c, device_finished, c);
+  uint64_t turn = d->turns_taken++;
   pthread_mutex_unlock(&dag__devices_lock);
   if (w != stack)
     free(w);
+  if (d->poisons_host && plan.n)
+    dag__emul_host_jitter(&d->space);
+  for (size_t i = 0; i < plan.n; i++)
+    if (plan.at[i].pack.dst)
+      pack_rows(&plan.at[i].pack);
+  while (atomic_load_explicit(&d->turns_done, memory_order_acquire) != turn)
+    sched_yield(); /* the tasks before, packing too */
+  issue_planned(&job, false);
+  free(plan.at);
+  c->queued_ns = dag__now_ns();
+  atomic_fetch_add(&d->in_flight, 1);
+  dag__space_launch(&d->space, device_body, c, device_finished, c);
+  atomic_store_explicit(&d->turns_done, turn + 1, memory_order_release);
 }
 
 void dag__run_chosen(void *p) {

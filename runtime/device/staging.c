@@ -11,7 +11,8 @@
  * one chunk overlaps the transfer of the one before.
  *
  * Buffers are pooled per device in power-of-two size classes from STAGE_MIN
- * to STAGE_MAX bytes, at most STAGE_CAP bytes per device; past that a copy
+ * to STAGE_MAX bytes, at most dag__stage_cap() bytes per device (enough
+ * for several workers to pack tiles at once); past that a copy
  * waits for a buffer to come back (copies finish on the device's thread,
  * which never waits for the devices' lock), idle buffers of other classes
  * being freed to make room. The pool has a lock of its own, as buffers come
@@ -24,7 +25,9 @@
 
 #define STAGE_MIN_SHIFT 16 /* 64 KiB */
 #define STAGE_MAX_SHIFT 23 /* 8 MiB */
-#define STAGE_CAP ((size_t)64 << 20)
+/* A device may have a sixteenth of its memory in buffers, within these. */
+#define STAGE_CAP_MIN ((size_t)16 << 20)
+#define STAGE_CAP_MAX ((size_t)512 << 20)
 _Static_assert(STAGE_MAX_SHIFT - STAGE_MIN_SHIFT + 1 == STAGE_CLASSES,
                "the size classes of device_internal.h");
 
@@ -62,9 +65,9 @@ struct stage *dag__stage_get(struct device *d, size_t bytes) {
       pthread_mutex_unlock(&d->stage_lock);
       return s;
     }
-    if (d->stage_bytes + class_bytes(cls) > STAGE_CAP)
+    if (d->stage_bytes + class_bytes(cls) > dag__stage_cap(d))
       free_idle(d, cls);
-    bool room = d->stage_bytes + class_bytes(cls) <= STAGE_CAP;
+    bool room = d->stage_bytes + class_bytes(cls) <= dag__stage_cap(d);
     if (room)
       d->stage_bytes += class_bytes(cls);
     pthread_mutex_unlock(&d->stage_lock);
@@ -93,6 +96,13 @@ void dag__stage_put(struct device *d, struct stage *s) {
 }
 
 size_t dag__stage_max(void) { return class_bytes(STAGE_CLASSES - 1); }
+
+size_t dag__stage_cap(const struct device *d) {
+  size_t cap = d->memory / 16;
+  return cap < STAGE_CAP_MIN   ? STAGE_CAP_MIN
+         : cap > STAGE_CAP_MAX ? STAGE_CAP_MAX
+                               : cap;
+}
 
 void dag__stage_release(struct device *d) {
   pthread_mutex_lock(&d->stage_lock);

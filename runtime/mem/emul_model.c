@@ -13,14 +13,16 @@
 /* NVIDIA H200 SXM on a PCIe Gen5 x16 host link. Sources: NVIDIA's H200
  * datasheet (141 GB HBM3e; FP64 34 TFLOP/s, 67 on tensor cores), the
  * TOP500's H100/H200 systems (HPL, mostly dgemm, reaches 55-59 TFLOP/s per
- * GPU), the PCIe 5.0 specification (x16: 64 GB/s each way). Figures marked
- * "assumed" are ours, to be replaced by bench/gpu/run's measurements on the
- * first H200 lent. */
+ * GPU), and "measured": bench/gpu/copy_paths and bench/gpu/run on the H200
+ * machine lent on 2026-12-04 (16 cores of its host; cuBLAS dgemm 53-63
+ * TFLOP/s on whole matrices of 8192 to 32768). Figures marked "assumed" are
+ * ours. */
 static const char h200[] =
     "name h200\n"
     "memory 141G          # datasheet\n"
-    "copy in 55G 10us     # 64 GB/s link; 86% of it page-locked (assumed)\n"
-    "copy out 55G 10us\n"
+    "copy in 53G 10us     # measured: 8 MiB page-locked buffers, 52.7 GB/s\n"
+    "copy out 55G 10us    # measured: 55.2 GB/s\n"
+    "pack 9.4G            # measured: one core packs 2048-tiles at 9.4 GB/s\n"
     "launch 5us           # kernel launch latency (assumed)\n"
     "rate device gemm 60T # dgemm on tiles of 1024 and more: below HPL's\n"
     "rate device syrk 55T # assumed\n"
@@ -106,6 +108,11 @@ static int read_line(const struct reader *r, char **w, int n,
     *(in ? &m->in_latency : &m->out_latency) = latency;
     return 0;
   }
+  if (!strcmp(w[0], "pack") && n == 2) {
+    if (!read_amount(w[1], &m->pack_bytes_per_s))
+      return bad(r, "pack: expected bytes per second, as 9G", w[1]);
+    return 0;
+  }
   if (!strcmp(w[0], "launch") && n == 2) {
     if (!read_seconds(w[1], &m->launch))
       return bad(r, "launch: expected a latency, as 5us", w[1]);
@@ -130,7 +137,8 @@ static int read_line(const struct reader *r, char **w, int n,
   }
   return bad(r,
              "expected 'name N', 'memory BYTES', 'copy in|out BYTES/S "
-             "LATENCY', 'launch LATENCY' or 'rate device|cpu LABEL WORK/S'",
+             "LATENCY', 'pack BYTES/S', 'launch LATENCY' or 'rate "
+             "device|cpu LABEL WORK/S'",
              w[0]);
 }
 
@@ -207,4 +215,8 @@ double dag__emul_model_copy_seconds(const struct emul_model *m, bool to_device,
                                     size_t bytes) {
   return to_device ? m->in_latency + (double)bytes / m->in_bytes_per_s
                    : m->out_latency + (double)bytes / m->out_bytes_per_s;
+}
+
+double dag__emul_model_pack_seconds(const struct emul_model *m, size_t bytes) {
+  return (double)bytes / m->pack_bytes_per_s;
 }

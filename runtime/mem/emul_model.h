@@ -1,8 +1,9 @@
 /* emul_model.h — device models: what the emulated device's operations cost
  * in timed mode (DAG_EMUL_MODEL), in place of doing them.
  *
- * A model gives the copy link's bandwidth and latency each way, the
- * device's memory, the latency of a device body's work, and rates per task
+ * A model gives the copy link's bandwidth and latency each way, the rate
+ * at which one core packs a copy's rows for it (staging), the device's
+ * memory, the latency of a device body's work, and rates per task
  * label: work per second on the device and on one CPU core, the work being
  * what the task declares (dag_task_info.work: flops, or bytes for a
  * memory-bound body). A model is built in (`h200`) or read from a file; the
@@ -27,6 +28,9 @@ struct emul_model {
   double in_bytes_per_s, in_latency; /* host to device; seconds */
   double out_bytes_per_s, out_latency;
   double launch; /* seconds before a device body's work starts */
+  /* One core's rate of packing a copy's rows into a staging buffer (and
+   * out of one); 0: the model's copies are not staged. */
+  double pack_bytes_per_s;
   struct emul_rate rates[EMUL_MODEL_RATES];
   int nrates;
 };
@@ -39,6 +43,10 @@ int dag__emul_model_load(const char *which, struct emul_model *m);
  * one CPU core; negative when the model has no rate for it. */
 double dag__emul_model_seconds(const struct emul_model *m, const char *label,
                                bool on_device, double work);
+
+/* Seconds one core takes to pack `bytes` into a staging buffer or out of
+ * one. */
+double dag__emul_model_pack_seconds(const struct emul_model *m, size_t bytes);
 
 /* Seconds a copy of `bytes` takes, to the device or back. */
 double dag__emul_model_copy_seconds(const struct emul_model *m, bool to_device,

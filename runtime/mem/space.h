@@ -132,6 +132,12 @@ const struct emul_model *dag__emul_model(void);
 int dag__emul_spend(double seconds);
 void dag__emul_sleep(double seconds);
 
+/* The emulated device's hostility on the host's side: the worker that
+ * packs copies for device s (emulated, not timed) waits a random 0 to 10
+ * times DAG_EMUL_JITTER_US first, as packing a GPU's large tiles takes
+ * milliseconds, so that whatever must wait for those copies is seen to. */
+void dag__emul_host_jitter(const struct space *s);
+
 /* What a timed emulated device did: from the start of its first operation
  * to the end of its last, the time each queue was busy, bytes copied. */
 struct emul_timing {

@@ -189,6 +189,22 @@ static void pause_before(struct queue *q) {
     nanosleep(&(struct timespec){us / 1000000, us % 1000000 * 1000}, NULL);
 }
 
+/* Packing's jitter, in DAG_EMUL_JITTER_US: longer than the bookkeeping of
+ * the device tasks that come after it (hundreds of microseconds). */
+#define HOST_JITTER 10
+
+void dag__emul_host_jitter(const struct space *s) {
+  const struct emul *e = s->state;
+  static DAG_THREAD_LOCAL unsigned seed;
+  if (!e->jitter_us || e->model)
+    return;
+  if (!seed) /* per thread, from DAG_EMUL_SEED */
+    seed = (unsigned)dag__settings()->emul_seed * 2654435761u +
+           4u * (unsigned)(dag_worker_id() + 1) + 2u;
+  long us = (long)(rand_r(&seed) % (unsigned)(HOST_JITTER * e->jitter_us + 1));
+  nanosleep(&(struct timespec){us / 1000000, us % 1000000 * 1000}, NULL);
+}
+
 static void run_op(const struct op *o) {
   if (o->failure)
     return;

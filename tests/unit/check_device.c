@@ -328,6 +328,116 @@ START_TEST(large_copies_in_chunks) {
 }
 END_TEST
 
+/* ------------------------------------------- copies packed in parallel */
+
+/* Y = X + k on the device: readers of one input, each with an output. */
+struct offset_args {
+  const double *x;
+  double *y;
+  size_t n;
+  double k;
+};
+
+static const struct dag_pointers offset_pointers[] = {
+    {offsetof(struct offset_args, x), 2}};
+
+static void offset_kernel(void *p) {
+  const struct offset_args *a = p;
+  for (size_t i = 0; i < a->n; i++)
+    a->y[i] = a->x[i] + a->k;
+}
+
+static void offset_on_device(void *p) {
+  ck_assert_int_eq(dag_emul_launch(offset_kernel, p, sizeof(struct offset_args)),
+                   0);
+}
+
+/* Workers pack a device task's copies with no lock, and queue them at the
+ * task's turn: a reader that finds the input already valid on the device
+ * (another reader is bringing it) must still start after that copy. Many
+ * readers of one input, run by every worker, each see all of it. */
+START_TEST(readers_of_one_input_wait_for_its_copy) {
+  start("emul", "64M");
+  enum { N = 1 << 16, READERS = 8, ROUNDS = 12 }; /* 512 KiB each */
+  double *x = malloc(N * sizeof *x);
+  double *y = malloc((size_t)READERS * N * sizeof *y);
+  static struct dag_task_info info = {.fn = offset_on_device,
+                                      .label = "offset",
+                                      .device = DAG_DEVICE_CUDA,
+                                      POINTERS(offset_pointers)};
+  for (int r = 0; r < ROUNDS; r++) {
+    for (int i = 0; i < N; i++)
+      x[i] = i + r;
+    for (int k = 0; k < READERS; k++) {
+      struct offset_args a = {x, y + (size_t)k * N, N, k};
+      struct dag_access acc[] = {access_of(DAG_IN, x, N * sizeof *x),
+                                 access_of(DAG_OUT, a.y, N * sizeof *x)};
+      ck_assert_int_eq(dag_submit(&info, &a, sizeof a, acc, 2), 0);
+    }
+    ck_assert_int_eq(dag_taskwait(), 0);
+    CHECK_EACH_2D(k, READERS, i, N, y[(size_t)k * N + i] == i + r + k);
+  }
+  free(x);
+  free(y);
+}
+END_TEST
+
+/* A task whose copies need more than half of the staging buffers a device
+ * may have queues them as it plans them, so that it never waits for
+ * buffers it holds itself; small tasks beside it still take their turns.
+ * The large one copies its first half onto its second (memcpy: quick under
+ * ThreadSanitizer too). */
+struct halves_args {
+  unsigned char *at;
+  size_t bytes;
+};
+
+static const struct dag_pointers halves_pointers[] = {
+    {offsetof(struct halves_args, at), 1}};
+
+static void halves_kernel(void *p) {
+  const struct halves_args *a = p;
+  memcpy(a->at + a->bytes / 2, a->at, a->bytes / 2);
+}
+
+static void halves_on_device(void *p) {
+  ck_assert_int_eq(dag_emul_launch(halves_kernel, p, sizeof(struct halves_args)),
+                   0);
+}
+
+START_TEST(task_larger_than_staging_pool) {
+  start("emul", "1G"); /* buffers: 64 MiB */
+  enum { SMALL = 1 << 14, TASKS = 16 }; /* doubles */
+  size_t big_bytes = (size_t)40 << 20;
+  unsigned char *big = malloc(big_bytes), *want = malloc(big_bytes / 2);
+  double *small = malloc((size_t)TASKS * SMALL * sizeof *small);
+  for (size_t i = 0; i < big_bytes / 2; i += 4096)
+    memset(big + i, (int)(i >> 12) & 0xff, 4096);
+  memset(big + big_bytes / 2, 0, big_bytes / 2);
+  memcpy(want, big, big_bytes / 2);
+  for (size_t i = 0; i < (size_t)TASKS * SMALL; i++)
+    small[i] = (double)i;
+  static struct dag_task_info info = {.fn = halves_on_device,
+                                      .label = "halves",
+                                      .device = DAG_DEVICE_CUDA,
+                                      POINTERS(halves_pointers)};
+  struct halves_args h = {big, big_bytes};
+  struct dag_access acc = access_of(DAG_INOUT, big, big_bytes);
+  for (int k = 0; k < TASKS / 2; k++)
+    submit_add(DAG_DEVICE_CUDA, small + (size_t)k * SMALL, SMALL, 1);
+  ck_assert_int_eq(dag_submit(&info, &h, sizeof h, &acc, 1), 0);
+  for (int k = TASKS / 2; k < TASKS; k++)
+    submit_add(DAG_DEVICE_CUDA, small + (size_t)k * SMALL, SMALL, 1);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert(!memcmp(big, want, big_bytes / 2));
+  ck_assert(!memcmp(big + big_bytes / 2, want, big_bytes / 2));
+  CHECK_EACH(i, TASKS * SMALL, small[i] == (double)i + 1);
+  free(big);
+  free(want);
+  free(small);
+}
+END_TEST
+
 /* Only the pointer arguments the task lists are translated. A word that
  * merely holds an address of its region by chance is left alone: here an
  * integer, and an int beside padding whose bytes are the high half of such
@@ -622,6 +732,8 @@ int main(void) {
   tcase_add_test(tc, tiles_keep_host_layout);
   tcase_add_test(tc, tiles_move_in_few_copies);
   tcase_add_test(tc, large_copies_in_chunks);
+  tcase_add_test(tc, readers_of_one_input_wait_for_its_copy);
+  tcase_add_test(tc, task_larger_than_staging_pool);
   tcase_add_test(tc, only_pointer_arguments_are_translated);
   tcase_add_test(tc, working_set_four_times_device);
   tcase_add_exit_test(tc, task_larger_than_device, 1);

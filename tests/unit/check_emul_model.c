@@ -36,8 +36,11 @@ START_TEST(builtin_h200_reads) {
   ck_assert_int_eq(dag__emul_model_load("h200", &m), 0);
   ck_assert_str_eq(m.name, "h200");
   ck_assert_uint_eq(m.memory, 141000000000u);
-  ck_assert_double_eq_tol(m.in_bytes_per_s, 55e9, 1);
+  ck_assert_double_eq_tol(m.in_bytes_per_s, 53e9, 1);
   ck_assert_double_eq_tol(m.in_latency, 10e-6, 1e-12);
+  /* One core packs 94 MB in 10 ms. */
+  ck_assert_double_eq_tol(dag__emul_model_pack_seconds(&m, 94000000), 10e-3,
+                          1e-12);
   /* dgemm of a 2048 tile: 2 * 2048^3 flops at 60 TFLOP/s, plus launch. */
   double flops = 2.0 * 2048 * 2048 * 2048;
   ck_assert_double_eq_tol(dag__emul_model_seconds(&m, "gemm", true, flops),
@@ -57,6 +60,7 @@ START_TEST(file_reads_with_units_and_comments) {
                                 "memory 4G\n"
                                 "copy in 1G 1ms   # host to device\n"
                                 "copy out 2G 500us\n"
+                                "pack 3G\n"
                                 "launch 20ns\n"
                                 "rate device axpy 2G\n"
                                 "rate cpu axpy 1k\n");
@@ -65,6 +69,7 @@ START_TEST(file_reads_with_units_and_comments) {
   ck_assert_uint_eq(m.memory, 4000000000u);
   ck_assert_double_eq_tol(m.out_latency, 5e-4, 1e-12);
   ck_assert_double_eq_tol(m.launch, 2e-8, 1e-15);
+  ck_assert_double_eq_tol(m.pack_bytes_per_s, 3e9, 1);
   ck_assert_double_eq_tol(dag__emul_model_seconds(&m, "axpy", true, 4e9),
                           2 + 2e-8, 1e-9);
   ck_assert_double_eq_tol(dag__emul_model_seconds(&m, "axpy", false, 3000), 3,
@@ -83,6 +88,7 @@ START_TEST(malformed_models_are_refused) {
       {"memory -1G\n", ":1: memory: expected bytes"},
       {"rate gpu x 1G\n", ":1: rate: expected device or cpu"},
       {"rate cpu x fast\n", ":1: rate: expected work per second"},
+      {"pack -3G\n", ":1: pack: expected bytes per second"},
       {"speed 1G\n", ":1: expected 'name N'"},
       {"memory 1G\ncopy in 1G 1us\n", "it needs 'memory', 'copy in' and"},
   };
