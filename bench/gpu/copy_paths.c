@@ -217,14 +217,15 @@ int main(int argc, char **argv) {
   copies("staged", 1, 2, 1, staging);
   cudaFreeHost(staging);
 
-  registering(1, bytes, 0);
   registering(1, (size_t)64 << 20, 0);
   registering(8, (size_t)64 << 20, 0);
-  registering(16, (size_t)64 << 20, 1);
+  /* Whole: a 2-D copy across two registrations is refused (invalid
+   * argument, seen on the H200 of 2026-12-04). */
+  registering(1, bytes, 1);
   copies("registered", 1, 1, 0, matrix);
   copies("registered", 0, 1, 0, matrix);
   copies("registered", 1, 2, 0, matrix);
-  struct registrar all = {0, (char *)matrix, bytes, (size_t)64 << 20};
+  struct registrar all = {0, (char *)matrix, bytes, bytes};
   unregister_chunks(&all);
   free(matrix);
   return 0;
