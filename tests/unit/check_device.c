@@ -348,8 +348,8 @@ static void offset_kernel(void *p) {
 }
 
 static void offset_on_device(void *p) {
-  ck_assert_int_eq(dag_emul_launch(offset_kernel, p, sizeof(struct offset_args)),
-                   0);
+  ck_assert_int_eq(
+      dag_emul_launch(offset_kernel, p, sizeof(struct offset_args)), 0);
 }
 
 /* Workers pack a device task's copies with no lock, and queue them at the
@@ -401,12 +401,12 @@ static void halves_kernel(void *p) {
 }
 
 static void halves_on_device(void *p) {
-  ck_assert_int_eq(dag_emul_launch(halves_kernel, p, sizeof(struct halves_args)),
-                   0);
+  ck_assert_int_eq(
+      dag_emul_launch(halves_kernel, p, sizeof(struct halves_args)), 0);
 }
 
 START_TEST(task_larger_than_staging_pool) {
-  start("emul", "1G"); /* buffers: 64 MiB */
+  start("emul", "1G");                  /* buffers: 64 MiB */
   enum { SMALL = 1 << 14, TASKS = 16 }; /* doubles */
   size_t big_bytes = (size_t)40 << 20;
   unsigned char *big = malloc(big_bytes), *want = malloc(big_bytes / 2);
