@@ -136,6 +136,7 @@ static void discover(void) {
                                  : "through host memory");
   if (dag__ndevices) {
     dag__history_start();
+    dag__unpack_start();
     atomic_store(&dag__devices_on, true);
   }
 }
@@ -333,6 +334,7 @@ void dag__devices_stop(void) {
     pthread_mutex_destroy(&d->stage_lock);
     dag__space_close(&d->space);
   }
+  dag__unpack_stop();
   dag__validity_release();
   dag__ndevices = 0;
   dag__devices_model = NULL;

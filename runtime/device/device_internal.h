@@ -79,6 +79,21 @@ size_t dag__stage_cap(const struct device *d);
 /* Frees d's buffers (none may be out). */
 void dag__stage_release(struct device *d);
 
+/* ------------------------------------------------------------- unpack.c */
+
+/* Work handed to the unpacking threads: run(job) on one of them. */
+struct unpack_job {
+  struct unpack_job *next;
+  void (*run)(struct unpack_job *job);
+};
+/* Starts the unpacking threads (with the first device), and stops them
+ * once nothing is queued on any device. */
+void dag__unpack_start(void);
+void dag__unpack_stop(void);
+/* Runs job on an unpacking thread, in the order given but not one after
+ * the other (here, if there are none). */
+void dag__unpack_later(struct unpack_job *job);
+
 /* ---------------------------------------------------------- residency.c */
 
 /* A device address range that mirrors host range [lo, hi) (granule

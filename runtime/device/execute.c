@@ -99,6 +99,7 @@ static void pack_rows(const struct space_copy *c) {
 }
 
 struct copy_done {
+  struct unpack_job unpack_job; /* a copy from a device, once it is done */
   struct device *d;
   atomic_long *pending;
   struct stage *stage;       /* its staging buffer, if any */
@@ -108,12 +109,9 @@ struct copy_done {
   _Atomic uint64_t *arrived; /* a device task's: when its data arrived */
 };
 
-static void copy_finished(void *arg, const char *failure) {
-  struct copy_done *c = arg;
-  if (failure)
-    work_failed(c->for_task ? &c->task : NULL, failure);
-  if (c->unpack.dst)
-    pack_rows(&c->unpack);
+/* A copy is complete: its buffer (unpacked, from a device) goes back and
+ * whoever waits for it is told. */
+static void copy_complete(struct copy_done *c) {
   if (c->stage)
     dag__stage_put(c->d, c->stage);
   atomic_fetch_sub(&c->d->in_flight, 1);
@@ -122,6 +120,26 @@ static void copy_finished(void *arg, const char *failure) {
   if (c->arrived) /* a task's copies finish in order: the last is latest */
     atomic_store(c->arrived, dag__now_ns());
   free(c);
+}
+
+static void unpack_and_complete(struct unpack_job *job) {
+  struct copy_done *c = (struct copy_done *)job; /* its first member */
+  pack_rows(&c->unpack);
+  copy_complete(c);
+}
+
+/* On the device's thread: a buffer from the device is unpacked by the
+ * unpacking threads (unpack.c), not here, one after the other. */
+static void copy_finished(void *arg, const char *failure) {
+  struct copy_done *c = arg;
+  if (failure)
+    work_failed(c->for_task ? &c->task : NULL, failure);
+  if (c->unpack.dst) {
+    c->unpack_job.run = unpack_and_complete;
+    dag__unpack_later(&c->unpack_job);
+  } else {
+    copy_complete(c);
+  }
 }
 
 /* Copies to a device planned under the devices' lock, queued at the
@@ -166,8 +184,8 @@ static void issue(const struct copy_job *job, const struct space_copy *c,
   struct copy_done *done = calloc(1, sizeof *done);
   if (!done)
     dag__out_of_memory("a device copy");
-  *done = (struct copy_done){d,   pending,     s, {0}, job->task != NULL,
-                             {0}, job->arrived};
+  *done = (struct copy_done){
+      {0}, d, pending, s, {0}, job->task != NULL, {0}, job->arrived};
   if (job->task)
     done->task = info_of(job->task);
   if (unpack)
