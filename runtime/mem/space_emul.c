@@ -196,11 +196,12 @@ static void pause_before(struct queue *q) {
 void dag__emul_host_jitter(const struct space *s) {
   const struct emul *e = s->state;
   static DAG_THREAD_LOCAL unsigned seed;
+  static atomic_uint threads_seen;
   if (!e->jitter_us || e->model)
     return;
   if (!seed) /* per thread, from DAG_EMUL_SEED */
     seed = (unsigned)dag__settings()->emul_seed * 2654435761u +
-           4u * (unsigned)(dag_worker_id() + 1) + 2u;
+           4u * (atomic_fetch_add(&threads_seen, 1) + 1) + 2u;
   long us = (long)(rand_r(&seed) % (unsigned)(HOST_JITTER * e->jitter_us + 1));
   nanosleep(&(struct timespec){us / 1000000, us % 1000000 * 1000}, NULL);
 }
