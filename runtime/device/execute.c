@@ -723,12 +723,18 @@ struct back {
   struct device *d;
   struct window *w;
   int err;
+  uintptr_t last_plus_one; /* the last granule backed, + 1 (0: none) */
 };
 
+/* Rows of a tile share granules (8 rows 256 KiB apart share one of
+ * 2 MiB): a span within the last granule backed needs nothing more. */
 static void back_span(uintptr_t lo, uintptr_t hi, void *arg) {
   struct back *b = arg;
-  if (!b->err)
-    b->err = dag__residency_back(b->d, b->w, lo, hi);
+  uintptr_t first = lo / b->d->granule, last = (hi - 1) / b->d->granule;
+  if (b->err || (first == last && last + 1 == b->last_plus_one))
+    return;
+  b->err = dag__residency_back(b->d, b->w, lo, hi);
+  b->last_plus_one = last + 1;
 }
 
 /* Ends the run: task c's data could not be given device memory (err). */
@@ -757,7 +763,7 @@ void dag__run_on_device(void *p) {
     const struct region *r = &dag__call_regions(c)[i];
     w[i] = dag__residency_window(d, r->lo, r->hi);
     call_shifts(c)[i] = (intptr_t)((uintptr_t)w[i]->at - w[i]->lo);
-    struct back b = {d, w[i], 0};
+    struct back b = {d, w[i], 0, 0};
     dag__region_each_span(r, back_span, &b);
     if (b.err)
       not_backed(c, b.err);
