@@ -221,6 +221,15 @@ static void issue_planned(const struct copy_job *job, bool pack) {
   p->n = p->staged = 0;
 }
 
+/* Queues c with no staging buffer: planned, or at once. */
+static void issue_direct(const struct copy_job *job,
+                         const struct space_copy *c) {
+  if (job->plan)
+    plan_add(job->plan, c, NULL, NULL);
+  else
+    issue(job, c, NULL, NULL);
+}
+
 /* A plan holds its staging buffers until its turn: past this share of a
  * device's pool it is queued at once, under the lock, so that it never
  * waits for buffers that it holds itself. */
@@ -239,10 +248,7 @@ static void issue_staged(const struct copy_job *job,
   }
   struct stage *s = dag__stage_get(job->d, c->span * c->rows);
   if (!s) {
-    if (p)
-      plan_add(p, c, NULL, NULL);
-    else
-      issue(job, c, NULL, NULL);
+    issue_direct(job, c);
     return;
   }
   if (job->to_device) {
@@ -283,10 +289,7 @@ static void queue_copy(const struct copy_job *job, const struct space_copy *c) {
   if (!job->plan)
     settle(d);
   if (!d->staging) {
-    if (job->plan)
-      plan_add(job->plan, c, NULL, NULL);
-    else
-      issue(job, c, NULL, NULL);
+    issue_direct(job, c);
     return;
   }
   size_t max = dag__stage_max(), step = c->span <= max ? max / c->span : 0;
