@@ -157,6 +157,11 @@ bool dag__region_overlap(const struct region *a, const struct region *b);
  * to forget history, where a false answer only costs memory. */
 bool dag__region_covers(const struct region *a, const struct region *b);
 
+/* Whether a and b have the same shape (then the same bytes; the converse
+ * need not hold), and a hash of the shape, for tables of regions. */
+bool dag__region_same(const struct region *a, const struct region *b);
+uint64_t dag__region_hash(const struct region *r);
+
 /* Number of bytes in r. */
 size_t dag__region_bytes(const struct region *r);
 

@@ -355,3 +355,26 @@ void dag__region_each_span(const struct region *r,
   if (!dag__region_empty(r))
     each_span_below(r, 0, r->lo, fn, arg);
 }
+
+static uint64_t mix(uint64_t x) {
+  x *= 0x9e3779b97f4a7c15u;
+  return x ^ (x >> 29);
+}
+
+uint64_t dag__region_hash(const struct region *r) {
+  uint64_t h = mix(r->lo) ^ mix(r->hi + 1) ^ mix(r->span + 2);
+  for (int d = 0; d < r->ndims; d++)
+    h ^= mix(r->dim[d].count + 3 * (uint64_t)d) ^ mix(r->dim[d].stride);
+  return h;
+}
+
+bool dag__region_same(const struct region *a, const struct region *b) {
+  if (a->lo != b->lo || a->hi != b->hi || a->span != b->span ||
+      a->ndims != b->ndims)
+    return false;
+  for (int d = 0; d < a->ndims; d++)
+    if (a->dim[d].count != b->dim[d].count ||
+        a->dim[d].stride != b->dim[d].stride)
+      return false;
+  return true;
+}

@@ -172,19 +172,26 @@ static void count_lacking(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
       l->bytes[1 + d] += hi - lo;
 }
 
-static void count_span(uintptr_t lo, uintptr_t hi, void *arg) {
-  dag__validity_each(lo, hi, count_lacking, arg);
-}
-
 /* One walk of c's reads for every space at once. */
 static void to_copy(struct call *c, struct lacking *l) {
   memset(l, 0, sizeof *l);
   const struct region *regs = dag__call_regions(c);
   const enum dag_mode *modes = dag__call_modes(c);
   pthread_mutex_lock(&dag__devices_lock);
-  for (size_t i = 0; i < c->n; i++)
-    if (modes[i] != DAG_OUT)
-      dag__region_each_span(&regs[i], count_span, l);
+  for (size_t i = 0; i < c->n; i++) {
+    holders_t h;
+    if (modes[i] == DAG_OUT)
+      continue;
+    if (dag__validity_whole(&regs[i], &h)) {
+      count_lacking(0, dag__region_bytes(&regs[i]), h, l);
+      continue;
+    }
+    struct ranges parts = {.mask = 0, .want = 0}; /* every range */
+    dag__validity_collect(&regs[i], &parts);
+    for (size_t k = 0; k < parts.n; k++)
+      count_lacking(parts.at[k].lo, parts.at[k].hi, parts.at[k].holders, l);
+    free(parts.at);
+  }
   pthread_mutex_unlock(&dag__devices_lock);
 }
 

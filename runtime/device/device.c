@@ -267,15 +267,17 @@ void dag__devices_flush(const struct region *regs, size_t n) {
   struct ranges w = {.mask = 0, .want = 0}; /* every range */
   if (regs)
     for (size_t i = 0; i < n; i++)
-      dag__region_each_span(&regs[i], dag__ranges_add_span, &w);
+      dag__validity_collect(&regs[i], &w);
   else
     dag__validity_each_held(dag__ranges_add, &w);
   if (!regs)
     note_residency(&w);
   dag__copy_back(&w, NULL);
-  for (size_t i = 0; i < w.n; i++)
-    if (w.at[i].holders != HOST)
-      dag__validity_update(w.at[i].lo, w.at[i].hi, 0, HOST);
+  if (regs)
+    for (size_t i = 0; i < n; i++)
+      dag__validity_update_region(&regs[i], 0, HOST);
+  else
+    dag__validity_forget_devices();
   free(w.at);
   pthread_mutex_unlock(&dag__devices_lock);
 }

@@ -30,6 +30,15 @@ void dag__validity_each(uintptr_t lo, uintptr_t hi,
 /* Every byte of [lo, hi) gets holders (holders & keep) | add. */
 void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
                           holders_t add);
+/* The same for every byte of r: one lookup when r is kept whole. */
+void dag__validity_update_region(const struct region *r, holders_t keep,
+                                 holders_t add);
+/* Whether r is kept whole, every byte with the same holders (*holders): a
+ * lookup, which may say no for a region whose bytes happen to agree. */
+bool dag__validity_whole(const struct region *r, holders_t *holders);
+/* After every device's data went back to the host: the host alone holds
+ * every byte (regions kept whole stay so). */
+void dag__validity_forget_devices(void);
 /* Whether some byte is held by a device. */
 bool dag__validity_any(void);
 /* Calls fn on every range held otherwise than by the host alone (in no
@@ -38,6 +47,28 @@ void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
                                         holders_t holders, void *arg),
                              void *arg);
 void dag__validity_release(void);
+
+/* Regions validity keeps whole: every byte of r has `holders`
+ * (region_table.c). */
+struct region_entry {
+  struct region r;
+  holders_t holders;
+  int cls;                    /* the size class of its extent */
+  size_t in_class;            /* its place in that class's list */
+  struct region_entry *chain; /* the next of its hash bucket */
+};
+/* The entry of exactly r's shape, or NULL. */
+struct region_entry *dag__regions_find(const struct region *r);
+struct region_entry *dag__regions_add(const struct region *r,
+                                      holders_t holders);
+void dag__regions_remove(struct region_entry *e);
+/* The entries that share a byte with r, into *out (valid until the next
+ * call); returns how many. */
+size_t dag__regions_meeting(const struct region *r, struct region_entry ***out);
+/* Calls fn on every entry (fn may change its holders, not remove it). */
+void dag__regions_each(void (*fn)(struct region_entry *e, void *arg),
+                       void *arg);
+void dag__regions_release(void);
 
 /* Ranges of host memory with their holders, collected before acting on
  * them (validity may not change while it is walked): those whose holders h
@@ -51,10 +82,15 @@ struct ranges {
   holders_t mask, want;
 };
 
-/* Callbacks of dag__validity_each (and _each_held), and of
- * dag__region_each_span, that add to the struct ranges `arg`. */
+/* A callback of dag__validity_each (and _each_held) that adds to the
+ * struct ranges `arg`. */
 void dag__ranges_add(uintptr_t lo, uintptr_t hi, holders_t h, void *ranges);
-void dag__ranges_add_span(uintptr_t lo, uintptr_t hi, void *ranges);
+/* Adds the ranges of r that out wants, each with its holders. */
+void dag__validity_collect(const struct region *r, struct ranges *out);
+/* The host now holds the ranges of r it lacked (dag__copy_back brought
+ * them); `within`, if not NULL, is a region that holds them all. */
+void dag__validity_host_copied(const struct ranges *r,
+                               const struct region *within);
 
 /* ------------------------------------------------------------ staging.c */
 
@@ -119,7 +155,9 @@ struct device {
   size_t nwindows, windows_cap;
   struct granule *granules; /* an open-addressing table by host granule */
   size_t granules_size, granules_used;
-  uint64_t epoch;    /* granules used in this epoch are pinned */
+  uint64_t epoch;       /* granules used in this epoch are pinned */
+  struct known **known; /* regions wholly backed (residency.c) */
+  size_t known_size, known_used;
   bool poisons_host; /* the emulated device: see execute.c */
   bool staging;      /* copies go through staging.c's buffers */
   char place[64];    /* its name in DAG_HISTORY: "cuda", "emul:h200" */
@@ -146,13 +184,14 @@ struct device {
 /* A window of d covering [lo, hi) (made if there is none). */
 struct window *dag__residency_window(struct device *d, uintptr_t lo,
                                      uintptr_t hi);
-/* Backs every granule of [lo, hi) in w with device memory, evicting
- * granules not used in this epoch when the device is full (their data
- * written back first). Returns 0; DAG_ENOMEM when even that leaves no
- * room; or the error of a device that failed to allocate (its reason in
+/* Windows w[0..n) where the n regions of a task live on d, every granule
+ * they touch backed with device memory, evicting granules that the task
+ * does not use when the device is full (their data written back first).
+ * Returns 0; DAG_ENOMEM when even that leaves no room for region
+ * *failed; or the error of a device that failed to allocate (its reason in
  * dag_last_error()). */
-int dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
-                        uintptr_t hi);
+int dag__residency_back_task(struct device *d, const struct region *regs,
+                             uint32_t n, struct window **w, uint32_t *failed);
 /* Of the windows that map host byte x's granule, the one that maps the
  * longest prefix of [x, *hi) whole; *hi becomes that prefix's end. */
 struct window *dag__residency_mapping(struct device *d, uintptr_t x,
@@ -272,8 +311,9 @@ void dag__run_on_device(void *call_address);
 void dag__run_chosen(void *call_address);
 
 /* Copies back to the host, from the first device holding it, every range
- * of r the host lacks, for task c (NULL: for a wait, or an eviction);
- * waits; then the host holds them too. */
+ * of r the host lacks, for task c (NULL: for a wait, or an eviction), and
+ * waits. The caller then says so to validity (dag__validity_host_copied,
+ * or an update of the regions they came from). */
 void dag__copy_back(const struct ranges *r, const struct call *c);
 /* Waits until nothing is queued on d. */
 void dag__device_drain(struct device *d);

@@ -412,12 +412,6 @@ void dag__copy_back(const struct ranges *r, const struct call *task) {
   }
   free(from);
   wait_pending(&pending);
-  for (size_t i = 0; i < r->n; i++)
-    dag__validity_update(r->at[i].lo, r->at[i].hi, (holders_t)~0, HOST);
-}
-
-static void drop_holders(uintptr_t lo, uintptr_t hi, void *arg) {
-  dag__validity_update(lo, hi, 0, *(holders_t *)arg);
 }
 
 /* ------------------------------------------------------------- calls */
@@ -482,7 +476,7 @@ struct direct_pin {
  * place. NULL when r must come back to the host first. */
 static struct direct_pin *left_on_device(const struct region *r) {
   struct ranges held = {.mask = 0, .want = 0}; /* every range */
-  dag__region_each_span(r, dag__ranges_add_span, &held);
+  dag__validity_collect(r, &held);
   holders_t all = (holders_t)~0;
   bool host_lacks = false;
   for (size_t i = 0; i < held.n; i++) {
@@ -523,14 +517,18 @@ static void prepare_host(struct call *c) {
   struct ranges stale = lacking(HOST);
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
-      dag__region_each_span(&dag__call_regions(c)[i], dag__ranges_add_span,
-                            &stale);
-  dag__copy_back(&stale, c);
+      dag__validity_collect(&dag__call_regions(c)[i], &stale);
+  if (stale.n) {
+    dag__copy_back(&stale, c);
+    for (uint32_t i = 0; i < c->n; i++) /* kept whole again, if it can be */
+      if (dag__call_modes(c)[i] != DAG_OUT)
+        dag__validity_update_region(&dag__call_regions(c)[i], (holders_t)~0,
+                                    HOST);
+  }
   free(stale.at);
-  holders_t host = HOST;
   for (uint32_t i = 0; i < c->n; i++)
     if (writes(dag__call_modes(c)[i]))
-      dag__region_each_span(&dag__call_regions(c)[i], drop_holders, &host);
+      dag__validity_update_region(&dag__call_regions(c)[i], 0, HOST);
 }
 
 /* The host task whose body runs on this thread (bodies nest: a wait runs
@@ -591,12 +589,14 @@ void dag__devices_flush_waited(void) {
 static void fetch(const struct copy_job *job, struct window *w,
                   const struct region *r) {
   struct device *d = job->d;
+  holders_t h;
+  if (dag__validity_whole(r, &h) && (h & d->bit))
+    return; /* the common case: one lookup */
   struct ranges missing = lacking(d->bit);
-  dag__region_each_span(r, dag__ranges_add_span, &missing);
+  dag__validity_collect(r, &missing);
   dag__copy_back(&missing, job->task); /* what only another device holds */
-  for (size_t i = 0; i < missing.n; i++)
-    dag__validity_update(missing.at[i].lo, missing.at[i].hi, (holders_t)~0,
-                         d->bit);
+  dag__validity_host_copied(&missing, r);
+  dag__validity_update_region(r, (holders_t)~0, d->bit);
   size_t n = sort_and_join(missing.at, missing.n);
   copy_ranges(job, w, missing.at, n);
   free(missing.at);
@@ -722,24 +722,6 @@ static void device_finished(void *p, const char *failure) {
   dag__task_release(t);
 }
 
-struct back {
-  struct device *d;
-  struct window *w;
-  int err;
-  uintptr_t last_plus_one; /* the last granule backed, + 1 (0: none) */
-};
-
-/* Rows of a tile share granules (8 rows 256 KiB apart share one of
- * 2 MiB): a span within the last granule backed needs nothing more. */
-static void back_span(uintptr_t lo, uintptr_t hi, void *arg) {
-  struct back *b = arg;
-  uintptr_t first = lo / b->d->granule, last = (hi - 1) / b->d->granule;
-  if (b->err || (first == last && last + 1 == b->last_plus_one))
-    return;
-  b->err = dag__residency_back(b->d, b->w, lo, hi);
-  b->last_plus_one = last + 1;
-}
-
 /* Ends the run: task c's data could not be given device memory (err). */
 static noreturn void not_backed(const struct call *c, int err) {
   struct device *d = c->device;
@@ -761,25 +743,20 @@ void dag__run_on_device(void *p) {
   if (!w)
     dag__out_of_memory("a device task");
   pthread_mutex_lock(&dag__devices_lock);
-  d->epoch++; /* pins what this task uses against its own evictions */
-  for (uint32_t i = 0; i < c->n; i++) {
-    const struct region *r = &dag__call_regions(c)[i];
-    w[i] = dag__residency_window(d, r->lo, r->hi);
+  uint32_t failed;
+  int err = dag__residency_back_task(d, dag__call_regions(c), c->n, w, &failed);
+  if (err)
+    not_backed(c, err);
+  for (uint32_t i = 0; i < c->n; i++)
     call_shifts(c)[i] = (intptr_t)((uintptr_t)w[i]->at - w[i]->lo);
-    struct back b = {d, w[i], 0, 0};
-    dag__region_each_span(r, back_span, &b);
-    if (b.err)
-      not_backed(c, b.err);
-  }
   struct plan plan = {0};
   struct copy_job job = {d, true, c, NULL, &c->arrived_ns, &plan};
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
       fetch(&job, w[i], &dag__call_regions(c)[i]);
-  holders_t only = d->bit;
   for (uint32_t i = 0; i < c->n; i++)
     if (writes(dag__call_modes(c)[i]))
-      dag__region_each_span(&dag__call_regions(c)[i], drop_holders, &only);
+      dag__validity_update_region(&dag__call_regions(c)[i], 0, d->bit);
   translate(c);
   d->tasks++;
   c->task = dag__task_hold();

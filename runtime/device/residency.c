@@ -218,10 +218,13 @@ static bool sent_from(const struct granule *g) {
   return false;
 }
 
+static void touch_known(struct device *d);
+
 /* Evicts granules not used in this epoch, nor read by a direct send; false
  * if there is none. */
 static bool evict(struct device *d) {
   dag__device_drain(d); /* nothing queued may still use a victim */
+  touch_known(d);
   struct candidate *c = malloc(d->granules_used * sizeof *c);
   if (!c)
     dag__out_of_memory("a device's eviction");
@@ -242,6 +245,7 @@ static bool evict(struct device *d) {
   for (size_t i = 0; i < victims; i++)
     only_here(d, c[i].g, &back);
   dag__copy_back(&back, NULL);
+  dag__validity_host_copied(&back, NULL);
   free(back.at);
   /* By index: erasing moves the table's entries. */
   uintptr_t *index = malloc((victims ? victims : 1) * sizeof *index);
@@ -275,8 +279,11 @@ static int backed(struct device *d, uintptr_t index, struct granule **out) {
   return 0;
 }
 
-int dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
-                        uintptr_t hi) {
+/* Backs every granule of [lo, hi) in w, evicting granules not used in this
+ * epoch when the device is full. Returns 0; DAG_ENOMEM when even that
+ * leaves no room; or the error of a device that failed to allocate. */
+static int back(struct device *d, struct window *w, uintptr_t lo,
+                uintptr_t hi) {
   for (uintptr_t i = lo / d->granule; i <= (hi - 1) / d->granule; i++) {
     struct granule *g;
     int err = backed(d, i, &g);
@@ -299,7 +306,139 @@ int dag__residency_back(struct device *d, struct window *w, uintptr_t lo,
   return 0;
 }
 
+/* ---------------------------------------------------- regions known */
+
+/* A region of a task whose granules are all backed and mapped in window w
+ * (since the last eviction), last used in `epoch`: the next task on it
+ * needs no granule looked up. The granules' own epochs, which eviction
+ * reads, are brought up to date from these before it does. */
+struct known {
+  struct region r;
+  struct window *w;
+  uint64_t epoch;
+  struct known *chain;
+};
+
+static struct known *known_find(const struct device *d,
+                                const struct region *r) {
+  if (!d->known_size)
+    return NULL;
+  struct known *k = d->known[dag__region_hash(r) & (d->known_size - 1)];
+  while (k && !dag__region_same(&k->r, r))
+    k = k->chain;
+  return k;
+}
+
+static void known_add(struct device *d, const struct region *r,
+                      struct window *w) {
+  if (d->known_used + 1 > d->known_size) {
+    struct known **old = d->known;
+    size_t old_size = d->known_size;
+    d->known_size = old_size ? 2 * old_size : 64;
+    if (!(d->known = calloc(d->known_size, sizeof *d->known)))
+      dag__out_of_memory("a device's table of regions");
+    for (size_t i = 0; i < old_size; i++)
+      for (struct known *k = old[i], *next; k; k = next) {
+        next = k->chain;
+        struct known **b =
+            &d->known[dag__region_hash(&k->r) & (d->known_size - 1)];
+        k->chain = *b;
+        *b = k;
+      }
+    free(old);
+  }
+  struct known *k = malloc(sizeof *k);
+  if (!k)
+    dag__out_of_memory("a device's table of regions");
+  struct known **b = &d->known[dag__region_hash(r) & (d->known_size - 1)];
+  *k = (struct known){*r, w, d->epoch, *b};
+  *b = k;
+  d->known_used++;
+}
+
+struct touch {
+  struct device *d;
+  uint64_t epoch;
+};
+
+static void touch_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct touch *t = arg;
+  for (uintptr_t i = lo / t->d->granule; i <= (hi - 1) / t->d->granule; i++) {
+    struct granule *g = lookup(t->d, i);
+    if (g->epoch < t->epoch)
+      g->epoch = t->epoch;
+  }
+}
+
+/* Gives each granule of a known region the epoch the region was last used
+ * in, and forgets them all (an eviction is about to unmap granules). */
+static void touch_known(struct device *d) {
+  for (size_t i = 0; i < d->known_size; i++) {
+    for (struct known *k = d->known[i], *next; k; k = next) {
+      next = k->chain;
+      dag__region_each_span(&k->r, touch_span, &(struct touch){d, k->epoch});
+      free(k);
+    }
+    d->known[i] = NULL;
+  }
+  d->known_used = 0;
+}
+
+/* Backs r's spans; rows of a tile share granules (8 rows 256 KiB apart
+ * share one of 2 MiB): a span within the last granule backed needs nothing
+ * more. */
+struct back_spans {
+  struct device *d;
+  struct window *w;
+  int err;
+  uintptr_t last_plus_one; /* the last granule backed, + 1 (0: none) */
+};
+
+static void back_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  struct back_spans *b = arg;
+  uintptr_t first = lo / b->d->granule, last = (hi - 1) / b->d->granule;
+  if (b->err || (first == last && last + 1 == b->last_plus_one))
+    return;
+  b->err = back(b->d, b->w, lo, hi);
+  b->last_plus_one = last + 1;
+}
+
+int dag__residency_back_task(struct device *d, const struct region *regs,
+                             uint32_t n, struct window **w, uint32_t *failed) {
+  d->epoch++; /* pins what this task uses against its own evictions */
+  uint32_t hits = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    struct known *k = known_find(d, &regs[i]);
+    if (k) {
+      k->epoch = d->epoch;
+      w[i] = k->w;
+      hits++;
+    }
+  }
+  if (hits == n)
+    return 0;
+  /* Every region the slow way, so that all are pinned. */
+  for (uint32_t i = 0; i < n; i++) {
+    const struct region *r = &regs[i];
+    w[i] = dag__residency_window(d, r->lo, r->hi);
+    struct back_spans b = {d, w[i], 0, 0};
+    dag__region_each_span(r, back_span, &b);
+    if (b.err) {
+      *failed = i;
+      return b.err;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (!dag__region_empty(&regs[i]) && !known_find(d, &regs[i]))
+      known_add(d, &regs[i], w[i]);
+  return 0;
+}
+
 void dag__residency_release(struct device *d) {
+  touch_known(d);
+  free(d->known);
+  d->known = NULL;
+  d->known_size = 0;
   for (size_t s = 0; s < d->granules_size; s++) {
     struct granule *g = &d->granules[s];
     if (!g->index)

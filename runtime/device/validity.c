@@ -1,11 +1,23 @@
 /* validity.c — which memory spaces of this rank hold a valid copy of each
  * byte: the host, and each open device (device.h: a set of holders per
  * byte). Bytes that only the host holds, as all memory does at first, are
- * not stored; the others are kept per chunk of the host's address space, as
- * a short sorted list of pieces (a byte range of the chunk and its
- * holders). A tile of a matrix is a piece in each chunk its rows cross, so
- * the cost of an access grows with its rows, not with the size of the
- * matrix around it.
+ * not stored. The others are kept in one of two ways:
+ *
+ *  - whole regions (region_table.c): a task's region whose bytes all have
+ *    the same holders is one entry, so that the common questions ("does
+ *    device d hold this whole tile?") and updates ("only d holds it now")
+ *    take one lookup, whatever the tile's rows;
+ *  - pieces, per chunk of the host's address space: a short sorted list of
+ *    byte ranges of the chunk and their holders, for bytes whose holders
+ *    differ within a region, and for questions about bytes rather than
+ *    regions (eviction, granule by granule).
+ *
+ * No byte is in both: an entry's bytes have no piece, and entries share no
+ * byte. An entry that a question or an update does not match exactly is
+ * first written into pieces and dropped (`dissolve`), which costs a walk of
+ * its rows; a region update that leaves the region's bytes alike makes it
+ * an entry again. A program that asks about the same tiles it wrote pays
+ * the walk once per tile.
  *
  * A chunk is 64 KiB, so that a row of a tile is mostly one piece of one
  * chunk; updates rewrite a chunk's list in place, without allocating.
@@ -125,10 +137,10 @@ static void walk_add(struct walk *w, uintptr_t a, uintptr_t b, holders_t h) {
   w->run = (struct segment){a, b, h};
 }
 
-void dag__validity_each(uintptr_t lo, uintptr_t hi,
-                        void (*fn)(uintptr_t lo, uintptr_t hi,
-                                   holders_t holders, void *arg),
-                        void *arg) {
+static void bytes_each(uintptr_t lo, uintptr_t hi,
+                       void (*fn)(uintptr_t lo, uintptr_t hi, holders_t holders,
+                                  void *arg),
+                       void *arg) {
   struct walk w = {{lo, lo, 0}, fn, arg};
   for (uintptr_t ci = lo >> CHUNK_SHIFT;
        lo < hi && ci <= (hi - 1) >> CHUNK_SHIFT; ci++) {
@@ -212,24 +224,199 @@ static void update_chunk(struct chunk *c, uintptr_t a, uintptr_t b,
   chunks_held += (size_t)(n > 0) - (size_t)held;
 }
 
-void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
-                          holders_t add) {
+/* Pieces only: entries must not meet [lo, hi). */
+static void bytes_update(uintptr_t lo, uintptr_t hi, holders_t keep,
+                         holders_t add) {
+  /* Bytes the host alone holds and keeps need no chunk. */
+  bool make = (holders_t)((HOST & keep) | add) != HOST;
   for (uintptr_t ci = lo >> CHUNK_SHIFT;
        lo < hi && ci <= (hi - 1) >> CHUNK_SHIFT; ci++) {
     uintptr_t base = ci << CHUNK_SHIFT;
     uintptr_t a = lo > base ? lo - base : 0;
     uintptr_t b = hi - base < CHUNK ? hi - base : CHUNK;
-    struct chunk *c = chunk_at(ci, !((keep & HOST) && !add));
+    struct chunk *c = chunk_at(ci, make);
     if (c)
       update_chunk(c, a, b, keep, add);
   }
 }
 
-bool dag__validity_any(void) { return chunks_held > 0; }
+/* ----------------------------------------------------- whole regions */
+
+static size_t entries_held; /* entries not held by the host alone */
+
+static void set_holders(struct region_entry *e, holders_t h) {
+  entries_held += (size_t)(h != HOST) - (size_t)(e->holders != HOST);
+  e->holders = h;
+}
+
+struct change {
+  holders_t keep, add;
+};
+
+static void change_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct change *c = arg;
+  bytes_update(lo, hi, c->keep, c->add);
+}
+
+/* Writes the entries that share a byte with r into pieces, and drops
+ * them. */
+static void dissolve(const struct region *r) {
+  struct region_entry **e;
+  size_t n = dag__regions_meeting(r, &e);
+  for (size_t i = 0; i < n; i++) {
+    if (e[i]->holders != HOST) /* else its bytes are as they would be */
+      dag__region_each_span(&e[i]->r, change_span,
+                            &(struct change){0, e[i]->holders});
+    set_holders(e[i], HOST);
+    dag__regions_remove(e[i]);
+  }
+}
+
+static void dissolve_bytes(uintptr_t lo, uintptr_t hi) {
+  if (lo < hi)
+    dissolve(&(struct region){.lo = lo, .hi = hi, .span = hi - lo});
+}
+
+void dag__validity_each(uintptr_t lo, uintptr_t hi,
+                        void (*fn)(uintptr_t lo, uintptr_t hi,
+                                   holders_t holders, void *arg),
+                        void *arg) {
+  dissolve_bytes(lo, hi);
+  bytes_each(lo, hi, fn, arg);
+}
+
+void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
+                          holders_t add) {
+  dissolve_bytes(lo, hi);
+  bytes_update(lo, hi, keep, add);
+}
+
+bool dag__validity_whole(const struct region *r, holders_t *holders) {
+  const struct region_entry *e = dag__regions_find(r);
+  if (e)
+    *holders = e->holders;
+  return e;
+}
+
+/* Whether every byte walked so far has the same holders. */
+struct alike {
+  holders_t holders;
+  bool any, same;
+};
+
+static void note_alike(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
+  struct alike *a = arg;
+  (void)lo, (void)hi;
+  a->same &= !a->any || h == a->holders;
+  a->holders = h;
+  a->any = true;
+}
+
+static void alike_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  bytes_each(lo, hi, note_alike, arg);
+}
+
+void dag__validity_update_region(const struct region *r, holders_t keep,
+                                 holders_t add) {
+  if (dag__region_empty(r))
+    return;
+  struct region_entry *e = dag__regions_find(r);
+  if (e) {
+    set_holders(e, (holders_t)((e->holders & keep) | add));
+    return;
+  }
+  dissolve(r);
+  holders_t h = add;
+  if (keep) { /* the result may differ byte to byte */
+    dag__region_each_span(r, change_span, &(struct change){keep, add});
+    struct alike a = {0, false, true};
+    dag__region_each_span(r, alike_span, &a);
+    if (!a.same)
+      return; /* it stays in pieces */
+    h = a.holders;
+  }
+  dag__region_each_span(r, change_span, &(struct change){0, HOST});
+  set_holders(dag__regions_add(r, HOST), h);
+}
+
+/* A whole region's spans, with its holders, into a struct ranges. */
+struct whole_ranges {
+  struct ranges *out;
+  holders_t holders;
+};
+
+static void add_whole_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct whole_ranges *w = arg;
+  dag__ranges_add(lo, hi, w->holders, w->out);
+}
+
+static void add_walked_span(uintptr_t lo, uintptr_t hi, void *ranges) {
+  bytes_each(lo, hi, dag__ranges_add, ranges);
+}
+
+void dag__validity_collect(const struct region *r, struct ranges *out) {
+  holders_t h;
+  if (!dag__validity_whole(r, &h)) {
+    dissolve(r); /* once, not span by span */
+    dag__region_each_span(r, add_walked_span, out);
+  } else if ((h & out->mask) == out->want)
+    dag__region_each_span(r, add_whole_span, &(struct whole_ranges){out, h});
+}
+
+void dag__validity_host_copied(const struct ranges *r,
+                               const struct region *within) {
+  bool dissolved = false;
+  for (size_t i = 0; i < r->n; i++) {
+    if (r->at[i].holders & HOST)
+      continue;
+    if (!within)
+      dissolve_bytes(r->at[i].lo, r->at[i].hi);
+    else if (!dissolved)
+      dissolve(within);
+    dissolved = true;
+    bytes_update(r->at[i].lo, r->at[i].hi, (holders_t)~0, HOST);
+  }
+}
+
+static void forget_entry(struct region_entry *e, void *arg) {
+  (void)arg;
+  set_holders(e, HOST);
+}
+
+void dag__validity_forget_devices(void) {
+  dag__regions_each(forget_entry, NULL);
+  for (size_t s = 0; s < leaves_size; s++)
+    for (uintptr_t k = 0; leaves[s].index && k < LEAF; k++)
+      leaves[s].chunks[k].n = 0;
+  chunks_held = 0;
+}
+
+/* ------------------------------------------------------------ queries */
+
+bool dag__validity_any(void) { return chunks_held > 0 || entries_held > 0; }
+
+struct held_entry {
+  void (*fn)(uintptr_t lo, uintptr_t hi, holders_t holders, void *arg);
+  void *arg;
+  holders_t holders;
+};
+
+static void held_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct held_entry *h = arg;
+  h->fn(lo, hi, h->holders, h->arg);
+}
+
+static void each_held_entry(struct region_entry *e, void *arg) {
+  struct held_entry *h = arg;
+  h->holders = e->holders;
+  if (e->holders != HOST)
+    dag__region_each_span(&e->r, held_span, h);
+}
 
 void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
                                         holders_t holders, void *arg),
                              void *arg) {
+  dag__regions_each(each_held_entry, &(struct held_entry){fn, arg, 0});
   for (size_t s = 0; s < leaves_size; s++)
     for (uintptr_t k = 0; leaves[s].index && k < LEAF; k++) {
       const struct chunk *c = &leaves[s].chunks[k];
@@ -250,11 +437,8 @@ void dag__ranges_add(uintptr_t lo, uintptr_t hi, holders_t h, void *ranges) {
   r->at[r->n++] = (struct range){lo, hi, h};
 }
 
-void dag__ranges_add_span(uintptr_t lo, uintptr_t hi, void *ranges) {
-  dag__validity_each(lo, hi, dag__ranges_add, ranges);
-}
-
 void dag__validity_release(void) {
+  dag__regions_release();
   for (size_t s = 0; s < leaves_size; s++)
     for (uintptr_t k = 0; leaves[s].index && k < LEAF; k++)
       free(leaves[s].chunks[k].pieces);
@@ -265,5 +449,5 @@ void dag__validity_release(void) {
   leaves = NULL;
   last_leaf = NULL;
   scratch_buf = NULL;
-  leaves_size = leaves_used = chunks_held = scratch_cap = 0;
+  leaves_size = leaves_used = chunks_held = scratch_cap = entries_held = 0;
 }
