@@ -5,9 +5,11 @@
  *
  *   DAG_DEVICES=emul DAG_EMUL_MODEL=h200 DAG_NUM_THREADS=16 \
  *       model_cholesky [-n N] [-b tile] [-r "potrf trsm syrk gemm" flop/s]
+ *                      [-w copy bytes/s]
  *
- * prints the wall time beside the device-alone bound: the larger of every
+ * prints the wall time beside the device-alone bound: the largest of every
  * task at the device's rate for its kernel (-r, the h200 model's by
+ * default), the lower triangle's tiles copied in and out (-w, 55 GB/s by
  * default) and the critical path (potrf, trsm and syrk of each step in a
  * row). The panel tasks (potrf, trsm) have priorities, as the right-looking
  * algorithm wants them.
@@ -77,6 +79,7 @@ static struct dag_task_info info_of(const char *label, dag_task_fn body,
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
   double rate[KERNELS] = {10e12, 45e12, 55e12, 60e12}; /* the h200 model's */
+  double bandwidth = 55e9;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "-n"))
       n = atoi(argv[i + 1]);
@@ -86,10 +89,12 @@ int main(int argc, char **argv) {
              sscanf(argv[i + 1], "%lf %lf %lf %lf", &rate[0], &rate[1],
                     &rate[2], &rate[3]) != 4)
       b = 0;
+    else if (!strcmp(argv[i], "-w"))
+      bandwidth = atof(argv[i + 1]);
   }
   if (b <= 0 || n <= 0 || n % b) {
     fprintf(stderr, "usage: model_cholesky [-n N] [-b tile dividing N] "
-                    "[-r \"potrf trsm syrk gemm\" flop/s]\n");
+                    "[-r \"potrf trsm syrk gemm\" flop/s] [-w copy bytes/s]\n");
     return 2;
   }
   double *a = untouched(n);
@@ -137,11 +142,14 @@ int main(int argc, char **argv) {
     work += flops[k] / rate[k];
   double path = nt * bb / 3 / rate[POTRF] +
                 (nt - 1) * (bb / rate[TRSM] + bb / rate[SYRK]);
-  double bound = work > path ? work : path;
+  double tiles = nt * (nt + 1) / 2.0; /* the lower triangle's */
+  double copies = 2 * tiles * b * (double)b * sizeof(double) / bandwidth;
+  double bound = work > copies ? work : copies;
+  bound = bound > path ? bound : path;
   int workers = dag_num_workers();
   dag_check(dag_finalize()); /* its report line comes first */
   printf("model_cholesky n=%d b=%d tasks=%d workers=%d wall=%.4f "
-         "bound=%.4f (work %.4f, path %.4f) bound/wall=%.3f\n",
-         n, b, tasks, workers, wall, bound, work, path, bound / wall);
+         "bound=%.4f (work %.4f, copies %.4f, path %.4f) bound/wall=%.3f\n",
+         n, b, tasks, workers, wall, bound, work, copies, path, bound / wall);
   return 0;
 }

@@ -241,17 +241,51 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
 
 /* --------------------------------------------------------------- flush */
 
+/* What the devices hold at a wait: its bytes per device, the ranges
+ * outside regions kept whole, and the copies queued of those regions the
+ * host lacks. */
+struct held {
+  size_t bytes[MAX_DEVICES];
+  struct ranges pieces;
+  atomic_long pending;
+};
+
+static void count_held(struct held *w, size_t bytes, holders_t h) {
+  for (int d = 0; d < dag__ndevices; d++)
+    if (h & dag__devices[d].bit)
+      w->bytes[d] += bytes;
+}
+
+/* A region of this many bytes copies back on its own at full speed; the
+ * rows of smaller ones are joined with their neighbours' first (the tiles
+ * of a block row make whole rows: one copy, not one per tile). */
+#define COPY_ALONE_BYTES ((size_t)4 << 20)
+
+static void held_whole(const struct region *r, holders_t h, void *arg) {
+  struct held *w = arg;
+  size_t bytes = dag__region_bytes(r);
+  count_held(w, bytes, h);
+  if (h & HOST)
+    return;
+  if (bytes >= COPY_ALONE_BYTES)
+    dag__copy_back_whole(r, h, &w->pending);
+  else
+    dag__validity_collect(r, &w->pieces);
+}
+
+static void held_piece(uintptr_t lo, uintptr_t hi, holders_t h, void *arg) {
+  struct held *w = arg;
+  count_held(w, hi - lo, h);
+  dag__ranges_add(lo, hi, h, &w->pieces);
+}
+
 /* DAG_STATS: the memory each device had committed, against the bytes it
  * held, at the program's wait where it held most. */
-static void note_residency(const struct ranges *w) {
+static void note_residency(const struct held *w) {
   for (int d = 0; d < dag__ndevices; d++) {
     struct device *dev = &dag__devices[d];
-    size_t bytes = 0;
-    for (size_t i = 0; i < w->n; i++)
-      if (w->at[i].holders & dev->bit)
-        bytes += w->at[i].hi - w->at[i].lo;
-    if (bytes > dev->resident_at_wait) {
-      dev->resident_at_wait = bytes;
+    if (w->bytes[d] > dev->resident_at_wait) {
+      dev->resident_at_wait = w->bytes[d];
       dev->committed_at_wait = dev->committed * dev->granule;
     }
   }
@@ -264,21 +298,23 @@ void dag__devices_flush(const struct region *regs, size_t n) {
   if (!atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
     return;
   pthread_mutex_lock(&dag__devices_lock);
-  struct ranges w = {.mask = 0, .want = 0}; /* every range */
-  if (regs)
+  if (regs) {
+    struct ranges w = {.mask = HOST, .want = 0}; /* what the host lacks */
     for (size_t i = 0; i < n; i++)
       dag__validity_collect(&regs[i], &w);
-  else
-    dag__validity_each_held(dag__ranges_add, &w);
-  if (!regs)
-    note_residency(&w);
-  dag__copy_back(&w, NULL);
-  if (regs)
+    dag__copy_back(&w, NULL);
+    free(w.at);
     for (size_t i = 0; i < n; i++)
       dag__validity_update_region(&regs[i], 0, HOST);
-  else
+  } else {
+    struct held w = {.pieces = {.mask = 0, .want = 0}};
+    dag__validity_each_held(held_whole, held_piece, &w);
+    note_residency(&w);
+    dag__copy_back_start(&w.pieces, NULL, &w.pending);
+    dag__copies_wait(&w.pending);
+    free(w.pieces.at);
     dag__validity_forget_devices();
-  free(w.at);
+  }
   pthread_mutex_unlock(&dag__devices_lock);
 }
 

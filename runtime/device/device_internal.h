@@ -41,10 +41,13 @@ bool dag__validity_whole(const struct region *r, holders_t *holders);
 void dag__validity_forget_devices(void);
 /* Whether some byte is held by a device. */
 bool dag__validity_any(void);
-/* Calls fn on every range held otherwise than by the host alone (in no
- * particular order); fn must not change validity. */
-void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
-                                        holders_t holders, void *arg),
+/* Calls whole on every region kept whole, and piece on every other range,
+ * held otherwise than by the host alone (in no particular order); neither
+ * may change validity. */
+void dag__validity_each_held(void (*whole)(const struct region *r,
+                                           holders_t holders, void *arg),
+                             void (*piece)(uintptr_t lo, uintptr_t hi,
+                                           holders_t holders, void *arg),
                              void *arg);
 void dag__validity_release(void);
 
@@ -192,6 +195,10 @@ struct window *dag__residency_window(struct device *d, uintptr_t lo,
  * dag_last_error()). */
 int dag__residency_back_task(struct device *d, const struct region *regs,
                              uint32_t n, struct window **w, uint32_t *failed);
+/* The window where every granule of r is known to be mapped (it was
+ * backed whole, and nothing was evicted since), or NULL. */
+struct window *dag__residency_known(const struct device *d,
+                                    const struct region *r);
 /* Of the windows that map host byte x's granule, the one that maps the
  * longest prefix of [x, *hi) whole; *hi becomes that prefix's end. */
 struct window *dag__residency_mapping(struct device *d, uintptr_t x,
@@ -315,6 +322,15 @@ void dag__run_chosen(void *call_address);
  * waits. The caller then says so to validity (dag__validity_host_copied,
  * or an update of the regions they came from). */
 void dag__copy_back(const struct ranges *r, const struct call *c);
+/* The same in two steps: queues the copies, counted in *pending; ... */
+void dag__copy_back_start(const struct ranges *r, const struct call *c,
+                          atomic_long *pending);
+/* ... waits until *pending is 0. */
+void dag__copies_wait(atomic_long *pending);
+/* Queues the copies of region r, held whole by devices only (holders h),
+ * to the host, from the first of them: a tile is one 2-D copy. */
+void dag__copy_back_whole(const struct region *r, holders_t h,
+                          atomic_long *pending);
 /* Waits until nothing is queued on d. */
 void dag__device_drain(struct device *d);
 

@@ -322,7 +322,11 @@ static int by_address(const void *a, const void *b) {
 static size_t sort_and_join(struct range *at, size_t n) {
   if (n < 2)
     return n;
-  qsort(at, n, sizeof *at, by_address);
+  size_t sorted = 1; /* a region's spans come in order */
+  while (sorted < n && at[sorted - 1].lo <= at[sorted].lo)
+    sorted++;
+  if (sorted < n)
+    qsort(at, n, sizeof *at, by_address);
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
     if (m && at[m - 1].hi == at[i].lo)
@@ -393,6 +397,35 @@ static struct ranges lacking(holders_t bit) {
 
 void dag__copy_back(const struct ranges *r, const struct call *task) {
   atomic_long pending = 0;
+  dag__copy_back_start(r, task, &pending);
+  dag__copies_wait(&pending);
+}
+
+void dag__copies_wait(atomic_long *pending) { wait_pending(pending); }
+
+struct spans_held {
+  struct ranges *out;
+  holders_t holders;
+};
+
+static void add_span_held(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct spans_held *s = arg;
+  dag__ranges_add(lo, hi, s->holders, s->out);
+}
+
+void dag__copy_back_whole(const struct region *r, holders_t h,
+                          atomic_long *pending) {
+  struct device *d = dag__device_of_bit((holders_t)(h & -h));
+  struct ranges spans = {.mask = 0, .want = 0};
+  dag__region_each_span(r, add_span_held, &(struct spans_held){&spans, h});
+  size_t n = sort_and_join(spans.at, spans.n);
+  copy_ranges(&(struct copy_job){d, false, NULL, pending, NULL, NULL},
+              dag__residency_known(d, r), spans.at, n);
+  free(spans.at);
+}
+
+void dag__copy_back_start(const struct ranges *r, const struct call *task,
+                          atomic_long *pending) {
   struct range *from = malloc((r->n ? r->n : 1) * sizeof *from);
   if (!from)
     dag__out_of_memory("a copy from a device");
@@ -407,11 +440,10 @@ void dag__copy_back(const struct ranges *r, const struct call *task) {
         from[n++] = r->at[i];
     }
     n = sort_and_join(from, n);
-    copy_ranges(&(struct copy_job){d, false, task, &pending, NULL, NULL}, NULL,
+    copy_ranges(&(struct copy_job){d, false, task, pending, NULL, NULL}, NULL,
                 from, n);
   }
   free(from);
-  wait_pending(&pending);
 }
 
 /* ------------------------------------------------------------- calls */

@@ -384,6 +384,12 @@ static void touch_known(struct device *d) {
   d->known_used = 0;
 }
 
+struct window *dag__residency_known(const struct device *d,
+                                    const struct region *r) {
+  const struct known *k = known_find(d, r);
+  return k ? k->w : NULL;
+}
+
 /* Backs r's spans; rows of a tile share granules (8 rows 256 KiB apart
  * share one of 2 MiB): a span within the last granule backed needs nothing
  * more. */

@@ -396,35 +396,30 @@ void dag__validity_forget_devices(void) {
 bool dag__validity_any(void) { return chunks_held > 0 || entries_held > 0; }
 
 struct held_entry {
-  void (*fn)(uintptr_t lo, uintptr_t hi, holders_t holders, void *arg);
+  void (*whole)(const struct region *r, holders_t holders, void *arg);
   void *arg;
-  holders_t holders;
 };
 
-static void held_span(uintptr_t lo, uintptr_t hi, void *arg) {
-  const struct held_entry *h = arg;
-  h->fn(lo, hi, h->holders, h->arg);
-}
-
 static void each_held_entry(struct region_entry *e, void *arg) {
-  struct held_entry *h = arg;
-  h->holders = e->holders;
+  const struct held_entry *h = arg;
   if (e->holders != HOST)
-    dag__region_each_span(&e->r, held_span, h);
+    h->whole(&e->r, e->holders, h->arg);
 }
 
-void dag__validity_each_held(void (*fn)(uintptr_t lo, uintptr_t hi,
-                                        holders_t holders, void *arg),
+void dag__validity_each_held(void (*whole)(const struct region *r,
+                                           holders_t holders, void *arg),
+                             void (*piece)(uintptr_t lo, uintptr_t hi,
+                                           holders_t holders, void *arg),
                              void *arg) {
-  dag__regions_each(each_held_entry, &(struct held_entry){fn, arg, 0});
+  dag__regions_each(each_held_entry, &(struct held_entry){whole, arg});
   for (size_t s = 0; s < leaves_size; s++)
     for (uintptr_t k = 0; leaves[s].index && k < LEAF; k++) {
       const struct chunk *c = &leaves[s].chunks[k];
       uintptr_t base = (((leaves[s].index - 1) << LEAF_SHIFT) + k)
                        << CHUNK_SHIFT;
       for (uint32_t i = 0; i < c->n; i++)
-        fn(base + c->pieces[i].lo, base + c->pieces[i].hi, c->pieces[i].holders,
-           arg);
+        piece(base + c->pieces[i].lo, base + c->pieces[i].hi,
+              c->pieces[i].holders, arg);
     }
 }
 
