@@ -88,6 +88,10 @@ struct ranges {
 /* A callback of dag__validity_each (and _each_held) that adds to the
  * struct ranges `arg`. */
 void dag__ranges_add(uintptr_t lo, uintptr_t hi, holders_t h, void *ranges);
+/* Adds each span of r, all of whose bytes have `holders`, if out wants
+ * them. */
+void dag__ranges_add_region(const struct region *r, holders_t holders,
+                            struct ranges *out);
 /* Adds the ranges of r that out wants, each with its holders. */
 void dag__validity_collect(const struct region *r, struct ranges *out);
 /* The host now holds the ranges of r it lacked (dag__copy_back brought

@@ -403,21 +403,11 @@ void dag__copy_back(const struct ranges *r, const struct call *task) {
 
 void dag__copies_wait(atomic_long *pending) { wait_pending(pending); }
 
-struct spans_held {
-  struct ranges *out;
-  holders_t holders;
-};
-
-static void add_span_held(uintptr_t lo, uintptr_t hi, void *arg) {
-  const struct spans_held *s = arg;
-  dag__ranges_add(lo, hi, s->holders, s->out);
-}
-
 void dag__copy_back_whole(const struct region *r, holders_t h,
                           atomic_long *pending) {
   struct device *d = dag__device_of_bit((holders_t)(h & -h));
   struct ranges spans = {.mask = 0, .want = 0};
-  dag__region_each_span(r, add_span_held, &(struct spans_held){&spans, h});
+  dag__ranges_add_region(r, h, &spans);
   size_t n = sort_and_join(spans.at, spans.n);
   copy_ranges(&(struct copy_job){d, false, NULL, pending, NULL, NULL},
               dag__residency_known(d, r), spans.at, n);

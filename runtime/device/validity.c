@@ -339,7 +339,6 @@ void dag__validity_update_region(const struct region *r, holders_t keep,
   set_holders(dag__regions_add(r, HOST), h);
 }
 
-/* A whole region's spans, with its holders, into a struct ranges. */
 struct whole_ranges {
   struct ranges *out;
   holders_t holders;
@@ -348,6 +347,13 @@ struct whole_ranges {
 static void add_whole_span(uintptr_t lo, uintptr_t hi, void *arg) {
   const struct whole_ranges *w = arg;
   dag__ranges_add(lo, hi, w->holders, w->out);
+}
+
+void dag__ranges_add_region(const struct region *r, holders_t holders,
+                            struct ranges *out) {
+  if ((holders & out->mask) == out->want)
+    dag__region_each_span(r, add_whole_span,
+                          &(struct whole_ranges){out, holders});
 }
 
 static void add_walked_span(uintptr_t lo, uintptr_t hi, void *ranges) {
@@ -359,8 +365,8 @@ void dag__validity_collect(const struct region *r, struct ranges *out) {
   if (!dag__validity_whole(r, &h)) {
     dissolve(r); /* once, not span by span */
     dag__region_each_span(r, add_walked_span, out);
-  } else if ((h & out->mask) == out->want)
-    dag__region_each_span(r, add_whole_span, &(struct whole_ranges){out, h});
+  } else
+    dag__ranges_add_region(r, h, out);
 }
 
 void dag__validity_host_copied(const struct ranges *r,
