@@ -136,6 +136,8 @@ void dag__unpack_stop(void);
 /* Runs job on an unpacking thread, in the order given but not one after
  * the other (here, if there are none). */
 void dag__unpack_later(struct unpack_job *job);
+/* Runs the first job queued, here; false if there was none. */
+bool dag__unpack_help(void);
 
 /* ---------------------------------------------------------- residency.c */
 

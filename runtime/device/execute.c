@@ -377,10 +377,12 @@ static void copy_ranges(const struct copy_job *job, struct window *known,
   }
 }
 
-/* Waits until *pending is 0. */
+/* Waits until *pending is 0, unpacking meanwhile what the unpacking
+ * threads have not started (its own copies' buffers, or others'). */
 static void wait_pending(atomic_long *pending) {
   while (atomic_load(pending) > 0)
-    sched_yield();
+    if (!dag__unpack_help())
+      sched_yield();
 }
 
 void dag__device_drain(struct device *d) {

@@ -84,7 +84,10 @@ struct stage *dag__stage_get(struct device *d, size_t bytes) {
       pthread_mutex_unlock(&d->stage_lock);
       return NULL;
     }
-    sched_yield(); /* every buffer is out: one comes back when its copy ends */
+    /* Every buffer is out: one comes back when its copy ends, and a copy
+     * from the device when it is unpacked, which this thread can do. */
+    if (!dag__unpack_help())
+      sched_yield();
   }
 }
 

@@ -6,7 +6,9 @@
  * we measured, where the link brings 55). The device's own thread, which
  * learns that the copy is done, would unpack a flush of gigabytes alone at
  * one core's speed; it hands each buffer to these threads instead, which
- * unpack several at once while later copies go on.
+ * unpack several at once while later copies go on. A thread that waits
+ * for copies from a device helps them (dag__unpack_help): at a wait, the
+ * program's own thread has nothing else to do.
  */
 #include "device/device_internal.h"
 
@@ -24,6 +26,14 @@ static pthread_t threads[UNPACKERS];
 static int nthreads;
 static bool stopping;
 
+/* The first job queued, taken off the queue (the lock held), or NULL. */
+static struct unpack_job *take(void) {
+  struct unpack_job *job = head;
+  if (job && !(head = job->next))
+    tail = NULL;
+  return job;
+}
+
 static void *serve(void *arg) {
   (void)arg;
   dag__log_thread("unpack");
@@ -31,12 +41,9 @@ static void *serve(void *arg) {
   for (;;) {
     while (!head && !stopping)
       pthread_cond_wait(&wake, &lock);
-    struct unpack_job *job = head;
+    struct unpack_job *job = take();
     if (!job)
       break; /* stopping, and nothing is left */
-    head = job->next;
-    if (!head)
-      tail = NULL;
     pthread_mutex_unlock(&lock);
     job->run(job);
     pthread_mutex_lock(&lock);
@@ -66,6 +73,15 @@ void dag__unpack_later(struct unpack_job *job) {
   tail = job;
   pthread_cond_signal(&wake);
   pthread_mutex_unlock(&lock);
+}
+
+bool dag__unpack_help(void) {
+  pthread_mutex_lock(&lock);
+  struct unpack_job *job = take();
+  pthread_mutex_unlock(&lock);
+  if (job)
+    job->run(job);
+  return job;
 }
 
 void dag__unpack_stop(void) {
