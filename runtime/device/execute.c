@@ -377,9 +377,9 @@ static void copy_ranges(const struct copy_job *job, struct window *known,
   }
 }
 
-/* Waits until *pending is 0, unpacking meanwhile what the unpacking
- * threads have not started (its own copies' buffers, or others'). */
-static void wait_pending(atomic_long *pending) {
+/* Unpacks meanwhile what the unpacking threads have not started (its own
+ * copies' buffers, or others'). */
+void dag__copies_wait(atomic_long *pending) {
   while (atomic_load(pending) > 0)
     if (!dag__unpack_help())
       sched_yield();
@@ -387,7 +387,7 @@ static void wait_pending(atomic_long *pending) {
 
 void dag__device_drain(struct device *d) {
   settle(d);
-  wait_pending(&d->in_flight);
+  dag__copies_wait(&d->in_flight);
 }
 
 /* ------------------------------------------------- ranges and holders */
@@ -402,8 +402,6 @@ void dag__copy_back(const struct ranges *r, const struct call *task) {
   dag__copy_back_start(r, task, &pending);
   dag__copies_wait(&pending);
 }
-
-void dag__copies_wait(atomic_long *pending) { wait_pending(pending); }
 
 void dag__copy_back_whole(const struct region *r, holders_t h,
                           atomic_long *pending) {

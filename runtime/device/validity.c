@@ -371,15 +371,16 @@ void dag__validity_collect(const struct region *r, struct ranges *out) {
 
 void dag__validity_host_copied(const struct ranges *r,
                                const struct region *within) {
-  bool dissolved = false;
+  bool within_dissolved = false;
   for (size_t i = 0; i < r->n; i++) {
     if (r->at[i].holders & HOST)
       continue;
-    if (!within)
+    if (!within) {
       dissolve_bytes(r->at[i].lo, r->at[i].hi);
-    else if (!dissolved)
+    } else if (!within_dissolved) {
       dissolve(within);
-    dissolved = true;
+      within_dissolved = true;
+    }
     bytes_update(r->at[i].lo, r->at[i].hi, (holders_t)~0, HOST);
   }
 }
