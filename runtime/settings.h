@@ -57,14 +57,15 @@ struct settings {
   /* DAG_DEVICES: the devices to open, in order (default cuda, hip). */
   int ndevice_choices;
   struct device_choice device_choices[DAG_MAX_DEVICE_CHOICES];
-  int devices_named;   /* DAG_DEVICES was set (to other than none) */
-  int device_staging;  /* DAG_DEVICE_STAGING: 0 or 1 */
-  int mpi_gpu_direct;  /* DAG_MPI_GPU_DIRECT: 0, 1, or -1: ask MPI */
-  size_t emul_memory;  /* DAG_EMUL_MEM, bytes */
-  size_t emul_granule; /* DAG_EMUL_GRANULE, bytes */
-  int emul_delay_us;   /* DAG_EMUL_DELAY_US */
-  int emul_jitter_us;  /* DAG_EMUL_JITTER_US: most of a random extra delay */
-  int emul_seed;       /* DAG_EMUL_SEED: of the jitter */
+  int devices_named;    /* DAG_DEVICES was set (to other than none) */
+  int device_staging;   /* DAG_DEVICE_STAGING: 0 or 1 */
+  int device_writeback; /* DAG_DEVICE_WRITEBACK: 0 or 1 */
+  int mpi_gpu_direct;   /* DAG_MPI_GPU_DIRECT: 0, 1, or -1: ask MPI */
+  size_t emul_memory;   /* DAG_EMUL_MEM, bytes */
+  size_t emul_granule;  /* DAG_EMUL_GRANULE, bytes */
+  int emul_delay_us;    /* DAG_EMUL_DELAY_US */
+  int emul_jitter_us;   /* DAG_EMUL_JITTER_US: most of a random extra delay */
+  int emul_seed;        /* DAG_EMUL_SEED: of the jitter */
   /* DAG_EMUL_MODEL: timed mode, with this device model (a built-in one's
    * name or a file); NULL: off. */
   const char *emul_model;

@@ -73,6 +73,13 @@ void dag__core_graph_transfer(bool send, int peer, uint64_t tag,
 struct task *dag__task_hold(void);
 /* Ends a hold; from any thread. */
 void dag__task_release(struct task *t);
+/* Calls fn with the body and the arguments of each task that waits for t,
+ * held and not released yet, so far (a task submitted later may still come
+ * to wait for it). From any thread. */
+void dag__task_each_successor(struct task *t,
+                              void (*fn)(dag_task_fn body, void *args,
+                                         void *arg),
+                              void *arg);
 
 /* ------------------------------------------------------------ lifetime */
 

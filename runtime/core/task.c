@@ -139,6 +139,20 @@ static void *task_args(struct task *t) {
   return block;
 }
 
+/* Edges are pushed at the head, each built before it is published, and
+ * go back to the pool only when t completes; a successor is built whole
+ * before its first edge is pushed, and does not run before t completes. */
+void dag__task_each_successor(struct task *t,
+                              void (*fn)(dag_task_fn body, void *args,
+                                         void *arg),
+                              void *arg) {
+  struct edge *e = atomic_load_explicit(&t->succ, memory_order_acquire);
+  for (; e && e != DAG_SUCC_CLOSED; e = e->next) {
+    struct task *s = atomic_load_explicit(&e->succ, memory_order_relaxed);
+    fn(s->fn, task_args(s), arg);
+  }
+}
+
 /* Ends t's own part: if no child is left, t is complete. */
 static struct task *finish_body(struct worker *w, struct task *t) {
   if (t->flags & TASK_ARGS_POOLED) {

@@ -82,6 +82,7 @@ static void open_device(const struct space_ops *ops, enum dag_device kind,
   d->poisons_host = ops == &dag__space_emul && !timed;
   d->staging = dag__settings()->device_staging &&
                (!timed || dag__emul_model()->pack_bytes_per_s > 0);
+  d->writeback = d->staging && dag__settings()->device_writeback;
   if (timed)
     dag__devices_model = dag__emul_model();
   snprintf(d->place, sizeof d->place, "%s%s%s", ops->name, timed ? ":" : "",
@@ -256,11 +257,6 @@ static void count_held(struct held *w, size_t bytes, holders_t h) {
       w->bytes[d] += bytes;
 }
 
-/* A region of this many bytes copies back on its own at full speed; the
- * rows of smaller ones are joined with their neighbours' first (the tiles
- * of a block row make whole rows: one copy, not one per tile). */
-#define COPY_ALONE_BYTES ((size_t)4 << 20)
-
 static void held_whole(const struct region *r, holders_t h, void *arg) {
   struct held *w = arg;
   size_t bytes = dag__region_bytes(r);
@@ -298,6 +294,10 @@ void dag__devices_flush(const struct region *regs, size_t n) {
   if (!atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
     return;
   pthread_mutex_lock(&dag__devices_lock);
+  for (size_t i = 0; i < n; i++)
+    dag__writeback_settle(&regs[i]);
+  if (!regs)
+    dag__writeback_settle(NULL);
   if (regs) {
     struct ranges w = {.mask = HOST, .want = 0}; /* what the host lacks */
     for (size_t i = 0; i < n; i++)
@@ -326,7 +326,8 @@ static void write_stats(const struct device *d) {
            "out (%.1f MiB); %llu granules evicted; memory committed peak "
            "%.1f MiB; at the wait where it held most data, %.1f MiB "
            "committed for %.1f MiB held; %llu sends to other ranks straight "
-           "from its memory (%.1f MiB)",
+           "from its memory (%.1f MiB); %llu regions written back on "
+           "speculation (%.1f MiB), %llu more voided",
            d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
            (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
            (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
@@ -335,7 +336,10 @@ static void write_stats(const struct device *d) {
            (double)d->committed_at_wait / (1 << 20),
            (double)d->resident_at_wait / (1 << 20),
            (unsigned long long)d->direct_sends,
-           (double)d->direct_bytes / (1 << 20));
+           (double)d->direct_bytes / (1 << 20),
+           (unsigned long long)d->written_back,
+           (double)d->written_back_bytes / (1 << 20),
+           (unsigned long long)d->writebacks_voided);
 }
 
 /* Timed mode: what the device did on the model's clock. */
@@ -346,12 +350,12 @@ static void write_timing(const struct device *d) {
   double share = span > 0 ? (double)t.compute_busy_ns * 1e-9 / span : 0;
   dag__log(DAG_LOG_REPORT,
            "model %s: device %d from its first operation to its last "
-           "%.4f s, computing %.4f s (busy %.1f%%), copying %.4f s; "
-           "%.3f GB in, %.3f GB out",
+           "%.4f s, computing %.4f s (busy %.1f%%), copying in %.4f s and "
+           "out %.4f s; %.3f GB in, %.3f GB out",
            dag__devices_model->name, d->space.index, span,
            (double)t.compute_busy_ns * 1e-9, 100 * share,
-           (double)t.copy_busy_ns * 1e-9, (double)t.bytes_in * 1e-9,
-           (double)t.bytes_out * 1e-9);
+           (double)t.copy_in_busy_ns * 1e-9, (double)t.copy_out_busy_ns * 1e-9,
+           (double)t.bytes_in * 1e-9, (double)t.bytes_out * 1e-9);
 }
 
 void dag__devices_stop(void) {

@@ -114,8 +114,12 @@ struct device;
  * d, waiting for one to come back if d has all it may; NULL when no
  * page-locked memory is left (the caller copies directly). */
 struct stage *dag__stage_get(struct device *d, size_t bytes);
+/* The same without waiting: NULL if d has none to spare. */
+struct stage *dag__stage_try_get(struct device *d, size_t bytes);
 /* Gives it back (any thread). */
 void dag__stage_put(struct device *d, struct stage *s);
+/* Bytes of s. */
+size_t dag__stage_bytes(const struct stage *s);
 size_t dag__stage_max(void);
 /* Bytes of buffers d may have. */
 size_t dag__stage_cap(const struct device *d);
@@ -153,6 +157,7 @@ struct window {
 };
 
 struct granule;
+struct writeback;
 
 struct device {
   struct space space;
@@ -169,11 +174,18 @@ struct device {
   size_t known_size, known_used;
   bool poisons_host; /* the emulated device: see execute.c */
   bool staging;      /* copies go through staging.c's buffers */
+  bool writeback;    /* writes back on speculation (writeback.c) */
   char place[64];    /* its name in DAG_HISTORY: "cuda", "emul:h200" */
   pthread_mutex_t stage_lock;
   struct stage *stages[STAGE_CLASSES]; /* idle, per size class */
   size_t stage_bytes;                  /* of all its buffers */
   atomic_long in_flight;               /* queued operations not yet done */
+  /* Write-backs on speculation (writeback.c): candidates pushed when a
+   * body ends, then, under the devices' lock, candidates and copies in
+   * flight, oldest first; bytes of staging buffers they hold. */
+  _Atomic(struct writeback *) writeback_inbox;
+  struct writeback *writebacks;
+  atomic_size_t writeback_staged;
   /* Device tasks that took a turn (under the devices' lock), and those of
    * them that have queued their copies and body (execute.c). */
   uint64_t turns_taken;
@@ -184,6 +196,7 @@ struct device {
   _Atomic int64_t expected_work_ns;
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
+  uint64_t written_back, written_back_bytes, writebacks_voided;
   _Atomic uint64_t direct_sends, direct_bytes;
   atomic_size_t direct_pinned;                /* bytes that direct sends hold */
   size_t committed, committed_peak;           /* granules */
@@ -274,6 +287,28 @@ int dag__history_file_save(const char *path, const struct history_record *rs,
                            size_t n);
 void dag__history_file_release(void);
 
+/* --------------------------------------------------------- writeback.c */
+
+/* Regions of at least this many bytes go back on their own, at full
+ * speed; smaller ones are joined with their neighbours at a wait (the
+ * tiles of a block row make whole rows: one copy, not one per tile). */
+#define COPY_ALONE_BYTES ((size_t)4 << 20)
+
+/* Device task c's body is done (on the device's thread, before c's task
+ * is released): the regions it wrote that no task waiting for it writes
+ * become candidates for a write-back. */
+void dag__writeback_candidates(struct call *c);
+/* Under the devices' lock: issues d's candidates while it has staging
+ * buffers to spare, and tells validity of the write-backs done. */
+void dag__writeback_pump(struct device *d);
+/* Under the devices' lock: the bytes of r change holders; their
+ * write-backs are voided. */
+void dag__writeback_void(const struct region *r);
+/* Under the devices' lock, before host memory in r (NULL: all of it) is
+ * written: drops the write-backs not issued, waits for those in flight and
+ * tells validity of them. */
+void dag__writeback_settle(const struct region *r);
+
 /* ----------------------------------------------------------- execute.c */
 
 /* The argument block of a wrapped task: this header, the task's regions
@@ -339,5 +374,15 @@ void dag__copy_back_whole(const struct region *r, holders_t h,
                           atomic_long *pending);
 /* Waits until nothing is queued on d. */
 void dag__device_drain(struct device *d);
+/* Copies rows between a staging buffer and the program's memory; in timed
+ * mode, where no byte moves, it takes the model's time instead. */
+void dag__pack_rows(const struct space_copy *c);
+/* The call of a task whose body is one of the wrapped bodies above, or
+ * NULL. */
+struct call *dag__call_of(dag_task_fn body, void *args);
+/* Ends the run: queued work failed (`failure` says what and why) for
+ * `task` (NULL: for a wait or an eviction). */
+noreturn void dag__work_failed(const struct dag_task_info *task,
+                               const char *failure);
 
 #endif /* DAG_DEVICE_INTERNAL_H */

@@ -72,12 +72,10 @@ static struct dag_task_info info_of(const struct call *c) {
       .label = c->label, .file = c->file, .line = c->line};
 }
 
-/* Ends the run: queued work failed (`failure` says what and why) for
- * `task` (NULL: for a wait or an eviction). Its results cannot be trusted,
- * so nothing more runs; one message, from whichever thread saw a failure
- * first (the others wait for the end). */
-static noreturn void work_failed(const struct dag_task_info *task,
-                                 const char *failure) {
+/* Its results cannot be trusted, so nothing more runs; one message, from
+ * whichever thread saw a failure first (the others wait for the end). */
+noreturn void dag__work_failed(const struct dag_task_info *task,
+                               const char *failure) {
   static atomic_flag said = ATOMIC_FLAG_INIT;
   if (atomic_flag_test_and_set(&said))
     for (;;)
@@ -88,9 +86,7 @@ static noreturn void work_failed(const struct dag_task_info *task,
 
 /* ------------------------------------------------------------- copies */
 
-/* Packs rows into a staging buffer or out of one; in timed mode, where no
- * byte moves, it takes the model's time instead. */
-static void pack_rows(const struct space_copy *c) {
+void dag__pack_rows(const struct space_copy *c) {
   if (dag__devices_model)
     dag__emul_sleep(
         dag__emul_model_pack_seconds(dag__devices_model, c->span * c->rows));
@@ -124,7 +120,7 @@ static void copy_complete(struct copy_done *c) {
 
 static void unpack_and_complete(struct unpack_job *job) {
   struct copy_done *c = (struct copy_done *)job; /* its first member */
-  pack_rows(&c->unpack);
+  dag__pack_rows(&c->unpack);
   copy_complete(c);
 }
 
@@ -133,7 +129,7 @@ static void unpack_and_complete(struct unpack_job *job) {
 static void copy_finished(void *arg, const char *failure) {
   struct copy_done *c = arg;
   if (failure)
-    work_failed(c->for_task ? &c->task : NULL, failure);
+    dag__work_failed(c->for_task ? &c->task : NULL, failure);
   if (c->unpack.dst) {
     c->unpack_job.run = unpack_and_complete;
     dag__unpack_later(&c->unpack_job);
@@ -215,7 +211,7 @@ static void issue_planned(const struct copy_job *job, bool pack) {
   now.plan = NULL;
   for (size_t i = 0; i < p->n; i++) {
     if (pack && p->at[i].pack.dst)
-      pack_rows(&p->at[i].pack);
+      dag__pack_rows(&p->at[i].pack);
     issue(&now, &p->at[i].copy, p->at[i].stage, NULL);
   }
   p->n = p->staged = 0;
@@ -261,7 +257,7 @@ static void issue_staged(const struct copy_job *job,
       p->staged += dag__stage_max();
       return;
     }
-    pack_rows(&pack);
+    dag__pack_rows(&pack);
     issue(job, &copy, s, NULL);
   } else {
     issue(job,
@@ -536,6 +532,8 @@ static struct direct_pin *left_on_device(const struct region *r) {
 static void prepare_host(struct call *c) {
   if (c->read_in_place && (c->direct = left_on_device(dag__call_regions(c))))
     return; /* a send: it writes nothing */
+  for (uint32_t i = 0; i < c->n; i++)
+    dag__writeback_settle(&dag__call_regions(c)[i]);
   struct ranges stale = lacking(HOST);
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
@@ -613,7 +611,8 @@ static void fetch(const struct copy_job *job, struct window *w,
   struct device *d = job->d;
   holders_t h;
   if (dag__validity_whole(r, &h) && (h & d->bit))
-    return; /* the common case: one lookup */
+    return;                 /* the common case: one lookup */
+  dag__writeback_settle(r); /* before a copy back brings r to the host */
   struct ranges missing = lacking(d->bit);
   dag__validity_collect(r, &missing);
   dag__copy_back(&missing, job->task); /* what only another device holds */
@@ -726,7 +725,7 @@ static void device_finished(void *p, const char *failure) {
   struct call *c = p;
   struct dag_task_info task = info_of(c);
   if (failure)
-    work_failed(&task, failure);
+    dag__work_failed(&task, failure);
   struct device *d = c->device;
   /* Its own time: from when it was queued, the device finished what came
    * before, and its data arrived, whichever is last (the chooser adds the
@@ -738,8 +737,13 @@ static void device_finished(void *p, const char *failure) {
   dag__history_note(c->fn, c->bytes, now - (arrived > start ? arrived : start));
   if (c->nvariants)
     dag__choice_done(c);
+  dag__writeback_candidates(c);
   struct task *t = c->task;
   free(c);
+  if (d->writeback && !pthread_mutex_trylock(&dag__devices_lock)) {
+    dag__writeback_pump(d);
+    pthread_mutex_unlock(&dag__devices_lock);
+  }
   atomic_fetch_sub(&d->in_flight, 1);
   dag__task_release(t);
 }
@@ -755,7 +759,7 @@ static noreturn void not_backed(const struct call *c, int err) {
                               "its data does not fit in the memory of %s "
                               "device %d",
                               d->space.ops->name, d->space.index));
-  work_failed(&task, why);
+  dag__work_failed(&task, why);
 }
 
 void dag__run_on_device(void *p) {
@@ -779,10 +783,15 @@ void dag__run_on_device(void *p) {
   for (uint32_t i = 0; i < c->n; i++)
     if (writes(dag__call_modes(c)[i]))
       dag__validity_update_region(&dag__call_regions(c)[i], 0, d->bit);
+  for (uint32_t i = 0; d->poisons_host && i < c->n; i++)
+    if (writes(dag__call_modes(c)[i])) /* poisoning writes host memory */
+      dag__writeback_settle(&dag__call_regions(c)[i]);
   translate(c);
   d->tasks++;
   c->task = dag__task_hold();
   uint64_t turn = d->turns_taken++;
+  if (d->writeback)
+    dag__writeback_pump(d);
   pthread_mutex_unlock(&dag__devices_lock);
   if (w != stack)
     free(w);
@@ -790,7 +799,7 @@ void dag__run_on_device(void *p) {
     dag__emul_host_jitter(&d->space);
   for (size_t i = 0; i < plan.n; i++)
     if (plan.at[i].pack.dst)
-      pack_rows(&plan.at[i].pack);
+      dag__pack_rows(&plan.at[i].pack);
   while (atomic_load_explicit(&d->turns_done, memory_order_acquire) != turn)
     sched_yield(); /* the tasks before, packing too */
   issue_planned(&job, false);
@@ -799,6 +808,14 @@ void dag__run_on_device(void *p) {
   atomic_fetch_add(&d->in_flight, 1);
   dag__space_launch(&d->space, device_body, c, device_finished, c);
   atomic_store_explicit(&d->turns_done, turn + 1, memory_order_release);
+}
+
+struct call *dag__call_of(dag_task_fn body, void *args) {
+  if (body == dag__run_on_host)
+    return args;
+  if (body == dag__run_chosen || body == dag__run_on_device)
+    return *(struct call **)args;
+  return NULL;
 }
 
 void dag__run_chosen(void *p) {

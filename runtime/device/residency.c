@@ -223,7 +223,8 @@ static void touch_known(struct device *d);
 /* Evicts granules not used in this epoch, nor read by a direct send; false
  * if there is none. */
 static bool evict(struct device *d) {
-  dag__device_drain(d); /* nothing queued may still use a victim */
+  dag__device_drain(d);        /* nothing queued may still use a victim */
+  dag__writeback_settle(NULL); /* what went back is clean */
   touch_known(d);
   struct candidate *c = malloc(d->granules_used * sizeof *c);
   if (!c)

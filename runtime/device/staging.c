@@ -55,41 +55,57 @@ static void free_idle(struct device *d, int keep) {
     }
 }
 
-struct stage *dag__stage_get(struct device *d, size_t bytes) {
-  int cls = class_of(bytes);
-  for (;;) {
-    pthread_mutex_lock(&d->stage_lock);
-    struct stage *s = d->stages[cls];
-    if (s) {
-      d->stages[cls] = s->next;
-      pthread_mutex_unlock(&d->stage_lock);
-      return s;
-    }
-    if (d->stage_bytes + class_bytes(cls) > dag__stage_cap(d))
-      free_idle(d, cls);
-    bool room = d->stage_bytes + class_bytes(cls) <= dag__stage_cap(d);
-    if (room)
-      d->stage_bytes += class_bytes(cls);
+/* A buffer of class cls: an idle one, or a new one if d may have more.
+ * NULL with *full when d has all it may, or without when no page-locked
+ * memory is left. */
+static struct stage *take(struct device *d, int cls, bool *full) {
+  pthread_mutex_lock(&d->stage_lock);
+  struct stage *s = d->stages[cls];
+  if (s) {
+    d->stages[cls] = s->next;
     pthread_mutex_unlock(&d->stage_lock);
-    if (room) {
-      s = malloc(sizeof *s);
-      void *at = s ? dag__space_host_alloc(&d->space, class_bytes(cls)) : NULL;
-      if (at) {
-        *s = (struct stage){NULL, at, cls};
-        return s;
-      }
-      free(s); /* no page-locked memory left: the caller copies directly */
-      pthread_mutex_lock(&d->stage_lock);
-      d->stage_bytes -= class_bytes(cls);
-      pthread_mutex_unlock(&d->stage_lock);
-      return NULL;
-    }
+    return s;
+  }
+  if (d->stage_bytes + class_bytes(cls) > dag__stage_cap(d))
+    free_idle(d, cls);
+  *full = d->stage_bytes + class_bytes(cls) > dag__stage_cap(d);
+  if (!*full)
+    d->stage_bytes += class_bytes(cls);
+  pthread_mutex_unlock(&d->stage_lock);
+  if (*full)
+    return NULL;
+  s = malloc(sizeof *s);
+  void *at = s ? dag__space_host_alloc(&d->space, class_bytes(cls)) : NULL;
+  if (at) {
+    *s = (struct stage){NULL, at, cls};
+    return s;
+  }
+  free(s);
+  pthread_mutex_lock(&d->stage_lock);
+  d->stage_bytes -= class_bytes(cls);
+  pthread_mutex_unlock(&d->stage_lock);
+  return NULL;
+}
+
+struct stage *dag__stage_get(struct device *d, size_t bytes) {
+  for (;;) {
+    bool full;
+    struct stage *s = take(d, class_of(bytes), &full);
+    if (s || !full)
+      return s; /* NULL: the caller copies directly */
     /* Every buffer is out: one comes back when its copy ends, and a copy
      * from the device when it is unpacked, which this thread can do. */
     if (!dag__unpack_help())
       sched_yield();
   }
 }
+
+struct stage *dag__stage_try_get(struct device *d, size_t bytes) {
+  bool full;
+  return take(d, class_of(bytes), &full);
+}
+
+size_t dag__stage_bytes(const struct stage *s) { return class_bytes(s->cls); }
 
 void dag__stage_put(struct device *d, struct stage *s) {
   pthread_mutex_lock(&d->stage_lock);

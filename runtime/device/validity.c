@@ -287,6 +287,9 @@ void dag__validity_each(uintptr_t lo, uintptr_t hi,
 
 void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
                           holders_t add) {
+  if (keep != (holders_t)~0)
+    dag__writeback_void(
+        &(struct region){.lo = lo, .hi = hi, .span = hi - lo, .ndims = 0});
   dissolve_bytes(lo, hi);
   bytes_update(lo, hi, keep, add);
 }
@@ -320,6 +323,8 @@ void dag__validity_update_region(const struct region *r, holders_t keep,
                                  holders_t add) {
   if (dag__region_empty(r))
     return;
+  if (keep != (holders_t)~0)
+    dag__writeback_void(r);
   struct region_entry *e = dag__regions_find(r);
   if (e) {
     set_holders(e, (holders_t)((e->holders & keep) | add));

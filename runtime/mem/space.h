@@ -10,16 +10,20 @@
  * with it a device copy in the host's layout without backing whole bounding
  * boxes.
  *
- * What is queued on a space runs asynchronously: copies in order among
- * themselves, device bodies in order among themselves, and a body after
- * every copy queued before it. A copy does not wait for the bodies queued
- * before it (on a GPU, copies and kernels overlap): the device layer copies
- * only data whose writers are done, and bytes that no queued body uses.
- * Each completion calls its done function on a thread of the space's own:
- * a copy's after those of the copies queued before it and before any body
- * that waits for it starts, a body's after those of the bodies queued
- * before it. Nothing else orders them (a GPU's calls them in the order
- * queued; the emulated device's in any order these allow).
+ * What is queued on a space runs asynchronously: copies to the device in
+ * order among themselves, copies from it in order among themselves (a
+ * GPU's two copy engines), device bodies in order among themselves, and a
+ * body after every copy to the device queued before it. A copy does not
+ * wait for the bodies queued before it (on a GPU, copies and kernels
+ * overlap), nor a body for the copies back: the device layer copies only
+ * data whose writers are done, and waits for a copy back before anything
+ * writes what it reads (but for a write-back on speculation, which it
+ * discards then: device/writeback.c). Each completion calls its done
+ * function on a thread of the space's own: a copy's after those of the
+ * copies queued before it the same way and before any body that waits for
+ * it starts, a body's after those of the bodies queued before it. Nothing
+ * else orders them (a GPU's calls them in the order queued on each of its
+ * queues; the emulated device's in any order these allow).
  */
 #ifndef DAG_SPACE_H
 #define DAG_SPACE_H
@@ -100,8 +104,8 @@ struct space {
 /* The emulated device (space_emul.c): separate memory of its own (a
  * memory file, poisoned with 0xa5 when committed) in granules of
  * DAG_EMUL_GRANULE (default 2M), capped by DAG_EMUL_MEM (default 256M); a
- * copy queue and a compute queue with a thread each, ordered only as
- * above; a delay before each operation (DAG_EMUL_DELAY_US, plus up to
+ * queue of copies each way and a compute queue with a thread each, ordered
+ * only as above; a delay before each operation (DAG_EMUL_DELAY_US, plus up to
  * DAG_EMUL_JITTER_US at random); failures on request (DAG_EMUL_FAIL). All
  * read when it opens. Device `index` is the index-th `emul` of DAG_DEVICES.
  * Its bodies run at launch on the launching thread and queue kernels with
@@ -142,7 +146,7 @@ void dag__emul_host_jitter(const struct space *s);
  * to the end of its last, the time each queue was busy, bytes copied. */
 struct emul_timing {
   uint64_t first_ns, last_ns;
-  uint64_t compute_busy_ns, copy_busy_ns;
+  uint64_t compute_busy_ns, copy_in_busy_ns, copy_out_busy_ns;
   uint64_t bytes_in, bytes_out;
 };
 void dag__emul_timing(const struct space *s, struct emul_timing *t);

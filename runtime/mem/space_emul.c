@@ -9,14 +9,15 @@
  * memory calls map theirs, so running out of device memory, one granule
  * seen at two addresses and the cost of large granules all show.
  *
- * Queues: two, as a GPU has a copy engine beside its compute engine, each
- * served by a thread of its own. Copies run in order among themselves;
- * bodies in order among themselves, each after every copy queued before it
- * (the event a GPU stream waits on); nothing else orders them, so a copy
- * queued after a body may finish before it. Each operation waits
- * DAG_EMUL_DELAY_US plus a random share of DAG_EMUL_JITTER_US (seeded by
- * DAG_EMUL_SEED) before it runs, so the interleavings the events allow
- * really happen. A done function runs on its queue's thread once its
+ * Queues: three, as a GPU has a copy engine each way beside its compute
+ * engine, each served by a thread of its own. Copies to the device run in
+ * order among themselves, and so do copies from it; bodies in order among
+ * themselves, each after every copy to the device queued before it (the
+ * event a GPU stream waits on); nothing else orders them, so a copy queued
+ * after a body may finish before it, and a copy back before a copy in. Each
+ * operation waits DAG_EMUL_DELAY_US plus a random share of DAG_EMUL_JITTER_US
+ * (seeded by DAG_EMUL_SEED) before it runs, so the interleavings the events
+ * allow really happen. A done function runs on its queue's thread once its
  * operation is over; a copy's before the bodies that wait for it start.
  *
  * Bodies: as on CUDA, a device body runs on the thread that launches it
@@ -97,14 +98,14 @@ struct queue {
   uint64_t first_ns;
 };
 
-/* Timed mode: when the last copies were due to end, by their number. */
+/* Timed mode: when the last copies in were due to end, by their number. */
 #define COPY_ENDS 1024
 
 struct emul {
   int index;
   pthread_mutex_t lock;
-  struct queue copies, bodies;
-  uint64_t copies_queued, copies_done; /* the copy queue's event */
+  struct queue copies_in, copies_out, bodies;
+  uint64_t copies_queued, copies_done; /* copies in: the bodies' event */
   pthread_cond_t copied;               /* copies_done moved */
   /* The gate: a body at launch, operations running on the queues, and
    * host code reading device memory exclude each other. */
@@ -173,7 +174,7 @@ static void run_timed(struct emul *e, struct queue *q, struct op *o) {
   q->busy_ns += took;
   if (!q->first_ns)
     q->first_ns = start;
-  if (o->kind == OP_COPY)
+  if (q == &e->copies_in)
     e->copy_due_ns[e->copies_done % COPY_ENDS] = q->due_ns;
   pthread_mutex_unlock(&e->lock);
   sleep_until(q->due_ns);
@@ -257,7 +258,7 @@ static void *serve(void *p) {
     q->head = o->next;
     if (!q->head)
       q->tail = NULL;
-    if (o->kind == OP_COPY) {
+    if (q == &e->copies_in) {
       e->copies_done++; /* after its done function: see space.h */
       pthread_cond_broadcast(&e->copied);
     }
@@ -355,7 +356,9 @@ static int emul_open(int index, void **state) {
   catch_faults();
   unsigned seed =
       (unsigned)s->emul_seed * 2654435761u + 4u * (unsigned)e->index;
-  err = start_queue(e, &e->copies, "copy", seed);
+  err = start_queue(e, &e->copies_in, "copy-in", seed);
+  if (!err)
+    err = start_queue(e, &e->copies_out, "copy-out", seed + 2);
   if (!err)
     err = start_queue(e, &e->bodies, "compute", seed + 1);
   if (err) {
@@ -376,10 +379,12 @@ static void emul_close(void *state) {
   struct emul *e = state;
   pthread_mutex_lock(&e->lock);
   e->stopping = true;
-  pthread_cond_signal(&e->copies.wake);
+  pthread_cond_signal(&e->copies_in.wake);
+  pthread_cond_signal(&e->copies_out.wake);
   pthread_cond_signal(&e->bodies.wake);
   pthread_mutex_unlock(&e->lock);
-  stop_queue(&e->copies);
+  stop_queue(&e->copies_in);
+  stop_queue(&e->copies_out);
   stop_queue(&e->bodies);
   pthread_cond_destroy(&e->copied);
   pthread_cond_destroy(&e->gate);
@@ -546,8 +551,9 @@ static void emul_copy(void *state, bool to_device, const struct space_copy *c,
   o->failure =
       injected(e, EMUL_FAIL_COPY, &e->copies_seen,
                to_device ? "a copy to the device" : "a copy from the device");
-  e->copies_queued++;
-  enqueue(&e->copies, o);
+  if (to_device)
+    e->copies_queued++;
+  enqueue(to_device ? &e->copies_in : &e->copies_out, o);
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -660,23 +666,29 @@ int dag__emul_spend(double seconds) {
   return 0;
 }
 
-/* When the first operation of e started (0: none did). */
-static uint64_t first_start(const struct emul *e) {
-  uint64_t a = e->bodies.first_ns, b = e->copies.first_ns;
-  return a && b ? (a < b ? a : b) : a | b;
+/* When the first operation of e started (0: none did), and when the last
+ * is due to end. */
+static void span_of(const struct emul *e, uint64_t *first, uint64_t *last) {
+  const struct queue *queues[] = {&e->copies_in, &e->copies_out, &e->bodies};
+  *first = *last = 0;
+  for (size_t i = 0; i < sizeof queues / sizeof *queues; i++) {
+    const struct queue *q = queues[i];
+    if (q->first_ns && (!*first || q->first_ns < *first))
+      *first = q->first_ns;
+    if (q->due_ns > *last)
+      *last = q->due_ns;
+  }
 }
 
 void dag__emul_timing(const struct space *s, struct emul_timing *t) {
   struct emul *e = s->state;
   pthread_mutex_lock(&e->lock);
-  *t = (struct emul_timing){.first_ns = first_start(e),
-                            .last_ns = e->bodies.due_ns > e->copies.due_ns
-                                           ? e->bodies.due_ns
-                                           : e->copies.due_ns,
-                            .compute_busy_ns = e->bodies.busy_ns,
-                            .copy_busy_ns = e->copies.busy_ns,
+  *t = (struct emul_timing){.compute_busy_ns = e->bodies.busy_ns,
+                            .copy_in_busy_ns = e->copies_in.busy_ns,
+                            .copy_out_busy_ns = e->copies_out.busy_ns,
                             .bytes_in = e->bytes_in,
                             .bytes_out = e->bytes_out};
+  span_of(e, &t->first_ns, &t->last_ns);
   pthread_mutex_unlock(&e->lock);
 }
 

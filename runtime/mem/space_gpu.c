@@ -3,14 +3,16 @@
  * DAG_SPACE_CUDA it is dag__space_cuda, with DAG_SPACE_HIP dag__space_hip;
  * space_gpu.h maps the API's names, which differ only in their prefix.
  *
- * The device's queue is two non-blocking streams, one for device bodies and
- * one for copies, so that the copies of the next tasks overlap the kernels
- * of the one before; a body's stream waits for an event recorded after the
- * copies queued before it (space.h says why copies need not wait for
- * bodies). Each copy and each device body is followed on its stream by an
- * event, and a FIFO of those events, in the order queued, is served by a
- * thread of the device's own: it waits for each event in turn and calls the
- * done function. A device body runs on
+ * The device's queue is three non-blocking streams, one for device bodies
+ * and one for copies each way (a GPU has a copy engine each way), so that
+ * the copies of the next tasks overlap the kernels of the one before and
+ * copies back overlap both; a body's stream waits for an event recorded
+ * after the copies to the device queued before it (space.h says why copies
+ * need not wait for bodies). Each copy and each device body is followed on
+ * its stream by an event, and two FIFOs of those events, in the order
+ * queued (bodies and copies in, copies back), are each served by a thread
+ * of the device's own: it waits for each event in turn and calls the done
+ * function. A device body runs on
  * the thread that launches it, with the device current and its stream
  * given by dag_cuda_stream() (dag_hip_stream()); its task is done once what
  * it queued there is. Device memory comes from the virtual memory calls:
@@ -33,9 +35,9 @@
  * fails, to queue or on the device (a failed event included), completes
  * with its failure, never as done: the device layer ends the run.
  *
- * Locking: one mutex per device guards the FIFO and the spare items;
- * queuing a copy and recording its events happen under it, so that the
- * FIFO's order is the copy stream's. Done functions run outside it.
+ * Locking: one mutex per device guards the FIFOs and the spare items;
+ * queuing a copy and recording its events happen under it, so that a
+ * FIFO's order is its copy stream's. Done functions run outside it.
  */
 #include "mem/space_gpu.h"
 #include "mem/space.h"
@@ -123,20 +125,32 @@ struct item {
   void *arg;
 };
 
+struct gpu;
+
+/* Items queued, in their streams' order, and the thread that waits for
+ * their events and calls their done functions. */
+struct fifo {
+  struct gpu *g;
+  const char *name;
+  struct item *head, *tail;
+  pthread_cond_t wake;
+  pthread_t thread;
+  bool started;
+};
+
 struct gpu {
   int device;
   size_t max_pitch; /* the largest pitch of a 2-D copy */
   size_t granule;
-  GPU(Stream_t) stream;      /* device bodies */
-  GPU(Stream_t) copy_stream; /* copies: they overlap the bodies */
-  GPU(Event_t) copied;       /* recorded after each copy */
-  bool copies_unseen;        /* a copy queued since the last body */
+  GPU(Stream_t) stream;  /* device bodies */
+  GPU(Stream_t) in, out; /* copies each way: they overlap the bodies */
+  GPU(Event_t) copied;   /* recorded after each copy to the device */
+  bool copies_unseen;    /* a copy in queued since the last body */
   pthread_mutex_t lock;
-  pthread_cond_t wake;
-  struct item *head, *tail; /* queued, in the stream's order */
-  struct item *spare;       /* done, their events kept for the next ones */
+  struct fifo work;   /* bodies and copies to the device */
+  struct fifo back;   /* copies from the device */
+  struct item *spare; /* done, their events kept for the next ones */
   bool stopping;
-  pthread_t thread; /* waits for the events, calls the done functions */
 };
 
 /* The stream of the device body running on this thread, or NULL. */
@@ -208,19 +222,20 @@ static int gpu_count(char *why, size_t len) {
   return n;
 }
 
-/* Waits for each queued item's event in the stream's order, and calls its
- * done function. */
+/* Waits for each item's event in the FIFO's order, and calls its done
+ * function. */
 static void *serve(void *p) {
-  struct gpu *g = p;
+  struct fifo *f = p;
+  struct gpu *g = f->g;
   char name[16];
-  snprintf(name, sizeof name, "%s%d", GPU_NAME, g->device);
+  snprintf(name, sizeof name, "%s%d-%s", GPU_NAME, g->device, f->name);
   dag__log_thread(name);
   CALL(g->device, SetDevice, g->device);
   pthread_mutex_lock(&g->lock);
   for (;;) {
-    while (!g->head && !g->stopping)
-      pthread_cond_wait(&g->wake, &g->lock);
-    struct item *it = g->head;
+    while (!f->head && !g->stopping)
+      pthread_cond_wait(&f->wake, &g->lock);
+    struct item *it = f->head;
     if (!it)
       break; /* stopping, and nothing is left */
     pthread_mutex_unlock(&g->lock);
@@ -228,14 +243,30 @@ static void *serve(void *p) {
       FAILED(it, g->device, EventSynchronize, it->event);
     it->done(it->arg, it->failed ? it->failure : NULL);
     pthread_mutex_lock(&g->lock);
-    g->head = it->next;
-    if (!g->head)
-      g->tail = NULL;
+    f->head = it->next;
+    if (!f->head)
+      f->tail = NULL;
     it->next = g->spare;
     g->spare = it;
   }
   pthread_mutex_unlock(&g->lock);
   return NULL;
+}
+
+static bool start_fifo(struct gpu *g, struct fifo *f, const char *name) {
+  f->g = g;
+  f->name = name;
+  pthread_cond_init(&f->wake, NULL);
+  return f->started = !pthread_create(&f->thread, NULL, serve, f);
+}
+
+/* After the last done function. */
+static void stop_fifo(struct fifo *f) {
+  if (!f->g)
+    return; /* never started */
+  if (f->started)
+    pthread_join(f->thread, NULL);
+  pthread_cond_destroy(&f->wake);
 }
 
 /* True when the device's attribute says it lacks the virtual memory calls
@@ -278,6 +309,19 @@ static int vmm_granule(int index, size_t *granule) {
                          index, why);
 }
 
+/* Destroys the streams and the event of g that were made, and frees g. */
+static void free_gpu(struct gpu *g) {
+  GPU(Stream_t) streams[] = {g->stream, g->in, g->out};
+  for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
+    if (streams[i])
+      CALL(g->device, StreamDestroy, streams[i]);
+  if (g->copied)
+    CALL(g->device, EventDestroy, g->copied);
+  free(g);
+}
+
+static void gpu_close(void *state);
+
 static int gpu_open(int index, void **state) {
   char why[1024];
   if (index >= gpu_count(why, sizeof why)) /* loads the library, once */
@@ -295,31 +339,23 @@ static int gpu_open(int index, void **state) {
         CALL(index, DeviceGetAttribute, &max_pitch, GPU_ATTR_MAX_PITCH, index);
   if (!err)
     err = vmm_granule(index, &g->granule);
+  GPU(Stream_t) * streams[] = {&g->stream, &g->in, &g->out};
+  for (size_t i = 0; !err && i < sizeof streams / sizeof *streams; i++)
+    err =
+        CALL(index, StreamCreateWithFlags, streams[i], GPU(StreamNonBlocking));
   if (!err)
     err =
-        CALL(index, StreamCreateWithFlags, &g->stream, GPU(StreamNonBlocking));
-  if (!err && (err = CALL(index, StreamCreateWithFlags, &g->copy_stream,
-                          GPU(StreamNonBlocking))))
-    CALL(index, StreamDestroy, g->stream);
-  if (!err && (err = CALL(index, EventCreateWithFlags, &g->copied,
-                          GPU(EventDisableTiming)))) {
-    CALL(index, StreamDestroy, g->stream);
-    CALL(index, StreamDestroy, g->copy_stream);
-  }
+        CALL(index, EventCreateWithFlags, &g->copied, GPU(EventDisableTiming));
   if (err) {
-    free(g);
+    free_gpu(g);
     return err;
   }
   g->max_pitch = max_pitch > 0 ? (size_t)max_pitch : 0;
   pthread_mutex_init(&g->lock, NULL);
-  pthread_cond_init(&g->wake, NULL);
-  if (pthread_create(&g->thread, NULL, serve, g)) {
-    CALL(index, StreamDestroy, g->stream);
-    CALL(index, StreamDestroy, g->copy_stream);
-    CALL(index, EventDestroy, g->copied);
-    free(g);
+  if (!start_fifo(g, &g->work, "work") || !start_fifo(g, &g->back, "back")) {
+    gpu_close(g);
     return dag__user_error(NULL, DAG_ETHREAD,
-                           GPU_NAME " device %d: cannot start its thread",
+                           GPU_NAME " device %d: cannot start its threads",
                            index);
   }
   *state = g;
@@ -414,43 +450,44 @@ static struct item *new_item(struct gpu *g, space_done_fn done, void *arg) {
   return it;
 }
 
-/* Appends it to the FIFO, with an event recorded on `stream` after what was
+/* Appends it to FIFO f, with an event recorded on `stream` after what was
  * just queued there. Called with the lock held. */
-static void enqueue_locked(struct gpu *g, struct item *it,
+static void enqueue_locked(struct fifo *f, struct item *it,
                            GPU(Stream_t) stream) {
+  struct gpu *g = f->g;
   if (!it->event && FAILED(it, g->device, EventCreateWithFlags, &it->event,
                            GPU(EventDisableTiming) | GPU(EventBlockingSync)))
     it->event = NULL;
   if (it->event)
     FAILED(it, g->device, EventRecord, it->event, stream);
   it->next = NULL;
-  if (g->tail)
-    g->tail->next = it;
+  if (f->tail)
+    f->tail->next = it;
   else
-    g->head = it;
-  g->tail = it;
-  pthread_cond_signal(&g->wake);
+    f->head = it;
+  f->tail = it;
+  pthread_cond_signal(&f->wake);
 }
 
-/* Queues the copy c on the copy stream: one span as a 1-D copy (which has no
+/* Queues the copy c on `stream`: one span as a 1-D copy (which has no
  * largest pitch), rows as one 2-D copy with the strides as the pitches, or,
  * beyond the device's largest pitch, as a copy per row. A call that fails
  * fails it. */
 static void queue_copy(struct gpu *g, struct item *it,
-                       const struct space_copy *c, GPU_MEMCPY_KIND kind) {
+                       const struct space_copy *c, GPU_MEMCPY_KIND kind,
+                       GPU(Stream_t) stream) {
   if (!c->span || !c->rows)
     return;
   if (c->rows == 1) {
-    FAILED(it, g->device, MemcpyAsync, c->dst, c->src, c->span, kind,
-           g->copy_stream);
+    FAILED(it, g->device, MemcpyAsync, c->dst, c->src, c->span, kind, stream);
   } else if (c->dst_stride <= g->max_pitch && c->src_stride <= g->max_pitch) {
     FAILED(it, g->device, Memcpy2DAsync, c->dst, c->dst_stride, c->src,
-           c->src_stride, c->span, c->rows, kind, g->copy_stream);
+           c->src_stride, c->span, c->rows, kind, stream);
   } else {
     for (size_t r = 0; r < c->rows; r++)
       if (FAILED(it, g->device, MemcpyAsync, (char *)c->dst + r * c->dst_stride,
                  (const char *)c->src + r * c->src_stride, c->span, kind,
-                 g->copy_stream))
+                 stream))
         break;
   }
 }
@@ -458,24 +495,26 @@ static void queue_copy(struct gpu *g, struct item *it,
 static void gpu_copy(void *state, bool to_device, const struct space_copy *c,
                      space_done_fn done, void *arg) {
   struct gpu *g = state;
+  GPU(Stream_t) stream = to_device ? g->in : g->out;
   pthread_mutex_lock(&g->lock);
   struct item *it = new_item(g, done, arg);
   if (!FAILED(it, g->device, SetDevice, g->device)) {
     queue_copy(g, it, c,
-               to_device ? GPU(MemcpyHostToDevice) : GPU(MemcpyDeviceToHost));
-    /* A body waits for the copy through this event: if it cannot be
+               to_device ? GPU(MemcpyHostToDevice) : GPU(MemcpyDeviceToHost),
+               stream);
+    /* A body waits for a copy in through this event: if it cannot be
      * recorded, the copy fails, or the body would not wait. */
-    g->copies_unseen =
-        !FAILED(it, g->device, EventRecord, g->copied, g->copy_stream);
+    if (to_device)
+      g->copies_unseen = !FAILED(it, g->device, EventRecord, g->copied, g->in);
   }
-  enqueue_locked(g, it, g->copy_stream);
+  enqueue_locked(to_device ? &g->work : &g->back, it, stream);
   pthread_mutex_unlock(&g->lock);
 }
 
 static void gpu_launch(void *state, dag_task_fn fn, void *args,
                        space_done_fn done, void *arg) {
   struct gpu *g = state;
-  /* The body's work starts after the copies queued before it. */
+  /* The body's work starts after the copies in queued before it. */
   pthread_mutex_lock(&g->lock);
   struct item *it = new_item(g, done, arg);
   if (!FAILED(it, g->device, SetDevice, g->device) && g->copies_unseen)
@@ -492,7 +531,7 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args,
     FAILED(it, g->device, SetDevice, g->device); /* if the body changed it */
   }
   pthread_mutex_lock(&g->lock);
-  enqueue_locked(g, it, g->stream);
+  enqueue_locked(&g->work, it, g->stream);
   pthread_mutex_unlock(&g->lock);
 }
 
@@ -500,9 +539,11 @@ static void gpu_close(void *state) {
   struct gpu *g = state;
   pthread_mutex_lock(&g->lock);
   g->stopping = true;
-  pthread_cond_signal(&g->wake);
+  pthread_cond_signal(&g->work.wake);
+  pthread_cond_signal(&g->back.wake);
   pthread_mutex_unlock(&g->lock);
-  pthread_join(g->thread, NULL); /* after the last done function */
+  stop_fifo(&g->work);
+  stop_fifo(&g->back);
   while (g->spare) {
     struct item *it = g->spare;
     g->spare = it->next;
@@ -510,12 +551,8 @@ static void gpu_close(void *state) {
       CALL(g->device, EventDestroy, it->event);
     free(it);
   }
-  CALL(g->device, StreamDestroy, g->stream);
-  CALL(g->device, StreamDestroy, g->copy_stream);
-  CALL(g->device, EventDestroy, g->copied);
-  pthread_cond_destroy(&g->wake);
   pthread_mutex_destroy(&g->lock);
-  free(g);
+  free_gpu(g);
 }
 
 static void *gpu_host_alloc(void *state, size_t bytes) {
@@ -540,7 +577,8 @@ static bool gpu_bus_id(void *state, char *buf, size_t len) {
 static void gpu_bind(void *state, const cpu_set_t *cpus) {
   struct gpu *g = state;
   /* Failing to pin (a container that forbids it) only costs locality. */
-  (void)pthread_setaffinity_np(g->thread, sizeof *cpus, cpus);
+  (void)pthread_setaffinity_np(g->work.thread, sizeof *cpus, cpus);
+  (void)pthread_setaffinity_np(g->back.thread, sizeof *cpus, cpus);
 }
 
 const struct space_ops GPU_SPACE = {

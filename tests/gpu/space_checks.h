@@ -139,12 +139,15 @@ static inline void space_check_strided_tile(struct space *s) {
   dag__space_copy(s, true,
                   &(struct space_copy){&d[1][2], &a[1][2], span, 4, ld, ld},
                   note, (void *)2);
+  drain(2); /* copies back need not wait for copies in */
   dag__space_copy(s, false,
                   &(struct space_copy){&b[1][2], &d[1][2], span, 4, ld, ld},
                   note, (void *)3);
   dag__space_copy(s, false, &(struct space_copy){seen, d, sizeof seen, 1, 0, 0},
                   note, (void *)4);
   drain(4);
+  for (int i = 0; i < 4; i++) /* each way in order */
+    SPACE_CHECK(order[i] == i + 1);
   for (int i = 0; i < ROWS; i++)
     for (int j = 0; j < COLS; j++) {
       bool inside = i >= 1 && i < 5 && j >= 2 && j < 5;
@@ -178,6 +181,7 @@ static inline void space_check_packed_tile(struct space *s) {
   dag__space_copy(s, true,
                   &(struct space_copy){&d[1][2], packed, span, 4, ld, span},
                   note, (void *)2);
+  drain(2);
   dag__space_copy(s, false,
                   &(struct space_copy){back, &d[1][2], span, 4, span, ld}, note,
                   (void *)3);
@@ -198,8 +202,8 @@ static inline void space_check_packed_tile(struct space *s) {
 /* A body queued after copies sees their data, and a copy queued once the
  * body is done sees its result; the done functions run in the queue's
  * order. (A copy does not wait for bodies queued before it: on a GPU it
- * overlaps them.) `move` is a device body that moves a struct space_move's
- * bytes. */
+ * overlaps them; nor a copy back for copies in.) `move` is a device body that
+ * moves a struct space_move's bytes. */
 static inline void space_check_queue_in_order(struct space *s,
                                               dag_task_fn move) {
   enum { N = 64 };
@@ -245,6 +249,7 @@ static inline void space_check_alias(struct space *s) {
   norder = 0;
   dag__space_copy(s, true, &(struct space_copy){one + 8, host, 64, 1, 0, 0},
                   note, (void *)1);
+  drain(1);
   dag__space_copy(s, false, &(struct space_copy){back, two + 8, 64, 1, 0, 0},
                   note, (void *)2);
   drain(2);

@@ -67,6 +67,7 @@ static const struct {
     {"DAG_DEVICES", "cpu"},
     {"DAG_DEVICES", ","},
     {"DAG_DEVICE_STAGING", "on"},
+    {"DAG_DEVICE_WRITEBACK", "yes"},
     {"DAG_MPI_GPU_DIRECT", "2"},
     {"DAG_EMUL_MEM", "12Q"},
     {"DAG_EMUL_MEM", "0"},
@@ -115,6 +116,7 @@ START_TEST(test_good_values_are_taken) {
   setenv("DAG_WATCHDOG", "0.25", 1);
   setenv("DAG_DEVICES", "emul,emul", 1);
   setenv("DAG_DEVICE_STAGING", "0", 1);
+  setenv("DAG_DEVICE_WRITEBACK", "0", 1);
   setenv("DAG_MPI_GPU_DIRECT", "1", 1);
   setenv("DAG_EMUL_MEM", "8M", 1);
   setenv("DAG_EMUL_DELAY_US", "7", 1);
@@ -133,6 +135,7 @@ START_TEST(test_good_values_are_taken) {
   ck_assert(s->device_choices[1].emulated);
   ck_assert_int_eq(s->devices_named, 1);
   ck_assert_int_eq(s->device_staging, 0);
+  ck_assert_int_eq(s->device_writeback, 0);
   ck_assert_int_eq(s->mpi_gpu_direct, 1);
   ck_assert_uint_eq(s->emul_memory, 8u << 20);
   ck_assert_int_eq(s->emul_delay_us, 7);
@@ -169,6 +172,7 @@ START_TEST(test_defaults) {
   ck_assert_int_eq(s->log, DAG_LOG_WARN);
   ck_assert_int_eq(s->ndevice_choices, 2);
   ck_assert_int_eq(s->device_staging, 1);
+  ck_assert_int_eq(s->device_writeback, 1);
   ck_assert_int_eq(s->mpi_gpu_direct, -1);
   ck_assert_uint_eq(s->emul_memory, (size_t)256 << 20);
   ck_assert_uint_eq(s->emul_granule, (size_t)2 << 20);

@@ -113,6 +113,26 @@ START_TEST(asynchronous) {
 }
 END_TEST
 
+/* Copies back have a queue of their own, as a GPU's second copy engine:
+ * one queued after two copies in ends before the second of them. */
+START_TEST(copies_back_overlap_copies_in) {
+  open_device("1M", "50000"); /* 50 ms an operation */
+  struct space_block b;
+  char host[64] = "in", back[64] = "", *d = space_block_new(&dev, &b, 4096);
+  norder = 0;
+  for (int i = 1; i <= 2; i++)
+    dag__space_copy(&dev, true,
+                    &(struct space_copy){d, host, sizeof host, 1, 0, 0}, note,
+                    (void *)(intptr_t)i);
+  dag__space_copy(&dev, false,
+                  &(struct space_copy){back, d + 2048, sizeof back, 1, 0, 0},
+                  note, (void *)3);
+  drain(3);
+  ck_assert_int_eq(order[2], 2);
+  space_block_free(&dev, &b);
+}
+END_TEST
+
 /* What is still queued when the device closes completes first. */
 START_TEST(close_drains) {
   open_device("1M", "5000");
@@ -281,6 +301,7 @@ int main(void) {
   tcase_add_test(tc, queue_in_order);
   tcase_add_test(tc, alias);
   tcase_add_test(tc, asynchronous);
+  tcase_add_test(tc, copies_back_overlap_copies_in);
   tcase_add_test(tc, close_drains);
   tcase_add_test(tc, near_pci_device);
   tcase_add_test(tc, granules_like_cuda);
