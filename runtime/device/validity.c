@@ -272,6 +272,22 @@ static void dissolve(const struct region *r) {
   }
 }
 
+/* Whether nothing is recorded for any byte of r (no entry meets it, and
+ * no chunk near it holds a piece): the host alone holds it, as all memory
+ * before a device touches it. A tile's first task then costs no walk of
+ * its rows (2,048 of them for a tile of 2048 doubles). */
+static bool untouched(const struct region *r) {
+  struct region_entry **meeting;
+  if (dag__regions_meeting(r, &meeting))
+    return false;
+  uintptr_t last = ((r->hi - 1) >> CHUNK_SHIFT >> LEAF_SHIFT) + 1;
+  for (uintptr_t key = (r->lo >> CHUNK_SHIFT >> LEAF_SHIFT) + 1;
+       chunks_held && key <= last; key++)
+    if (leaf_slot(key)->index)
+      return false;
+  return true;
+}
+
 static void dissolve_bytes(uintptr_t lo, uintptr_t hi) {
   if (lo < hi)
     dissolve(&(struct region){.lo = lo, .hi = hi, .span = hi - lo});
@@ -330,6 +346,12 @@ void dag__validity_update_region(const struct region *r, holders_t keep,
     set_holders(e, (holders_t)((e->holders & keep) | add));
     return;
   }
+  if (untouched(r)) {
+    holders_t h = (holders_t)((HOST & keep) | add);
+    if (h != HOST)
+      set_holders(dag__regions_add(r, HOST), h);
+    return;
+  }
   dissolve(r);
   holders_t h = add;
   if (keep) { /* the result may differ byte to byte */
@@ -367,11 +389,14 @@ static void add_walked_span(uintptr_t lo, uintptr_t hi, void *ranges) {
 
 void dag__validity_collect(const struct region *r, struct ranges *out) {
   holders_t h;
-  if (!dag__validity_whole(r, &h)) {
+  if (dag__validity_whole(r, &h)) {
+    dag__ranges_add_region(r, h, out);
+  } else if (untouched(r)) {
+    dag__ranges_add_region(r, HOST, out);
+  } else {
     dissolve(r); /* once, not span by span */
     dag__region_each_span(r, add_walked_span, out);
-  } else
-    dag__ranges_add_region(r, h, out);
+  }
 }
 
 void dag__validity_host_copied(const struct ranges *r,

@@ -199,11 +199,11 @@ static void unpack_and_end(struct unpack_job *job) {
   atomic_fetch_sub(&d->writeback_staged, dag__stage_bytes(wc->stage));
   free(wc);
   bool last = atomic_fetch_sub(&wb->left, 1) == 1;
-  atomic_fetch_sub(&d->in_flight, 1);
   if (last && !pthread_mutex_trylock(&dag__devices_lock)) {
     dag__writeback_pump(d);
     pthread_mutex_unlock(&dag__devices_lock);
   }
+  atomic_fetch_sub(&d->in_flight, 1); /* last: a drain waits for the pump */
 }
 
 /* On the device's thread: the unpacking threads unpack it. */
