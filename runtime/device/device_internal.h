@@ -33,8 +33,9 @@ void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
 /* The same for every byte of r: one lookup when r is kept whole. */
 void dag__validity_update_region(const struct region *r, holders_t keep,
                                  holders_t add);
-/* Whether r is kept whole, every byte with the same holders (*holders): a
- * lookup, which may say no for a region whose bytes happen to agree. */
+/* Whether r is kept whole, every byte with the same holders (*holders), or
+ * nothing is recorded for it (the host alone holds it): a lookup, which
+ * may say no for a region whose bytes happen to agree. */
 bool dag__validity_whole(const struct region *r, holders_t *holders);
 /* After every device's data went back to the host: the host alone holds
  * every byte (regions kept whole stay so). */

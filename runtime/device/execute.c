@@ -610,8 +610,21 @@ static void fetch(const struct copy_job *job, struct window *w,
                   const struct region *r) {
   struct device *d = job->d;
   holders_t h;
-  if (dag__validity_whole(r, &h) && (h & d->bit))
-    return;                 /* the common case: one lookup */
+  bool whole = dag__validity_whole(r, &h);
+  if (whole && (h & d->bit))
+    return; /* the common case: one lookup */
+  if (whole && (h & HOST) && r->ndims <= 1) {
+    /* The host holds all of a run or of rows of one span (a tile's first
+     * task): one copy, with no walk of its rows. */
+    bool rows = r->ndims == 1;
+    size_t stride = rows ? r->dim[0].stride : 0;
+    dag__validity_update_region(r, (holders_t)~0, d->bit);
+    queue_copy(job, &(struct space_copy){
+                        dag__window_address(w, r->lo), (const void *)r->lo,
+                        rows ? r->span : r->hi - r->lo,
+                        rows ? r->dim[0].count : 1, stride, stride});
+    return;
+  }
   dag__writeback_settle(r); /* before a copy back brings r to the host */
   struct ranges missing = lacking(d->bit);
   dag__validity_collect(r, &missing);

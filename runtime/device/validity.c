@@ -312,9 +312,12 @@ void dag__validity_update(uintptr_t lo, uintptr_t hi, holders_t keep,
 
 bool dag__validity_whole(const struct region *r, holders_t *holders) {
   const struct region_entry *e = dag__regions_find(r);
-  if (e)
+  if (e) {
     *holders = e->holders;
-  return e;
+    return true;
+  }
+  *holders = HOST;
+  return untouched(r);
 }
 
 /* Whether every byte walked so far has the same holders. */
@@ -391,8 +394,6 @@ void dag__validity_collect(const struct region *r, struct ranges *out) {
   holders_t h;
   if (dag__validity_whole(r, &h)) {
     dag__ranges_add_region(r, h, out);
-  } else if (untouched(r)) {
-    dag__ranges_add_region(r, HOST, out);
   } else {
     dissolve(r); /* once, not span by span */
     dag__region_each_span(r, add_walked_span, out);
