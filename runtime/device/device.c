@@ -213,6 +213,7 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
                      .npointers = (uint32_t)npointers,
                      .bytes = bytes,
                      .work = work,
+                     .priority = info->priority,
                      .nvariants = (uint32_t)nvariants,
                      .read_in_place = in_place && dag__devices_direct};
   memcpy(dag__call_regions(c), regs, n * sizeof *regs);

@@ -52,14 +52,25 @@ void dag__validity_each_held(void (*whole)(const struct region *r,
                              void *arg);
 void dag__validity_release(void);
 
+/* What a device task reads on device i waits for: the copies that brought
+ * it there, planned by the device task of turn `arrival - 1` there (0:
+ * none is in flight; ARRIVAL_UNKNOWN: every copy before). Kept per region
+ * kept whole, and reset when it is written: its readers wait for the
+ * writer's task. */
+#define ARRIVAL_UNKNOWN UINT64_MAX
+uint64_t dag__validity_arrival(const struct region *r, int device);
+/* Device task `turn` on device i planned a copy of r's bytes there. */
+void dag__validity_arrives(const struct region *r, int device, uint64_t turn);
+
 /* Regions validity keeps whole: every byte of r has `holders`
  * (region_table.c). */
 struct region_entry {
   struct region r;
   holders_t holders;
-  int cls;                    /* the size class of its extent */
-  size_t in_class;            /* its place in that class's list */
-  struct region_entry *chain; /* the next of its hash bucket */
+  uint64_t arrival[MAX_DEVICES]; /* see dag__validity_arrival */
+  int cls;                       /* the size class of its extent */
+  size_t in_class;               /* its place in that class's list */
+  struct region_entry *chain;    /* the next of its hash bucket */
 };
 /* The entry of exactly r's shape, or NULL. */
 struct region_entry *dag__regions_find(const struct region *r);
@@ -160,6 +171,9 @@ struct window {
 struct granule;
 struct writeback;
 
+/* Turns of device tasks whose copies are remembered (execute.c). */
+#define TURN_COPIES 1024
+
 struct device {
   struct space space;
   enum dag_device kind; /* the bodies it runs; the emulated device any */
@@ -191,6 +205,10 @@ struct device {
    * them that have queued their copies and body (execute.c). */
   uint64_t turns_taken;
   _Atomic uint64_t turns_done;
+  /* The number of the last copy to it queued (space.h), and of the last
+   * one when each of the last TURN_COPIES turns had queued its copies. */
+  _Atomic uint64_t last_copy_in;
+  uint64_t turn_copies[TURN_COPIES];
   _Atomic uint64_t last_done_ns; /* when the last body finished */
   /* The expected time of the work chosen for it and not finished
    * (choose.c). */
@@ -325,6 +343,7 @@ struct call {
   double work;                 /* declared (dag_task_info.work); < 0: none */
   uint32_t nvariants;          /* with a choice: the variants (choose.c) */
   int64_t expected_ns;         /* ... the chosen one's expected time */
+  int priority;                /* the task's: above 0, its body is urgent */
   struct task *task;           /* a device task, while its body is queued */
   uint64_t queued_ns;          /* ... since when */
   _Atomic uint64_t arrived_ns; /* ... and when its last copy in finished */

@@ -149,6 +149,15 @@ struct plan {
   size_t staged; /* bytes of staging buffers it holds */
 };
 
+/* What the body of a device task waits for (space.h): its own copies in,
+ * the last one's number; the copies of the earlier turn `turn - 1` on its
+ * device, which brought data it reads there (0: none); or, with all, every
+ * copy queued before it. */
+struct body_wait {
+  uint64_t copy, turn;
+  bool all;
+};
+
 /* A copy between the host and a device: where, and for which task (NULL: a
  * wait, or an eviction), counted in *pending (if not NULL) until done;
  * planned (plan not NULL) or queued at once. */
@@ -159,6 +168,7 @@ struct copy_job {
   atomic_long *pending;
   _Atomic uint64_t *arrived; /* copies in for a device task: see copy_done */
   struct plan *plan;
+  struct body_wait *wait; /* copies in for a device task: its body's */
 };
 
 /* Waits until every device task that took a turn on d has queued its
@@ -189,7 +199,12 @@ static void issue(const struct copy_job *job, const struct space_copy *c,
   atomic_fetch_add(&d->in_flight, 1);
   if (pending)
     atomic_fetch_add(pending, 1);
-  dag__space_copy(&d->space, job->to_device, c, copy_finished, done);
+  uint64_t ticket =
+      dag__space_copy(&d->space, job->to_device, c, copy_finished, done);
+  if (job->to_device)
+    atomic_store_explicit(&d->last_copy_in, ticket, memory_order_relaxed);
+  if (job->wait)
+    job->wait->copy = ticket;
 }
 
 static void plan_add(struct plan *p, const struct space_copy *copy,
@@ -405,7 +420,7 @@ void dag__copy_back_whole(const struct region *r, holders_t h,
   struct ranges spans = {.mask = 0, .want = 0};
   dag__ranges_add_region(r, h, &spans);
   size_t n = sort_and_join(spans.at, spans.n);
-  copy_ranges(&(struct copy_job){d, false, NULL, pending, NULL, NULL},
+  copy_ranges(&(struct copy_job){d, false, NULL, pending, NULL, NULL, NULL},
               dag__residency_known(d, r), spans.at, n);
   free(spans.at);
 }
@@ -426,8 +441,8 @@ void dag__copy_back_start(const struct ranges *r, const struct call *task,
         from[n++] = r->at[i];
     }
     n = sort_and_join(from, n);
-    copy_ranges(&(struct copy_job){d, false, task, pending, NULL, NULL}, NULL,
-                from, n);
+    copy_ranges(&(struct copy_job){d, false, task, pending, NULL, NULL, NULL},
+                NULL, from, n);
   }
   free(from);
 }
@@ -607,18 +622,26 @@ void dag__devices_flush_waited(void) {
  * w, the bytes of r that d lacks, through the host for those only another
  * device holds: a tile that moves whole is one 2-D copy. */
 static void fetch(const struct copy_job *job, struct window *w,
-                  const struct region *r) {
+                  const struct region *r, uint64_t turn) {
   struct device *d = job->d;
+  int i = (int)(d - dag__devices);
   holders_t h;
   bool whole = dag__validity_whole(r, &h);
-  if (whole && (h & d->bit))
-    return; /* the common case: one lookup */
+  if (whole && (h & d->bit)) { /* the common case: one lookup */
+    uint64_t arrival = dag__validity_arrival(r, i);
+    if (arrival == ARRIVAL_UNKNOWN)
+      job->wait->all = true;
+    else if (arrival > job->wait->turn)
+      job->wait->turn = arrival;
+    return;
+  }
   if (whole && (h & HOST) && r->ndims <= 1) {
     /* The host holds all of a run or of rows of one span (a tile's first
      * task): one copy, with no walk of its rows. */
     bool rows = r->ndims == 1;
     size_t stride = rows ? r->dim[0].stride : 0;
     dag__validity_update_region(r, (holders_t)~0, d->bit);
+    dag__validity_arrives(r, i, turn);
     queue_copy(job, &(struct space_copy){
                         dag__window_address(w, r->lo), (const void *)r->lo,
                         rows ? r->span : r->hi - r->lo,
@@ -628,9 +651,15 @@ static void fetch(const struct copy_job *job, struct window *w,
   dag__writeback_settle(r); /* before a copy back brings r to the host */
   struct ranges missing = lacking(d->bit);
   dag__validity_collect(r, &missing);
+  size_t lacked = 0;
+  for (size_t k = 0; k < missing.n; k++)
+    lacked += missing.at[k].hi - missing.at[k].lo;
+  if (lacked < dag__region_bytes(r))
+    job->wait->all = true; /* d holds some of r, from copies not known */
   dag__copy_back(&missing, job->task); /* what only another device holds */
   dag__validity_host_copied(&missing, r);
   dag__validity_update_region(r, (holders_t)~0, d->bit);
+  dag__validity_arrives(r, i, turn);
   size_t n = sort_and_join(missing.at, missing.n);
   copy_ranges(job, w, missing.at, n);
   free(missing.at);
@@ -761,6 +790,24 @@ static void device_finished(void *p, const char *failure) {
   dag__task_release(t);
 }
 
+/* The last copy to d that the body of device task `turn` waits for, at its
+ * turn (every turn before it has queued its copies). */
+static uint64_t body_waits_for(struct device *d, const struct body_wait *w,
+                               uint64_t turn) {
+  uint64_t all = atomic_load_explicit(&d->last_copy_in, memory_order_relaxed);
+  if (w->all)
+    return all;
+  uint64_t after = w->copy;
+  if (w->turn && w->turn - 1 < turn) {
+    uint64_t t = w->turn - 1;
+    if (turn - t >= TURN_COPIES) /* forgotten: a later turn's is no less */
+      t = turn - TURN_COPIES + 1;
+    if (d->turn_copies[t % TURN_COPIES] > after)
+      after = d->turn_copies[t % TURN_COPIES];
+  }
+  return after;
+}
+
 /* Ends the run: task c's data could not be given device memory (err). */
 static noreturn void not_backed(const struct call *c, int err) {
   struct device *d = c->device;
@@ -789,10 +836,12 @@ void dag__run_on_device(void *p) {
   for (uint32_t i = 0; i < c->n; i++)
     call_shifts(c)[i] = (intptr_t)((uintptr_t)w[i]->at - w[i]->lo);
   struct plan plan = {0};
-  struct copy_job job = {d, true, c, NULL, &c->arrived_ns, &plan};
+  struct body_wait wait = {0, 0, false};
+  struct copy_job job = {d, true, c, NULL, &c->arrived_ns, &plan, &wait};
+  uint64_t turn = d->turns_taken; /* taken once its copies are planned */
   for (uint32_t i = 0; i < c->n; i++)
     if (dag__call_modes(c)[i] != DAG_OUT)
-      fetch(&job, w[i], &dag__call_regions(c)[i]);
+      fetch(&job, w[i], &dag__call_regions(c)[i], turn);
   for (uint32_t i = 0; i < c->n; i++)
     if (writes(dag__call_modes(c)[i]))
       dag__validity_update_region(&dag__call_regions(c)[i], 0, d->bit);
@@ -802,7 +851,7 @@ void dag__run_on_device(void *p) {
   translate(c);
   d->tasks++;
   c->task = dag__task_hold();
-  uint64_t turn = d->turns_taken++;
+  d->turns_taken++;
   if (d->writeback)
     dag__writeback_pump(d);
   pthread_mutex_unlock(&dag__devices_lock);
@@ -817,9 +866,13 @@ void dag__run_on_device(void *p) {
     sched_yield(); /* the tasks before, packing too */
   issue_planned(&job, false);
   free(plan.at);
+  uint64_t after = body_waits_for(d, &wait, turn);
+  d->turn_copies[turn % TURN_COPIES] =
+      atomic_load_explicit(&d->last_copy_in, memory_order_relaxed);
   c->queued_ns = dag__now_ns();
   atomic_fetch_add(&d->in_flight, 1);
-  dag__space_launch(&d->space, device_body, c, device_finished, c);
+  dag__space_launch(&d->space, device_body, c, after, c->priority > 0,
+                    device_finished, c);
   atomic_store_explicit(&d->turns_done, turn + 1, memory_order_release);
 }
 

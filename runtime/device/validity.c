@@ -19,6 +19,11 @@
  * an entry again. A program that asks about the same tiles it wrote pays
  * the walk once per tile.
  *
+ * An entry also says, per device, which device task's copies brought its
+ * bytes there (dag__validity_arrival), so that a task that reads them
+ * waits for those copies and not for every copy queued before it. An entry
+ * made from pieces does not know (its bytes came from anywhere).
+ *
  * A chunk is 64 KiB, so that a row of a tile is mostly one piece of one
  * chunk; updates rewrite a chunk's list in place, without allocating.
  *
@@ -347,6 +352,8 @@ void dag__validity_update_region(const struct region *r, holders_t keep,
   struct region_entry *e = dag__regions_find(r);
   if (e) {
     set_holders(e, (holders_t)((e->holders & keep) | add));
+    if (!keep) /* written: no copy of the old bytes counts */
+      memset(e->arrival, 0, sizeof e->arrival);
     return;
   }
   if (untouched(r)) {
@@ -366,7 +373,21 @@ void dag__validity_update_region(const struct region *r, holders_t keep,
     h = a.holders;
   }
   dag__region_each_span(r, change_span, &(struct change){0, HOST});
-  set_holders(dag__regions_add(r, HOST), h);
+  e = dag__regions_add(r, HOST);
+  set_holders(e, h);
+  for (int i = 0; keep && i < MAX_DEVICES; i++)
+    e->arrival[i] = ARRIVAL_UNKNOWN; /* its pieces' copies are not known */
+}
+
+uint64_t dag__validity_arrival(const struct region *r, int device) {
+  const struct region_entry *e = dag__regions_find(r);
+  return e ? e->arrival[device] : ARRIVAL_UNKNOWN;
+}
+
+void dag__validity_arrives(const struct region *r, int device, uint64_t turn) {
+  struct region_entry *e = dag__regions_find(r);
+  if (e)
+    e->arrival[device] = turn + 1;
 }
 
 struct whole_ranges {

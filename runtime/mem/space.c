@@ -56,15 +56,27 @@ void dag__space_copy_rows(const struct space_copy *c) {
            (const char *)c->src + r * c->src_stride, c->span);
 }
 
-void dag__space_copy(struct space *s, bool to_device,
-                     const struct space_copy *c, space_done_fn done,
-                     void *arg) {
-  s->ops->copy(s->state, to_device, c, done, arg);
+uint64_t dag__space_copy(struct space *s, bool to_device,
+                         const struct space_copy *c, space_done_fn done,
+                         void *arg) {
+  return s->ops->copy(s->state, to_device, c, done, arg);
 }
 
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
-                       space_done_fn done, void *arg) {
-  s->ops->launch(s->state, fn, args, done, arg);
+                       uint64_t after, bool urgent, space_done_fn done,
+                       void *arg) {
+  s->ops->launch(s->state, fn, args, after, urgent, done, arg);
+}
+
+int dag__space_lane(const uint64_t waits[SPACE_LANES], uint64_t after) {
+  int fits = -1, least = 0;
+  for (int i = 0; i < SPACE_LANES; i++) {
+    if (waits[i] <= after && (fits < 0 || waits[i] > waits[fits]))
+      fits = i;
+    if (waits[i] < waits[least])
+      least = i;
+  }
+  return fits >= 0 ? fits : least;
 }
 
 void *dag__space_host_alloc(struct space *s, size_t bytes) {

@@ -11,19 +11,28 @@
  * boxes.
  *
  * What is queued on a space runs asynchronously: copies to the device in
- * order among themselves, copies from it in order among themselves (a
- * GPU's two copy engines), device bodies in order among themselves, and a
- * body after every copy to the device queued before it. A copy does not
- * wait for the bodies queued before it (on a GPU, copies and kernels
- * overlap), nor a body for the copies back: the device layer copies only
- * data whose writers are done, and waits for a copy back before anything
- * writes what it reads (but for a write-back on speculation, which it
- * discards then: device/writeback.c). Each completion calls its done
- * function on a thread of the space's own: a copy's after those of the
- * copies queued before it the same way and before any body that waits for
- * it starts, a body's after those of the bodies queued before it. Nothing
- * else orders them (a GPU's calls them in the order queued on each of its
- * queues; the emulated device's in any order these allow).
+ * order among themselves, numbered from 1 (a GPU's copy engine in), copies
+ * from it in order among themselves (the engine out), and device bodies,
+ * each after the copies to the device numbered up to the ticket given at
+ * its launch and no others, so that a body whose data is there already
+ * does not wait for copies queued for later bodies. Bodies are not ordered
+ * among themselves (a GPU's streams): the device layer launches a body
+ * only once those it depends on are done. Among bodies ready to start,
+ * urgent ones go first (stream priorities). A copy does not wait for the
+ * bodies queued before it (on a GPU, copies and kernels overlap), nor a
+ * body for the copies back: the device layer copies only data whose
+ * writers are done, and waits for a copy back before anything writes what
+ * it reads (but for a write-back on speculation, which it discards then:
+ * device/writeback.c). Each completion calls its done function on a thread
+ * of the space's own: a copy's after those of the copies queued before it
+ * the same way and before any body that waits for it starts, a body's
+ * after its own work. Nothing else orders them (a GPU's calls them in the
+ * order queued on each of its queues; the emulated device's in any order
+ * these allow).
+ *
+ * Bodies of one urgency go to SPACE_LANES queues of their own (a GPU's
+ * streams), each in order: dag__space_lane picks the one where a new body
+ * waits least behind the others.
  */
 #ifndef DAG_SPACE_H
 #define DAG_SPACE_H
@@ -72,13 +81,16 @@ struct space_ops {
    * mapped yet), or takes it away. Returns 0 or a DAG_E* code. */
   int (*map)(void *state, void *at, uint64_t mem);
   void (*unmap)(void *state, void *at);
-  /* Queues a copy from host memory to the device (to_device) or back. */
-  void (*copy)(void *state, bool to_device, const struct space_copy *c,
-               space_done_fn done, void *arg);
-  /* Queues a device body: fn(args) queues its work on the device; done once
-   * that work is complete. */
-  void (*launch)(void *state, dag_task_fn fn, void *args, space_done_fn done,
-                 void *arg);
+  /* Queues a copy from host memory to the device (to_device) or back.
+   * Returns a copy to the device's number (its ticket), 0 for one back. */
+  uint64_t (*copy)(void *state, bool to_device, const struct space_copy *c,
+                   space_done_fn done, void *arg);
+  /* Queues a device body: fn(args) queues its work on the device, which
+   * starts once the copies to the device numbered up to `after` are done
+   * (0: at once), ahead of other bodies if `urgent`; done once that work is
+   * complete. */
+  void (*launch)(void *state, dag_task_fn fn, void *args, uint64_t after,
+                 bool urgent, space_done_fn done, void *arg);
   /* Host code reads device memory directly from begin (true) to end
    * (false), as a CUDA-aware MPI does for a direct send. NULL where that
    * needs no word. */
@@ -165,10 +177,21 @@ void dag__space_unmap(struct space *s, void *at);
 /* Does copy c with the CPU, at once: what the emulated device does, and
  * what packs and unpacks staging buffers (device/staging.c). */
 void dag__space_copy_rows(const struct space_copy *c);
-void dag__space_copy(struct space *s, bool to_device,
-                     const struct space_copy *c, space_done_fn done, void *arg);
+uint64_t dag__space_copy(struct space *s, bool to_device,
+                         const struct space_copy *c, space_done_fn done,
+                         void *arg);
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
-                       space_done_fn done, void *arg);
+                       uint64_t after, bool urgent, space_done_fn done,
+                       void *arg);
+
+/* Queues of bodies per urgency (streams on a GPU). */
+#define SPACE_LANES 4
+/* The lane for a body whose copies are numbered up to `after`, of lanes
+ * whose last bodies wait for copies up to waits[i] (0: a lane with nothing
+ * queued, or whose bodies wait for nothing): the one whose last body waits
+ * for the most copies but not more than it (it adds no wait); else the one
+ * that waits least. */
+int dag__space_lane(const uint64_t waits[SPACE_LANES], uint64_t after);
 void *dag__space_host_alloc(struct space *s, size_t bytes);
 void dag__space_host_free(struct space *s, void *p, size_t bytes);
 /* The device's PCI address, if it has one (false otherwise). */

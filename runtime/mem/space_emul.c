@@ -9,15 +9,18 @@
  * memory calls map theirs, so running out of device memory, one granule
  * seen at two addresses and the cost of large granules all show.
  *
- * Queues: three, as a GPU has a copy engine each way beside its compute
+ * Engines: three, as a GPU has a copy engine each way beside its compute
  * engine, each served by a thread of its own. Copies to the device run in
- * order among themselves, and so do copies from it; bodies in order among
- * themselves, each after every copy to the device queued before it (the
- * event a GPU stream waits on); nothing else orders them, so a copy queued
- * after a body may finish before it, and a copy back before a copy in. Each
- * operation waits DAG_EMUL_DELAY_US plus a random share of DAG_EMUL_JITTER_US
- * (seeded by DAG_EMUL_SEED) before it runs, so the interleavings the events
- * allow really happen. A done function runs on its queue's thread once its
+ * order among themselves, and so do copies from it. The compute engine has
+ * SPACE_LANES lanes per urgency (a GPU's streams of two priorities), each
+ * in order; it runs, of the bodies first in their lanes whose copies are
+ * done (the event a GPU stream waits on), the urgent ones first, then the
+ * earliest launched; with jitter, any of them. Nothing else orders them, so
+ * a copy queued after a body may finish before it, a copy back before a
+ * copy in, and a body before one launched earlier. Each operation waits
+ * DAG_EMUL_DELAY_US plus a random share of DAG_EMUL_JITTER_US (seeded by
+ * DAG_EMUL_SEED) before it runs, so the interleavings the events allow
+ * really happen. A done function runs on its engine's thread once its
  * operation is over; a copy's before the bodies that wait for it start.
  *
  * Bodies: as on CUDA, a device body runs on the thread that launches it
@@ -34,8 +37,8 @@
  * Timed mode (DAG_EMUL_MODEL, emul_model.h): operations take the time a
  * device model gives them instead of doing their work. A copy moves no
  * byte; a body's work is one modelled kernel (dag__emul_spend); memory is
- * the model's, reserved and never touched. Each queue keeps a timeline:
- * an operation starts when the one before it on its queue was due to end
+ * the model's, reserved and never touched. Each engine keeps a timeline:
+ * an operation starts when the one before it on its engine was due to end
  * (or when it was queued, or its copies were due to end, if later) and
  * sleeps until it is due to end, so the clock is the real one and a late
  * wake-up does not add up. Delays and jitter are off.
@@ -45,11 +48,11 @@
  * queued work that fails is not done, and its done function (a kernel's:
  * its body's) is told why.
  *
- * Locking: one mutex per device guards both queues, the copy event, the
+ * Locking: one mutex per device guards the engines, the copies done, the
  * gate between launches and the rest, the mappings and the free granules;
- * each thread sleeps on its queue's condition variable while the queue is
- * empty, the compute thread on `copied` while the copies its kernel waits
- * for run, and everyone on `gate` while the gate is not theirs.
+ * each thread sleeps on its engine's condition variable while nothing it
+ * has is ready to run (the compute engine's is signalled when a copy in is
+ * done), and everyone on `gate` while the gate is not theirs.
  */
 #include "mem/emul_model.h"
 #include "mem/space.h"
@@ -76,6 +79,7 @@ struct op {
   void (*kernel)(void *);
   void *args;          /* OP_KERNEL: its copy of them */
   uint64_t after;      /* OP_KERNEL: copies done before it starts */
+  uint64_t launch;     /* OP_KERNEL, OP_BODY_END: its launch's number */
   uint64_t queued_ns;  /* timed mode: when it was queued */
   double seconds;      /* timed mode: what it takes */
   const char *failure; /* injected: the operation fails with this */
@@ -85,28 +89,43 @@ struct op {
 
 struct emul;
 
-struct queue {
+/* Operations an engine runs in order: a copy engine has one lane, the
+ * compute engine SPACE_LANES of urgent bodies, then as many of others. */
+struct lane {
+  struct op *head, *tail; /* queued, in order */
+  uint64_t waits;         /* the copies the last body queued waits for */
+};
+#define BODY_LANES (2 * SPACE_LANES)
+
+struct engine {
   struct emul *e;
   const char *name;
   pthread_t thread;
   pthread_cond_t wake;
-  struct op *head, *tail; /* queued, in order */
-  unsigned seed;          /* of its jitter */
+  struct lane *lanes;
+  int nlanes;
+  unsigned seed; /* of its jitter */
   bool started;
   uint64_t due_ns;  /* timed mode: when its last operation is due to end */
   uint64_t busy_ns; /* ... and the time its operations took, in all */
   uint64_t first_ns;
 };
 
-/* Timed mode: when the last copies in were due to end, by their number. */
+/* Timed mode: when the last copies in were due to end, by their number.
+ * A kernel whose copy is no longer among them (this many copies later) has
+ * long been ready: that copy does not hold its start back. */
 #define COPY_ENDS 1024
+struct copy_end {
+  uint64_t copy, due_ns;
+};
 
 struct emul {
   int index;
   pthread_mutex_t lock;
-  struct queue copies_in, copies_out, bodies;
-  uint64_t copies_queued, copies_done; /* copies in: the bodies' event */
-  pthread_cond_t copied;               /* copies_done moved */
+  struct engine copies_in, copies_out, bodies;
+  struct lane in_lane, out_lane, body_lanes[BODY_LANES];
+  uint64_t copies_queued, copies_done; /* copies in: the bodies' events */
+  uint64_t launches_seen;              /* bodies launched */
   /* The gate: a body at launch, operations running on the queues, and
    * host code reading device memory exclude each other. */
   pthread_cond_t gate;
@@ -125,7 +144,7 @@ struct emul {
   uint64_t *spare; /* free granules, a stack */
   size_t nspare;
   const struct emul_model *model; /* timed mode; NULL: off */
-  uint64_t copy_due_ns[COPY_ENDS];
+  struct copy_end copy_ends[COPY_ENDS];
   uint64_t bytes_in, bytes_out;
 };
 
@@ -162,26 +181,28 @@ void dag__emul_sleep(double seconds) {
   sleep_until(dag__now_ns() + (uint64_t)(seconds * 1e9));
 }
 
-/* Timed mode: o, first on q, waits until it is due to end. Under the
+/* Timed mode: o, chosen by q, waits until it is due to end. Under the
  * lock, which it drops while it sleeps. */
-static void run_timed(struct emul *e, struct queue *q, struct op *o) {
+static void run_timed(struct emul *e, struct engine *q, struct op *o) {
   uint64_t start = o->queued_ns > q->due_ns ? o->queued_ns : q->due_ns;
-  if (o->kind == OP_KERNEL && o->after &&
-      e->copy_due_ns[(o->after - 1) % COPY_ENDS] > start)
-    start = e->copy_due_ns[(o->after - 1) % COPY_ENDS];
+  const struct copy_end *copied = &e->copy_ends[o->after % COPY_ENDS];
+  if (o->kind == OP_KERNEL && o->after && copied->copy == o->after &&
+      copied->due_ns > start)
+    start = copied->due_ns;
   uint64_t took = (uint64_t)(o->seconds * 1e9);
   q->due_ns = start + took;
   q->busy_ns += took;
   if (!q->first_ns)
     q->first_ns = start;
   if (q == &e->copies_in)
-    e->copy_due_ns[e->copies_done % COPY_ENDS] = q->due_ns;
+    e->copy_ends[(e->copies_done + 1) % COPY_ENDS] =
+        (struct copy_end){e->copies_done + 1, q->due_ns};
   pthread_mutex_unlock(&e->lock);
   sleep_until(q->due_ns);
   pthread_mutex_lock(&e->lock);
 }
 
-static void pause_before(struct queue *q) {
+static void pause_before(struct engine *q) {
   struct emul *e = q->e;
   long us = e->delay_us;
   if (e->jitter_us)
@@ -216,8 +237,49 @@ static void run_op(const struct op *o) {
     dag__space_copy_rows(&o->copy);
 }
 
+/* Whether o, first in its lane, may start: a kernel once its copies are
+ * done. */
+static bool ready(const struct emul *e, const struct op *o) {
+  return o && (o->kind != OP_KERNEL || e->copies_done >= o->after);
+}
+
+/* The lane of q whose first operation runs next, or NULL when none may
+ * start: the end of a body first (it costs nothing), then urgent lanes'
+ * before others, then the earliest launched; with jitter (untimed), any. */
+static struct lane *next_lane(struct engine *q) {
+  struct emul *e = q->e;
+  struct lane *best = NULL;
+  unsigned seen = 0;
+  for (int i = 0; i < q->nlanes; i++) {
+    struct lane *l = &q->lanes[i];
+    if (!ready(e, l->head))
+      continue;
+    if (e->jitter_us && !e->model) {
+      if (rand_r(&q->seed) % ++seen == 0) /* each alike likely */
+        best = l;
+      continue;
+    }
+    const struct op *o = l->head, *b = best ? best->head : NULL;
+    bool o_end = o->kind == OP_BODY_END, b_end = b && b->kind == OP_BODY_END;
+    bool o_urgent = i < SPACE_LANES,
+         b_urgent = best && best - q->lanes < SPACE_LANES;
+    if (!b || o_end > b_end ||
+        (o_end == b_end && (o_urgent > b_urgent ||
+                            (o_urgent == b_urgent && o->launch < b->launch))))
+      best = l;
+  }
+  return best;
+}
+
+static bool engine_empty(const struct engine *q) {
+  for (int i = 0; i < q->nlanes; i++)
+    if (q->lanes[i].head)
+      return false;
+  return true;
+}
+
 static void *serve(void *p) {
-  struct queue *q = p;
+  struct engine *q = p;
   struct emul *e = q->e;
   char name[24];
   snprintf(name, sizeof name, "emul%d-%s", e->index, q->name);
@@ -226,13 +288,12 @@ static void *serve(void *p) {
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   pthread_mutex_lock(&e->lock);
   for (;;) {
-    while (!q->head && !e->stopping)
+    struct lane *l;
+    while (!(l = next_lane(q)) && !(e->stopping && engine_empty(q)))
       pthread_cond_wait(&q->wake, &e->lock);
-    struct op *o = q->head;
-    if (!o)
+    if (!l)
       break; /* stopping, and nothing is left */
-    while (o->kind == OP_KERNEL && e->copies_done < o->after)
-      pthread_cond_wait(&e->copied, &e->lock);
+    struct op *o = l->head;
     if (e->model) {
       if (!o->failure && o->kind != OP_BODY_END)
         run_timed(e, q, o);
@@ -255,12 +316,12 @@ static void *serve(void *p) {
       o->done(o->arg, o->failure);
     free(o->args);
     pthread_mutex_lock(&e->lock);
-    q->head = o->next;
-    if (!q->head)
-      q->tail = NULL;
+    l->head = o->next;
+    if (!l->head)
+      l->tail = NULL;
     if (q == &e->copies_in) {
       e->copies_done++; /* after its done function: see space.h */
-      pthread_cond_broadcast(&e->copied);
+      pthread_cond_signal(&e->bodies.wake);
     }
     free(o);
   }
@@ -314,10 +375,12 @@ static int make_memory(struct emul *e) {
   return 0;
 }
 
-static int start_queue(struct emul *e, struct queue *q, const char *name,
-                       unsigned seed) {
+static int start_engine(struct emul *e, struct engine *q, const char *name,
+                        struct lane *lanes, int nlanes, unsigned seed) {
   q->e = e;
   q->name = name;
+  q->lanes = lanes;
+  q->nlanes = nlanes;
   q->seed = seed;
   pthread_cond_init(&q->wake, NULL);
   q->started = !pthread_create(&q->thread, NULL, serve, q);
@@ -351,16 +414,17 @@ static int emul_open(int index, void **state) {
   e->delay_us = s->emul_delay_us;
   e->jitter_us = s->emul_jitter_us;
   pthread_mutex_init(&e->lock, NULL);
-  pthread_cond_init(&e->copied, NULL);
   pthread_cond_init(&e->gate, NULL);
   catch_faults();
   unsigned seed =
       (unsigned)s->emul_seed * 2654435761u + 4u * (unsigned)e->index;
-  err = start_queue(e, &e->copies_in, "copy-in", seed);
+  err = start_engine(e, &e->copies_in, "copy-in", &e->in_lane, 1, seed);
   if (!err)
-    err = start_queue(e, &e->copies_out, "copy-out", seed + 2);
+    err =
+        start_engine(e, &e->copies_out, "copy-out", &e->out_lane, 1, seed + 2);
   if (!err)
-    err = start_queue(e, &e->bodies, "compute", seed + 1);
+    err = start_engine(e, &e->bodies, "compute", e->body_lanes, BODY_LANES,
+                       seed + 1);
   if (err) {
     emul_close(e);
     return err;
@@ -369,7 +433,7 @@ static int emul_open(int index, void **state) {
   return 0;
 }
 
-static void stop_queue(struct queue *q) {
+static void stop_engine(struct engine *q) {
   if (q->started)
     pthread_join(q->thread, NULL);
   pthread_cond_destroy(&q->wake);
@@ -383,10 +447,9 @@ static void emul_close(void *state) {
   pthread_cond_signal(&e->copies_out.wake);
   pthread_cond_signal(&e->bodies.wake);
   pthread_mutex_unlock(&e->lock);
-  stop_queue(&e->copies_in);
-  stop_queue(&e->copies_out);
-  stop_queue(&e->bodies);
-  pthread_cond_destroy(&e->copied);
+  stop_engine(&e->copies_in);
+  stop_engine(&e->copies_out);
+  stop_engine(&e->bodies);
   pthread_cond_destroy(&e->gate);
   pthread_mutex_destroy(&e->lock);
   free(e->mapped);
@@ -516,13 +579,13 @@ static void set_access(struct emul *e, int access) {
     mprotect(e->mapped[i], e->granule, access);
 }
 
-static void enqueue(struct queue *q, struct op *o) {
+static void enqueue(struct engine *q, struct lane *l, struct op *o) {
   o->next = NULL;
-  if (q->tail)
-    q->tail->next = o;
+  if (l->tail)
+    l->tail->next = o;
   else
-    q->head = o;
-  q->tail = o;
+    l->head = o;
+  l->tail = o;
   pthread_cond_signal(&q->wake);
 }
 
@@ -535,8 +598,9 @@ static struct op *new_op(space_done_fn done, void *arg) {
   return o;
 }
 
-static void emul_copy(void *state, bool to_device, const struct space_copy *c,
-                      space_done_fn done, void *arg) {
+static uint64_t emul_copy(void *state, bool to_device,
+                          const struct space_copy *c, space_done_fn done,
+                          void *arg) {
   struct emul *e = state;
   struct op *o = new_op(done, arg);
   o->kind = OP_COPY;
@@ -551,10 +615,13 @@ static void emul_copy(void *state, bool to_device, const struct space_copy *c,
   o->failure =
       injected(e, EMUL_FAIL_COPY, &e->copies_seen,
                to_device ? "a copy to the device" : "a copy from the device");
+  uint64_t ticket = to_device ? ++e->copies_queued : 0;
   if (to_device)
-    e->copies_queued++;
-  enqueue(to_device ? &e->copies_in : &e->copies_out, o);
+    enqueue(&e->copies_in, &e->in_lane, o);
+  else
+    enqueue(&e->copies_out, &e->out_lane, o);
   pthread_mutex_unlock(&e->lock);
+  return ticket;
 }
 
 /* ------------------------------------------------ bodies at launch */
@@ -563,7 +630,9 @@ static void emul_copy(void *state, bool to_device, const struct space_copy *c,
  * its kernels. */
 struct launch {
   struct emul *e;
-  uint64_t after;      /* copies queued before the launch */
+  struct lane *lane;
+  uint64_t after;      /* the copies its kernels wait for */
+  uint64_t number;     /* among launches */
   const char *failure; /* of a kernel it queued, injected */
 };
 static DAG_THREAD_LOCAL struct launch *launching_here;
@@ -621,17 +690,18 @@ static void catch_faults(void) {
   pthread_once(&once, install_fault_handler);
 }
 
-/* Queues kernel o of the launch l on its compute queue, after the copies
- * queued before the launch; an injected failure is the launch's. */
+/* Queues kernel o of the launch l in its lane, after the copies it waits
+ * for; an injected failure is the launch's. */
 static void queue_kernel(struct launch *l, struct op *o) {
   struct emul *e = l->e;
   o->kind = OP_KERNEL;
   o->after = l->after;
+  o->launch = l->number;
   pthread_mutex_lock(&e->lock);
   o->failure = injected(e, EMUL_FAIL_KERNEL, &e->launches, "a kernel");
   if (o->failure)
     l->failure = o->failure;
-  enqueue(&e->bodies, o);
+  enqueue(&e->bodies, l->lane, o);
   pthread_mutex_unlock(&e->lock);
 }
 
@@ -669,10 +739,10 @@ int dag__emul_spend(double seconds) {
 /* When the first operation of e started (0: none did), and when the last
  * is due to end. */
 static void span_of(const struct emul *e, uint64_t *first, uint64_t *last) {
-  const struct queue *queues[] = {&e->copies_in, &e->copies_out, &e->bodies};
+  const struct engine *engines[] = {&e->copies_in, &e->copies_out, &e->bodies};
   *first = *last = 0;
-  for (size_t i = 0; i < sizeof queues / sizeof *queues; i++) {
-    const struct queue *q = queues[i];
+  for (size_t i = 0; i < sizeof engines / sizeof *engines; i++) {
+    const struct engine *q = engines[i];
     if (q->first_ns && (!*first || q->first_ns < *first))
       *first = q->first_ns;
     if (q->due_ns > *last)
@@ -692,12 +762,24 @@ void dag__emul_timing(const struct space *s, struct emul_timing *t) {
   pthread_mutex_unlock(&e->lock);
 }
 
-/* Runs the body here, its device's memory closed and its queues paused,
+/* The lane of a body of this urgency that waits for copies up to after
+ * (space.c). Under the lock. */
+static struct lane *lane_for(struct emul *e, uint64_t after, bool urgent) {
+  struct lane *lanes = e->body_lanes + (urgent ? 0 : SPACE_LANES);
+  uint64_t waits[SPACE_LANES];
+  for (int i = 0; i < SPACE_LANES; i++)
+    waits[i] = lanes[i].head ? lanes[i].waits : 0;
+  struct lane *l = &lanes[dag__space_lane(waits, after)];
+  l->waits = after;
+  return l;
+}
+
+/* Runs the body here, its device's memory closed and its engines paused,
  * then queues the end of its work: done once its kernels are. */
-static void emul_launch(void *state, dag_task_fn fn, void *args,
-                        space_done_fn done, void *arg) {
+static void emul_launch(void *state, dag_task_fn fn, void *args, uint64_t after,
+                        bool urgent, space_done_fn done, void *arg) {
   struct emul *e = state;
-  struct launch l = {e, 0, NULL};
+  struct launch l = {e, NULL, after, 0, NULL};
   pthread_mutex_lock(&e->lock);
   while (e->launching || e->running)
     pthread_cond_wait(&e->gate, &e->lock);
@@ -707,7 +789,8 @@ static void emul_launch(void *state, dag_task_fn fn, void *args,
   e->closed = !e->host_readers && !e->model;
   if (e->closed)
     set_access(e, PROT_NONE);
-  l.after = e->copies_queued;
+  l.lane = lane_for(e, after, urgent);
+  l.number = ++e->launches_seen;
   pthread_mutex_unlock(&e->lock);
   struct launch *outer = launching_here;
   launching_here = &l;
@@ -717,10 +800,11 @@ static void emul_launch(void *state, dag_task_fn fn, void *args,
   end->kind = OP_BODY_END;
   pthread_mutex_lock(&e->lock);
   end->failure = l.failure;
+  end->launch = l.number;
   if (e->closed)
     set_access(e, PROT_READ | PROT_WRITE);
   e->launching = e->closed = false;
-  enqueue(&e->bodies, end);
+  enqueue(&e->bodies, l.lane, end);
   pthread_cond_broadcast(&e->gate);
   pthread_mutex_unlock(&e->lock);
 }

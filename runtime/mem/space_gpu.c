@@ -3,16 +3,18 @@
  * DAG_SPACE_CUDA it is dag__space_cuda, with DAG_SPACE_HIP dag__space_hip;
  * space_gpu.h maps the API's names, which differ only in their prefix.
  *
- * The device's queue is three non-blocking streams, one for device bodies
- * and one for copies each way (a GPU has a copy engine each way), so that
- * the copies of the next tasks overlap the kernels of the one before and
- * copies back overlap both; a body's stream waits for an event recorded
- * after the copies to the device queued before it (space.h says why copies
- * need not wait for bodies). Each copy and each device body is followed on
- * its stream by an event, and two FIFOs of those events, in the order
- * queued (bodies and copies in, copies back), are each served by a thread
- * of the device's own: it waits for each event in turn and calls the done
- * function. A device body runs on
+ * The device's queues are non-blocking streams: one for copies each way (a
+ * GPU has a copy engine each way), so that the copies of the next tasks
+ * overlap the kernels of the ones before and copies back overlap both, and
+ * SPACE_LANES lanes for bodies at each of two priorities, the stream
+ * priorities the device has, so that a body whose data is there does not
+ * wait behind one whose copies are still coming, and urgent ones go first.
+ * A body's stream waits for the event recorded after the last copy in it
+ * waits for (space.h says why copies need not wait for bodies). Each copy
+ * and each device body is followed on its stream by an event, and a FIFO
+ * of those events per stream, in the order queued, is served by a thread
+ * of the device's own: it waits for each event in turn (sleeping in the
+ * driver) and calls the done function. A device body runs on
  * the thread that launches it, with the device current and its stream
  * given by dag_cuda_stream() (dag_hip_stream()); its task is done once what
  * it queued there is. Device memory comes from the virtual memory calls:
@@ -127,28 +129,35 @@ struct item {
 
 struct gpu;
 
-/* Items queued, in their streams' order, and the thread that waits for
- * their events and calls their done functions. */
+/* A stream, the items queued on it in order, and the thread that waits
+ * for their events and calls their done functions. */
 struct fifo {
   struct gpu *g;
   const char *name;
+  GPU(Stream_t) stream;
   struct item *head, *tail;
+  uint64_t waits; /* a lane's: the copy in its last body waits for */
   pthread_cond_t wake;
   pthread_t thread;
   bool started;
 };
 
+/* Streams: copies in, copies back, then the lanes of urgent bodies and
+ * those of the others. */
+enum { FIFO_IN, FIFO_BACK, FIFO_LANES, FIFOS = FIFO_LANES + 2 * SPACE_LANES };
+
+/* Events recorded after the last copies in, by their number: a body that
+ * waits for an older one waits for a later one recorded in its place. */
+#define COPY_EVENTS 64
+
 struct gpu {
   int device;
   size_t max_pitch; /* the largest pitch of a 2-D copy */
   size_t granule;
-  GPU(Stream_t) stream;  /* device bodies */
-  GPU(Stream_t) in, out; /* copies each way: they overlap the bodies */
-  GPU(Event_t) copied;   /* recorded after each copy to the device */
-  bool copies_unseen;    /* a copy in queued since the last body */
   pthread_mutex_t lock;
-  struct fifo work;   /* bodies and copies to the device */
-  struct fifo back;   /* copies from the device */
+  struct fifo fifos[FIFOS];
+  GPU(Event_t) copied[COPY_EVENTS];
+  uint64_t copies_in; /* queued */
   struct item *spare; /* done, their events kept for the next ones */
   bool stopping;
 };
@@ -253,9 +262,13 @@ static void *serve(void *p) {
   return NULL;
 }
 
-static bool start_fifo(struct gpu *g, struct fifo *f, const char *name) {
+static bool start_fifo(struct gpu *g, struct fifo *f) {
+  static const char *const names[FIFOS] = {
+      "in",      "back",    "urgent0", "urgent1", "urgent2",
+      "urgent3", "bodies0", "bodies1", "bodies2", "bodies3"};
+  _Static_assert(SPACE_LANES == 4, "a name for each lane");
   f->g = g;
-  f->name = name;
+  f->name = names[f - g->fifos];
   pthread_cond_init(&f->wake, NULL);
   return f->started = !pthread_create(&f->thread, NULL, serve, f);
 }
@@ -309,15 +322,31 @@ static int vmm_granule(int index, size_t *granule) {
                          index, why);
 }
 
-/* Destroys the streams and the event of g that were made, and frees g. */
+/* Destroys the streams and the events of g that were made, and frees g. */
 static void free_gpu(struct gpu *g) {
-  GPU(Stream_t) streams[] = {g->stream, g->in, g->out};
-  for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
-    if (streams[i])
-      CALL(g->device, StreamDestroy, streams[i]);
-  if (g->copied)
-    CALL(g->device, EventDestroy, g->copied);
+  for (int i = 0; i < FIFOS; i++)
+    if (g->fifos[i].stream)
+      CALL(g->device, StreamDestroy, g->fifos[i].stream);
+  for (int i = 0; i < COPY_EVENTS; i++)
+    if (g->copied[i])
+      CALL(g->device, EventDestroy, g->copied[i]);
   free(g);
+}
+
+/* The streams of g: the lanes of urgent bodies at the device's greatest
+ * priority, the rest at its least. Returns 0 or a DAG_E* code. */
+static int make_streams(struct gpu *g) {
+  int least = 0, greatest = 0;
+  int err = CALL(g->device, DeviceGetStreamPriorityRange, &least, &greatest);
+  for (int i = 0; !err && i < FIFOS; i++) {
+    bool urgent = i >= FIFO_LANES && i < FIFO_LANES + SPACE_LANES;
+    err = CALL(g->device, StreamCreateWithPriority, &g->fifos[i].stream,
+               GPU(StreamNonBlocking), urgent ? greatest : least);
+  }
+  for (int i = 0; !err && i < COPY_EVENTS; i++)
+    err = CALL(g->device, EventCreateWithFlags, &g->copied[i],
+               GPU(EventDisableTiming));
+  return err;
 }
 
 static void gpu_close(void *state);
@@ -339,20 +368,18 @@ static int gpu_open(int index, void **state) {
         CALL(index, DeviceGetAttribute, &max_pitch, GPU_ATTR_MAX_PITCH, index);
   if (!err)
     err = vmm_granule(index, &g->granule);
-  GPU(Stream_t) * streams[] = {&g->stream, &g->in, &g->out};
-  for (size_t i = 0; !err && i < sizeof streams / sizeof *streams; i++)
-    err =
-        CALL(index, StreamCreateWithFlags, streams[i], GPU(StreamNonBlocking));
   if (!err)
-    err =
-        CALL(index, EventCreateWithFlags, &g->copied, GPU(EventDisableTiming));
+    err = make_streams(g);
   if (err) {
     free_gpu(g);
     return err;
   }
   g->max_pitch = max_pitch > 0 ? (size_t)max_pitch : 0;
   pthread_mutex_init(&g->lock, NULL);
-  if (!start_fifo(g, &g->work, "work") || !start_fifo(g, &g->back, "back")) {
+  bool started = true;
+  for (int i = 0; i < FIFOS && started; i++)
+    started = start_fifo(g, &g->fifos[i]);
+  if (!started) {
     gpu_close(g);
     return dag__user_error(NULL, DAG_ETHREAD,
                            GPU_NAME " device %d: cannot start its threads",
@@ -450,16 +477,15 @@ static struct item *new_item(struct gpu *g, space_done_fn done, void *arg) {
   return it;
 }
 
-/* Appends it to FIFO f, with an event recorded on `stream` after what was
- * just queued there. Called with the lock held. */
-static void enqueue_locked(struct fifo *f, struct item *it,
-                           GPU(Stream_t) stream) {
+/* Appends it to FIFO f, with an event recorded on its stream after what
+ * was just queued there. Called with the lock held. */
+static void enqueue_locked(struct fifo *f, struct item *it) {
   struct gpu *g = f->g;
   if (!it->event && FAILED(it, g->device, EventCreateWithFlags, &it->event,
                            GPU(EventDisableTiming) | GPU(EventBlockingSync)))
     it->event = NULL;
   if (it->event)
-    FAILED(it, g->device, EventRecord, it->event, stream);
+    FAILED(it, g->device, EventRecord, it->event, f->stream);
   it->next = NULL;
   if (f->tail)
     f->tail->next = it;
@@ -492,38 +518,55 @@ static void queue_copy(struct gpu *g, struct item *it,
   }
 }
 
-static void gpu_copy(void *state, bool to_device, const struct space_copy *c,
-                     space_done_fn done, void *arg) {
+static uint64_t gpu_copy(void *state, bool to_device,
+                         const struct space_copy *c, space_done_fn done,
+                         void *arg) {
   struct gpu *g = state;
-  GPU(Stream_t) stream = to_device ? g->in : g->out;
+  struct fifo *f = &g->fifos[to_device ? FIFO_IN : FIFO_BACK];
   pthread_mutex_lock(&g->lock);
+  uint64_t ticket = to_device ? ++g->copies_in : 0;
   struct item *it = new_item(g, done, arg);
   if (!FAILED(it, g->device, SetDevice, g->device)) {
     queue_copy(g, it, c,
                to_device ? GPU(MemcpyHostToDevice) : GPU(MemcpyDeviceToHost),
-               stream);
+               f->stream);
     /* A body waits for a copy in through this event: if it cannot be
      * recorded, the copy fails, or the body would not wait. */
     if (to_device)
-      g->copies_unseen = !FAILED(it, g->device, EventRecord, g->copied, g->in);
+      FAILED(it, g->device, EventRecord, g->copied[ticket % COPY_EVENTS],
+             f->stream);
   }
-  enqueue_locked(to_device ? &g->work : &g->back, it, stream);
+  enqueue_locked(f, it);
   pthread_mutex_unlock(&g->lock);
+  return ticket;
 }
 
-static void gpu_launch(void *state, dag_task_fn fn, void *args,
-                       space_done_fn done, void *arg) {
+/* The lane of a body of this urgency that waits for copy `after`
+ * (space.c). Called with the lock held. */
+static struct fifo *lane_for(struct gpu *g, uint64_t after, bool urgent) {
+  struct fifo *lanes = &g->fifos[FIFO_LANES + (urgent ? 0 : SPACE_LANES)];
+  uint64_t waits[SPACE_LANES];
+  for (int i = 0; i < SPACE_LANES; i++)
+    waits[i] = lanes[i].head ? lanes[i].waits : 0;
+  struct fifo *f = &lanes[dag__space_lane(waits, after)];
+  f->waits = after;
+  return f;
+}
+
+static void gpu_launch(void *state, dag_task_fn fn, void *args, uint64_t after,
+                       bool urgent, space_done_fn done, void *arg) {
   struct gpu *g = state;
-  /* The body's work starts after the copies in queued before it. */
+  /* The body's work starts after copy `after` (and those before it). */
   pthread_mutex_lock(&g->lock);
+  struct fifo *lane = lane_for(g, after, urgent);
   struct item *it = new_item(g, done, arg);
-  if (!FAILED(it, g->device, SetDevice, g->device) && g->copies_unseen)
-    FAILED(it, g->device, StreamWaitEvent, g->stream, g->copied, 0);
-  g->copies_unseen = false;
+  if (!FAILED(it, g->device, SetDevice, g->device) && after)
+    FAILED(it, g->device, StreamWaitEvent, lane->stream,
+           g->copied[after % COPY_EVENTS], 0);
   pthread_mutex_unlock(&g->lock);
   if (!it->failed) {
     GPU(Stream_t) outer = body_stream;
-    body_stream = g->stream;
+    body_stream = lane->stream;
     fn(args);
     body_stream = outer;
     /* A launch of the body's that failed at once (a bad configuration). */
@@ -531,7 +574,7 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args,
     FAILED(it, g->device, SetDevice, g->device); /* if the body changed it */
   }
   pthread_mutex_lock(&g->lock);
-  enqueue_locked(&g->work, it, g->stream);
+  enqueue_locked(lane, it);
   pthread_mutex_unlock(&g->lock);
 }
 
@@ -539,11 +582,12 @@ static void gpu_close(void *state) {
   struct gpu *g = state;
   pthread_mutex_lock(&g->lock);
   g->stopping = true;
-  pthread_cond_signal(&g->work.wake);
-  pthread_cond_signal(&g->back.wake);
+  for (int i = 0; i < FIFOS; i++)
+    if (g->fifos[i].g)
+      pthread_cond_signal(&g->fifos[i].wake);
   pthread_mutex_unlock(&g->lock);
-  stop_fifo(&g->work);
-  stop_fifo(&g->back);
+  for (int i = 0; i < FIFOS; i++)
+    stop_fifo(&g->fifos[i]);
   while (g->spare) {
     struct item *it = g->spare;
     g->spare = it->next;
@@ -577,8 +621,8 @@ static bool gpu_bus_id(void *state, char *buf, size_t len) {
 static void gpu_bind(void *state, const cpu_set_t *cpus) {
   struct gpu *g = state;
   /* Failing to pin (a container that forbids it) only costs locality. */
-  (void)pthread_setaffinity_np(g->work.thread, sizeof *cpus, cpus);
-  (void)pthread_setaffinity_np(g->back.thread, sizeof *cpus, cpus);
+  for (int i = 0; i < FIFOS; i++)
+    (void)pthread_setaffinity_np(g->fifos[i].thread, sizeof *cpus, cpus);
 }
 
 const struct space_ops GPU_SPACE = {

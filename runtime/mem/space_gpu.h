@@ -116,6 +116,8 @@ typedef hipMemAccessDesc vmm_access;
   X(DeviceGetAttribute)                                                        \
   X(DeviceGetPCIBusId)                                                         \
   X(StreamCreateWithFlags)                                                     \
+  X(StreamCreateWithPriority)                                                  \
+  X(DeviceGetStreamPriorityRange)                                              \
   X(StreamDestroy)                                                             \
   X(StreamWaitEvent)                                                           \
   X(EventCreateWithFlags)                                                      \

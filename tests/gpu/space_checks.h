@@ -199,11 +199,12 @@ static inline void space_check_packed_tile(struct space *s) {
   space_block_free(s, &blk);
 }
 
-/* A body queued after copies sees their data, and a copy queued once the
- * body is done sees its result; the done functions run in the queue's
- * order. (A copy does not wait for bodies queued before it: on a GPU it
- * overlaps them; nor a copy back for copies in.) `move` is a device body that
- * moves a struct space_move's bytes. */
+/* A body launched after the copy it waits for (its ticket) sees the data
+ * of that copy and of those before it, and a copy queued once the body is
+ * done sees its result; the done functions run in the queue's order. (A copy
+ * does not wait for bodies queued before it: on a GPU it overlaps them; nor a
+ * copy back for copies in.) `move` is a device body that moves a struct
+ * space_move's bytes. */
 static inline void space_check_queue_in_order(struct space *s,
                                               dag_task_fn move) {
   enum { N = 64 };
@@ -220,9 +221,10 @@ static inline void space_check_queue_in_order(struct space *s,
   dag__space_copy(s, true,
                   &(struct space_copy){d + N, back, sizeof back, 1, 0, 0}, note,
                   (void *)1);
-  dag__space_copy(s, true, &(struct space_copy){d, host, sizeof host, 1, 0, 0},
-                  note, (void *)2);
-  dag__space_launch(s, move, &m, note, (void *)3);
+  uint64_t ticket = dag__space_copy(
+      s, true, &(struct space_copy){d, host, sizeof host, 1, 0, 0}, note,
+      (void *)2);
+  dag__space_launch(s, move, &m, ticket, false, note, (void *)3);
   drain(3);
   dag__space_copy(s, false,
                   &(struct space_copy){back, d + N, sizeof back, 1, 0, 0}, note,

@@ -7,9 +7,9 @@
  * pages, to count them in little memory); device bodies run on the
  * device's compute thread; what is queued completes later than it was
  * queued (DAG_EMUL_DELAY_US); a copy does not wait for a body queued
- * before it, and a body waits for the copies queued before it, at any
- * jitter; an injected failure reaches the done function, and the work is
- * not done.
+ * before it, and a body waits for the copies up to its ticket and no more,
+ * at any jitter; urgent bodies go first; an injected failure reaches the done
+ * function, and the work is not done.
  */
 #include <check.h>
 #include <dag.h>
@@ -133,6 +133,68 @@ START_TEST(copies_back_overlap_copies_in) {
 }
 END_TEST
 
+/* A body waits for the copies up to its ticket, not for those queued after
+ * them: launched after five copies of 50 ms each with the first one's
+ * ticket, it is done (its kernel and its end, 50 ms each, after the first
+ * copy) before the last copy, with the first copy's data. */
+START_TEST(body_waits_for_its_ticket_only) {
+  open_device("1M", "50000");
+  struct space_block b;
+  char host[64] = "first", *d = space_block_new(&dev, &b, 4096);
+  norder = 0;
+  uint64_t first = 0;
+  for (int i = 1; i <= 5; i++) {
+    uint64_t ticket = dag__space_copy(
+        &dev, true, &(struct space_copy){d + (i - 1) * 64, host, 64, 1, 0, 0},
+        note, (void *)(intptr_t)i);
+    ck_assert_uint_eq(ticket, (uint64_t)i); /* numbered from 1 */
+    first = first ? first : ticket;
+  }
+  struct space_move m = {d + 1024, d, 64};
+  dag__space_launch(&dev, move, &m, first, false, note, (void *)6);
+  drain(6);
+  int body_at = 0;
+  for (int i = 0; i < 6; i++)
+    body_at = order[i] == 6 ? i : body_at;
+  ck_assert_int_eq(order[0], 1);
+  ck_assert_int_eq(order[5], 5);
+  ck_assert_int_lt(body_at, 5);
+  char back[64] = "";
+  dag__space_copy(&dev, false,
+                  &(struct space_copy){back, d + 1024, 64, 1, 0, 0}, note,
+                  (void *)7);
+  drain(7);
+  ck_assert_str_eq(back, "first");
+  space_block_free(&dev, &b);
+}
+END_TEST
+
+/* Of the bodies ready at once, an urgent one starts first, though launched
+ * after three others: all four wait for one copy. */
+static void nothing_kernel(void *p) { (void)p; }
+static void nothing_body(void *p) {
+  (void)p;
+  ck_assert_int_eq(dag_emul_launch(nothing_kernel, NULL, 0), 0);
+}
+
+START_TEST(urgent_bodies_go_first) {
+  open_device("1M", "100000"); /* the launches are in before the copy ends */
+  char host[64] = "", dst[64];
+  norder = 0;
+  uint64_t ticket =
+      dag__space_copy(&dev, true, &(struct space_copy){dst, host, 64, 1, 0, 0},
+                      note, (void *)1);
+  for (int i = 2; i <= 5; i++)
+    dag__space_launch(&dev, nothing_body, NULL, ticket, i == 5, note,
+                      (void *)(intptr_t)i);
+  drain(5);
+  ck_assert_int_eq(order[0], 1);
+  ck_assert_int_eq(order[1], 5);
+  for (int i = 2; i < 5; i++) /* the others in their lane's order */
+    ck_assert_int_eq(order[i], i);
+}
+END_TEST
+
 /* What is still queued when the device closes completes first. */
 START_TEST(close_drains) {
   open_device("1M", "5000");
@@ -196,7 +258,7 @@ START_TEST(body_cannot_touch_device_memory) {
   char *d = space_block_new(&dev, &b, 64);
   ck_assert_ptr_nonnull(d);
   norder = 0;
-  dag__space_launch(&dev, touching_body, d, note, (void *)1);
+  dag__space_launch(&dev, touching_body, d, 0, false, note, (void *)1);
 }
 END_TEST
 
@@ -205,7 +267,7 @@ START_TEST(copies_overlap_bodies) {
   open_device("1M", "0");
   char host[64] = "copied", dst[64] = "";
   norder = 0;
-  dag__space_launch(&dev, slow_body, NULL, note, (void *)1);
+  dag__space_launch(&dev, slow_body, NULL, 0, false, note, (void *)1);
   dag__space_copy(&dev, true,
                   &(struct space_copy){dst, host, sizeof host, 1, 0, 0}, note,
                   (void *)2);
@@ -247,7 +309,7 @@ START_TEST(injected_kernel_failure) {
   open_device("1M", "0");
   norder = nfailed = 0;
   atomic_store(&body_ran, 0);
-  dag__space_launch(&dev, slow_body, NULL, note, (void *)1);
+  dag__space_launch(&dev, slow_body, NULL, 0, false, note, (void *)1);
   drain(1);
   ck_assert_int_eq(nfailed, 1);
   ck_assert_int_eq(atomic_load(&body_ran), 0);
@@ -302,6 +364,8 @@ int main(void) {
   tcase_add_test(tc, alias);
   tcase_add_test(tc, asynchronous);
   tcase_add_test(tc, copies_back_overlap_copies_in);
+  tcase_add_test(tc, body_waits_for_its_ticket_only);
+  tcase_add_test(tc, urgent_bodies_go_first);
   tcase_add_test(tc, close_drains);
   tcase_add_test(tc, near_pci_device);
   tcase_add_test(tc, granules_like_cuda);
