@@ -105,6 +105,8 @@ void *dag__grow(void *items, size_t *cap, size_t n, size_t size,
   if (n < *cap)
     return items;
   size_t c = *cap ? 2 * *cap : 64;
+  while (c <= n)
+    c *= 2;
   void *p = realloc(items, c * size);
   if (!p)
     dag__out_of_memory(what);

@@ -280,29 +280,60 @@ static int backed(struct device *d, uintptr_t index, struct granule **out) {
   return 0;
 }
 
-/* Backs every granule of [lo, hi) in w, evicting granules not used in this
- * epoch when the device is full. Returns 0; DAG_ENOMEM when even that
- * leaves no room; or the error of a device that failed to allocate. */
-static int back(struct device *d, struct window *w, uintptr_t lo,
-                uintptr_t hi) {
+/* Granules of a window to be mapped, first to first + n - 1: they are
+ * mapped in one call of the space (a tile's rows cross a granule every
+ * few rows: hundreds of granules, one after the other). Indices, not
+ * records, as committing may move the table's records. */
+#define MAP_RUN 256
+struct run {
+  struct window *w;
+  uintptr_t first;
+  size_t n;
+};
+
+static void map_run(struct device *d, struct run *run) {
+  if (!run->n)
+    return;
+  struct window *w = run->w;
+  uint64_t mem[MAP_RUN];
+  for (size_t i = 0; i < run->n; i++)
+    mem[i] = lookup(d, run->first + i)->mem;
+  if (dag__space_map(&d->space,
+                     dag__window_address(w, granule_base(d, run->first)), mem,
+                     run->n))
+    dag_check(dag__user_error(NULL, DAG_ENOMEM,
+                              "%s device %d: cannot map device memory",
+                              d->space.ops->name, d->space.index));
+  for (size_t i = 0; i < run->n; i++) {
+    struct granule *g = lookup(d, run->first + i);
+    size_t k = (granule_base(d, g->index) - w->lo) / d->granule;
+    w->mapped[k / 64] |= (uint64_t)1 << (k % 64);
+    g->windows = dag__grow(g->windows, &g->windows_cap, g->nwindows + 1,
+                           sizeof *g->windows, "a device granule");
+    g->windows[g->nwindows++] = w;
+  }
+  run->n = 0;
+}
+
+/* Backs every granule of [lo, hi) in run's window, evicting granules not
+ * used in this epoch when the device is full (those of the run are), and
+ * adds those not mapped there to the run. Returns 0; DAG_ENOMEM when even
+ * that leaves no room; or the error of a device that failed to allocate. */
+static int back(struct device *d, struct run *run, uintptr_t lo, uintptr_t hi) {
   for (uintptr_t i = lo / d->granule; i <= (hi - 1) / d->granule; i++) {
     struct granule *g;
     int err = backed(d, i, &g);
     if (err)
       return err;
     g->epoch = d->epoch;
-    if (mapped_in(d, w, i))
+    bool in_run = run->n && i >= run->first && i < run->first + run->n;
+    if (in_run || mapped_in(d, run->w, i))
       continue;
-    size_t k = (granule_base(d, i) - w->lo) / d->granule;
-    if (dag__space_map(&d->space, dag__window_address(w, granule_base(d, i)),
-                       g->mem))
-      dag_check(dag__user_error(NULL, DAG_ENOMEM,
-                                "%s device %d: cannot map device memory",
-                                d->space.ops->name, d->space.index));
-    w->mapped[k / 64] |= (uint64_t)1 << (k % 64);
-    g->windows = dag__grow(g->windows, &g->windows_cap, g->nwindows + 1,
-                           sizeof *g->windows, "a device granule");
-    g->windows[g->nwindows++] = w;
+    if (run->n && (i != run->first + run->n || run->n == MAP_RUN))
+      map_run(d, run);
+    if (!run->n)
+      run->first = i;
+    run->n++;
   }
   return 0;
 }
@@ -396,7 +427,7 @@ struct window *dag__residency_known(const struct device *d,
  * more. */
 struct back_spans {
   struct device *d;
-  struct window *w;
+  struct run run;
   int err;
   uintptr_t last_plus_one; /* the last granule backed, + 1 (0: none) */
 };
@@ -406,7 +437,7 @@ static void back_span(uintptr_t lo, uintptr_t hi, void *arg) {
   uintptr_t first = lo / b->d->granule, last = (hi - 1) / b->d->granule;
   if (b->err || (first == last && last + 1 == b->last_plus_one))
     return;
-  b->err = back(b->d, b->w, lo, hi);
+  b->err = back(b->d, &b->run, lo, hi);
   b->last_plus_one = last + 1;
 }
 
@@ -428,8 +459,9 @@ int dag__residency_back_task(struct device *d, const struct region *regs,
   for (uint32_t i = 0; i < n; i++) {
     const struct region *r = &regs[i];
     w[i] = dag__residency_window(d, r->lo, r->hi);
-    struct back_spans b = {d, w[i], 0, 0};
+    struct back_spans b = {d, {w[i], 0, 0}, 0, 0};
     dag__region_each_span(r, back_span, &b);
+    map_run(d, &b.run);
     if (b.err) {
       *failed = i;
       return b.err;

@@ -38,8 +38,8 @@ void dag__space_decommit(struct space *s, uint64_t mem) {
   s->ops->decommit(s->state, mem);
 }
 
-int dag__space_map(struct space *s, void *at, uint64_t mem) {
-  return s->ops->map(s->state, at, mem);
+int dag__space_map(struct space *s, void *at, const uint64_t *mem, size_t n) {
+  return s->ops->map(s->state, at, mem, n);
 }
 
 void dag__space_unmap(struct space *s, void *at) {

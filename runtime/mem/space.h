@@ -77,9 +77,11 @@ struct space_ops {
    * failed (reported). */
   int (*commit)(void *state, uint64_t *mem);
   void (*decommit)(void *state, uint64_t mem);
-  /* Makes granule `mem` appear at `at` (granule-aligned, reserved, not
-   * mapped yet), or takes it away. Returns 0 or a DAG_E* code. */
-  int (*map)(void *state, void *at, uint64_t mem);
+  /* Makes granules mem[0..n) appear at `at` one after the other
+   * (granule-aligned, reserved, not mapped yet), in as few calls of the
+   * driver as it allows: a run of a tile's rows is hundreds of granules. Or
+   * takes one away. Returns 0 or a DAG_E* code. */
+  int (*map)(void *state, void *at, const uint64_t *mem, size_t n);
   void (*unmap)(void *state, void *at);
   /* Queues a copy from host memory to the device (to_device) or back.
    * Returns a copy to the device's number (its ticket), 0 for one back. */
@@ -172,7 +174,7 @@ void *dag__space_reserve(struct space *s, size_t bytes);
 void dag__space_unreserve(struct space *s, void *at, size_t bytes);
 int dag__space_commit(struct space *s, uint64_t *mem);
 void dag__space_decommit(struct space *s, uint64_t mem);
-int dag__space_map(struct space *s, void *at, uint64_t mem);
+int dag__space_map(struct space *s, void *at, const uint64_t *mem, size_t n);
 void dag__space_unmap(struct space *s, void *at);
 /* Does copy c with the CPU, at once: what the emulated device does, and
  * what packs and unpacks staging buffers (device/staging.c). */

@@ -540,22 +540,29 @@ static void emul_decommit(void *state, uint64_t mem) {
   pthread_mutex_unlock(&e->lock);
 }
 
-static int emul_map(void *state, void *at, uint64_t mem) {
+/* One mapping per run of granules that lie one after the other in the
+ * memory file (committed one after the other, they mostly do). */
+static int emul_map(void *state, void *at, const uint64_t *mem, size_t n) {
   struct emul *e = state;
   pthread_mutex_lock(&e->lock);
   int access = e->closed ? PROT_NONE : PROT_READ | PROT_WRITE;
-  void *p = mmap(at, e->granule, access, MAP_SHARED | MAP_FIXED, e->fd,
-                 (off_t)(mem * e->granule));
-  if (p == at) {
-    e->mapped = dag__grow(e->mapped, &e->mapped_cap, e->nmapped + 1,
+  bool mapped = true;
+  for (size_t i = 0, run; mapped && i < n; i += run) {
+    for (run = 1; i + run < n && mem[i + run] == mem[i] + run; run++)
+      ;
+    char *to = (char *)at + i * e->granule;
+    mapped = mmap(to, run * e->granule, access, MAP_SHARED | MAP_FIXED, e->fd,
+                  (off_t)(mem[i] * e->granule)) == to;
+    e->mapped = dag__grow(e->mapped, &e->mapped_cap, e->nmapped + run,
                           sizeof *e->mapped, "the emulated device's mappings");
-    e->mapped[e->nmapped++] = at;
+    for (size_t k = 0; mapped && k < run; k++)
+      e->mapped[e->nmapped++] = to + k * e->granule;
   }
   pthread_mutex_unlock(&e->lock);
-  return p == at ? 0
-                 : dag__user_error(NULL, DAG_ENOMEM,
-                                   "emulated device %d: cannot map a granule",
-                                   e->index);
+  return mapped ? 0
+                : dag__user_error(NULL, DAG_ENOMEM,
+                                  "emulated device %d: cannot map a granule",
+                                  e->index);
 }
 
 /* Back to reserved addresses with nothing behind them. */

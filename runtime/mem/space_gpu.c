@@ -443,14 +443,23 @@ static void gpu_decommit(void *state, uint64_t mem) {
   VMM_CALL(g->device, Release, (vmm_handle)(uintptr_t)mem);
 }
 
-static int gpu_map(void *state, void *at, uint64_t mem) {
+/* A mapping per granule (each is an allocation of its own, so that it can
+ * be evicted alone), and one access setting for the run: the costly call,
+ * which takes a range of several mappings. */
+static int gpu_map(void *state, void *at, const uint64_t *mem, size_t n) {
   struct gpu *g = state;
   vmm_access access = VMM_ACCESS(g->device);
   vmm_address a = (vmm_address)(uintptr_t)at;
-  int err =
-      VMM_CALL(g->device, Map, a, g->granule, 0, (vmm_handle)(uintptr_t)mem, 0);
+  int err = 0;
+  size_t mapped = 0;
+  while (!err && mapped < n)
+    if (!(err = VMM_CALL(g->device, Map, a + mapped * g->granule, g->granule, 0,
+                         (vmm_handle)(uintptr_t)mem[mapped], 0)))
+      mapped++;
   if (!err)
-    err = VMM_CALL(g->device, SetAccess, a, g->granule, &access, 1);
+    err = VMM_CALL(g->device, SetAccess, a, n * g->granule, &access, 1);
+  while (err && mapped-- > 0) /* none stays half made */
+    VMM_CALL(g->device, Unmap, a + mapped * g->granule, g->granule);
   return err;
 }
 

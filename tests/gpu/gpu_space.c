@@ -52,6 +52,7 @@ static void check_device(const struct space_ops *ops, const struct kind *k,
   SPACE_CHECK(gpu_body_error == 0);
   SPACE_CHECK(k->stream() == NULL); /* outside device bodies */
   space_check_alias(&s);
+  space_check_map_run(&s);
   /* Its PCI address, and hwloc's CPUs near it, where its thread runs. */
   char bus[32];
   cpu_set_t near;

@@ -63,17 +63,15 @@ static inline void *space_block_new(struct space *s, struct space_block *b,
   SPACE_CHECK(b->bytes / g <= 64);
   b->at = dag__space_reserve(s, b->bytes);
   SPACE_CHECK(b->at != NULL);
-  for (size_t i = 0; i < b->bytes / g; i++) {
+  for (size_t i = 0; i < b->bytes / g; i++)
     if (dag__space_commit(s, &b->mem[i])) {
-      while (i--) {
-        dag__space_unmap(s, b->at + i * g);
+      while (i--)
         dag__space_decommit(s, b->mem[i]);
-      }
       dag__space_unreserve(s, b->at, b->bytes);
       return NULL;
     }
-    SPACE_CHECK(dag__space_map(s, b->at + i * g, b->mem[i]) == 0);
-  }
+  /* All in one call, as the device layer maps a run of a tile's rows. */
+  SPACE_CHECK(dag__space_map(s, b->at, b->mem, b->bytes / g) == 0);
   return b->at;
 }
 
@@ -245,8 +243,8 @@ static inline void space_check_alias(struct space *s) {
   char *one = dag__space_reserve(s, g), *two = dag__space_reserve(s, g);
   uint64_t mem;
   SPACE_CHECK(one && two && dag__space_commit(s, &mem) == 0);
-  SPACE_CHECK(dag__space_map(s, one, mem) == 0);
-  SPACE_CHECK(dag__space_map(s, two, mem) == 0);
+  SPACE_CHECK(dag__space_map(s, one, &mem, 1) == 0);
+  SPACE_CHECK(dag__space_map(s, two, &mem, 1) == 0);
   char host[64] = "one memory, two addresses", back[64] = "";
   norder = 0;
   dag__space_copy(s, true, &(struct space_copy){one + 8, host, 64, 1, 0, 0},
@@ -261,6 +259,51 @@ static inline void space_check_alias(struct space *s) {
   dag__space_decommit(s, mem);
   dag__space_unreserve(s, one, g);
   dag__space_unreserve(s, two, g);
+}
+
+/* Granules mapped as one run land in the order given, whichever they are:
+ * four granules mapped at `run` as m2, m0, m1, m3 (two of them one after the
+ * other wherever the space keeps them) each show, through their own
+ * address, what was copied into its place in the run. */
+static inline void space_check_map_run(struct space *s) {
+  enum { K = 4 };
+  static const int order_given[K] = {2, 0, 1, 3};
+  size_t g = dag__space_granule(s);
+  char *run = dag__space_reserve(s, K * g), *own[K];
+  uint64_t mem[K], given[K];
+  SPACE_CHECK(run != NULL);
+  for (int i = 0; i < K; i++) {
+    own[i] = dag__space_reserve(s, g);
+    SPACE_CHECK(own[i] && dag__space_commit(s, &mem[i]) == 0);
+    SPACE_CHECK(dag__space_map(s, own[i], &mem[i], 1) == 0);
+  }
+  for (int i = 0; i < K; i++)
+    given[i] = mem[order_given[i]];
+  SPACE_CHECK(dag__space_map(s, run, given, K) == 0);
+  char host[K][16], back[K][16];
+  norder = 0;
+  for (int i = 0; i < K; i++) {
+    snprintf(host[i], sizeof host[i], "place %d", i);
+    dag__space_copy(s, true,
+                    &(struct space_copy){run + i * g, host[i], 16, 1, 0, 0},
+                    note, (void *)(intptr_t)(i + 1));
+  }
+  drain(K);
+  for (int i = 0; i < K; i++)
+    dag__space_copy(
+        s, false,
+        &(struct space_copy){back[i], own[order_given[i]], 16, 1, 0, 0}, note,
+        (void *)(intptr_t)(K + i + 1));
+  drain(2 * K);
+  for (int i = 0; i < K; i++)
+    SPACE_CHECK(strcmp(back[i], host[i]) == 0);
+  for (int i = 0; i < K; i++) {
+    dag__space_unmap(s, run + i * g);
+    dag__space_unmap(s, own[i]);
+    dag__space_decommit(s, mem[i]);
+    dag__space_unreserve(s, own[i], g);
+  }
+  dag__space_unreserve(s, run, K * g);
 }
 
 #endif /* DAG_SPACE_CHECKS_H */

@@ -94,6 +94,7 @@ END_TEST
 START_TEST(alias) {
   open_device("1M", "0");
   space_check_alias(&dev);
+  space_check_map_run(&dev);
 }
 END_TEST
 
