@@ -68,15 +68,20 @@ void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
   s->ops->launch(s->state, fn, args, after, urgent, done, arg);
 }
 
-int dag__space_lane(const uint64_t waits[SPACE_LANES], uint64_t after) {
+int dag__space_lane(struct space_lanes *l, const bool busy[SPACE_LANES],
+                    uint64_t after) {
+  uint64_t waits[SPACE_LANES];
   int fits = -1, least = 0;
   for (int i = 0; i < SPACE_LANES; i++) {
+    waits[i] = busy[i] ? l->waits[i] : 0;
     if (waits[i] <= after && (fits < 0 || waits[i] > waits[fits]))
       fits = i;
     if (waits[i] < waits[least])
       least = i;
   }
-  return fits >= 0 ? fits : least;
+  int chosen = fits >= 0 ? fits : least;
+  l->waits[chosen] = after;
+  return chosen;
 }
 
 void *dag__space_host_alloc(struct space *s, size_t bytes) {

@@ -186,14 +186,18 @@ void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        uint64_t after, bool urgent, space_done_fn done,
                        void *arg);
 
-/* Queues of bodies per urgency (streams on a GPU). */
+/* Queues of bodies per urgency (streams on a GPU), and the copies that the
+ * last body queued in each waits for. */
 #define SPACE_LANES 4
-/* The lane for a body whose copies are numbered up to `after`, of lanes
- * whose last bodies wait for copies up to waits[i] (0: a lane with nothing
- * queued, or whose bodies wait for nothing): the one whose last body waits
- * for the most copies but not more than it (it adds no wait); else the one
- * that waits least. */
-int dag__space_lane(const uint64_t waits[SPACE_LANES], uint64_t after);
+struct space_lanes {
+  uint64_t waits[SPACE_LANES];
+};
+/* The lane for a body whose copies are numbered up to `after`, of lanes l
+ * (busy[i]: lane i has bodies queued; an idle one waits for nothing): the
+ * one whose last body waits for the most copies but not more than it (it
+ * adds no wait); else the one that waits least. Its waits become after. */
+int dag__space_lane(struct space_lanes *l, const bool busy[SPACE_LANES],
+                    uint64_t after);
 void *dag__space_host_alloc(struct space *s, size_t bytes);
 void dag__space_host_free(struct space *s, void *p, size_t bytes);
 /* The device's PCI address, if it has one (false otherwise). */

@@ -93,7 +93,6 @@ struct emul;
  * compute engine SPACE_LANES of urgent bodies, then as many of others. */
 struct lane {
   struct op *head, *tail; /* queued, in order */
-  uint64_t waits;         /* the copies the last body queued waits for */
 };
 #define BODY_LANES (2 * SPACE_LANES)
 
@@ -124,6 +123,7 @@ struct emul {
   pthread_mutex_t lock;
   struct engine copies_in, copies_out, bodies;
   struct lane in_lane, out_lane, body_lanes[BODY_LANES];
+  struct space_lanes urgent_waits, other_waits;
   uint64_t copies_queued, copies_done; /* copies in: the bodies' events */
   uint64_t launches_seen;              /* bodies launched */
   /* The gate: a body at launch, operations running on the queues, and
@@ -773,12 +773,11 @@ void dag__emul_timing(const struct space *s, struct emul_timing *t) {
  * (space.c). Under the lock. */
 static struct lane *lane_for(struct emul *e, uint64_t after, bool urgent) {
   struct lane *lanes = e->body_lanes + (urgent ? 0 : SPACE_LANES);
-  uint64_t waits[SPACE_LANES];
+  bool busy[SPACE_LANES];
   for (int i = 0; i < SPACE_LANES; i++)
-    waits[i] = lanes[i].head ? lanes[i].waits : 0;
-  struct lane *l = &lanes[dag__space_lane(waits, after)];
-  l->waits = after;
-  return l;
+    busy[i] = lanes[i].head;
+  return &lanes[dag__space_lane(urgent ? &e->urgent_waits : &e->other_waits,
+                                busy, after)];
 }
 
 /* Runs the body here, its device's memory closed and its engines paused,

@@ -136,7 +136,6 @@ struct fifo {
   const char *name;
   GPU(Stream_t) stream;
   struct item *head, *tail;
-  uint64_t waits; /* a lane's: the copy in its last body waits for */
   pthread_cond_t wake;
   pthread_t thread;
   bool started;
@@ -156,6 +155,7 @@ struct gpu {
   size_t granule;
   pthread_mutex_t lock;
   struct fifo fifos[FIFOS];
+  struct space_lanes urgent_waits, other_waits;
   GPU(Event_t) copied[COPY_EVENTS];
   uint64_t copies_in; /* queued */
   struct item *spare; /* done, their events kept for the next ones */
@@ -554,12 +554,11 @@ static uint64_t gpu_copy(void *state, bool to_device,
  * (space.c). Called with the lock held. */
 static struct fifo *lane_for(struct gpu *g, uint64_t after, bool urgent) {
   struct fifo *lanes = &g->fifos[FIFO_LANES + (urgent ? 0 : SPACE_LANES)];
-  uint64_t waits[SPACE_LANES];
+  bool busy[SPACE_LANES];
   for (int i = 0; i < SPACE_LANES; i++)
-    waits[i] = lanes[i].head ? lanes[i].waits : 0;
-  struct fifo *f = &lanes[dag__space_lane(waits, after)];
-  f->waits = after;
-  return f;
+    busy[i] = lanes[i].head;
+  return &lanes[dag__space_lane(urgent ? &g->urgent_waits : &g->other_waits,
+                                busy, after)];
 }
 
 static void gpu_launch(void *state, dag_task_fn fn, void *args, uint64_t after,
