@@ -20,10 +20,14 @@
  * every variant gets measured without a flood of tasks sent to it before
  * its results. Once one candidate is measured, those still being explored
  * are passed over. While none is measured and all are being explored, the
- * CPU runs the task: a worker that runs it is busy until it is done, so
- * such blind choices are at most one per worker, where a device's queue
- * would take every ready task at once. With DAG_HISTORY, what earlier runs
- * measured is taken as measured (history_file.c), and nothing is explored.
+ * task waits, up to BLIND_WAIT_NS, for a device's exploration to finish: it
+ * takes milliseconds, where a blind run on the CPU may take a core for
+ * hundreds (a tile's trsm on one core). Past that, or with no device's
+ * under way, the CPU runs it: a worker that runs it is busy until it is
+ * done, so such blind choices are at most one per worker, where a device's
+ * queue would take every ready task at once. With DAG_HISTORY, what earlier
+ * runs measured is taken as measured (history_file.c), and nothing is
+ * explored.
  */
 #include "device/device_internal.h"
 
@@ -34,6 +38,11 @@
 /* Runs that make a candidate measured, and tasks of an unmeasured one
  * under way at once. */
 #define MEASURED 2
+
+/* The longest a task with no measured candidate waits for a device's
+ * exploration: about what a blind run of a tile on one core costs (10 to
+ * 300 ms); a first cuBLAS call may take longer, and the CPU runs it then. */
+#define BLIND_WAIT_NS 100000000
 
 /* Copies are assumed to move this many bytes per ns (PCIe-class). */
 #define COPY_BYTES_PER_NS 10.0
@@ -58,6 +67,19 @@ struct history {
 
 static struct history history[HISTORY_SLOTS];
 static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A run finished (history_moves counts them): what blind choices wait for
+ * (monotonic clock). */
+static pthread_cond_t history_moved;
+static uint64_t history_moves_seen;
+static pthread_once_t history_moved_once = PTHREAD_ONCE_INIT;
+
+static void make_history_moved(void) {
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_init(&history_moved, &a);
+  pthread_condattr_destroy(&a);
+}
 
 /* The expected time of what the chooser sent to the CPU and has not
  * finished, in ns. */
@@ -85,9 +107,17 @@ static struct history *history_slot(dag_task_fn fn, size_t bytes) {
   return NULL;
 }
 
+/* Under history_lock: a choice waiting blind looks again. */
+static void history_moves(void) {
+  pthread_once(&history_moved_once, make_history_moved);
+  history_moves_seen++;
+  pthread_cond_broadcast(&history_moved);
+}
+
 void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(fn, bytes);
+  history_moves();
   if (s && s->runs++ > 0) { /* the first run pays set-up: not counted */
     uint32_t n = s->runs - 1;
     s->mean_ns += ((double)ns - s->mean_ns) / (n < 16 ? n : 16);
@@ -201,8 +231,9 @@ struct option {
   struct device *device; /* NULL: the CPU */
   bool measured;
   uint32_t under_way;
-  double own_ns; /* its mean and its copies */
-  double end_ns; /* ... after the work queued before it */
+  double own_ns;        /* its mean and its copies */
+  double end_ns;        /* ... after the work queued before it */
+  bool device_explored; /* the best so far: a device's run is under way */
 };
 
 /* Whether a is a better choice than b (b may be empty: fn NULL). */
@@ -226,7 +257,7 @@ static bool better(const struct option *a, const struct option *b) {
 static void consider(struct option *best, struct call *c, int variant,
                      struct device *d, const struct lacking *l) {
   dag_task_fn fn = dag__call_variants(c)[variant].fn;
-  struct option o = {fn, d, false, 0, 0, 0};
+  struct option o = {fn, d, false, 0, 0, 0, false};
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(fn, c->bytes);
   if (s && !s->named)
@@ -243,23 +274,60 @@ static void consider(struct option *best, struct call *c, int variant,
                     : (double)atomic_load(&cpu_expected_work_ns) /
                           (double)dag__workers_count();
   o.end_ns = (queued > 0 ? queued : 0) + o.own_ns;
+  bool device_explored = best->device_explored || (d && o.under_way);
   if (better(&o, best))
     *best = o;
+  best->device_explored = device_explored;
 }
 
-void dag__choose(struct call *c) {
+/* The best of c's candidates, with l the bytes its reads lack where. */
+static struct option best_of(struct call *c, const struct lacking *l) {
   struct option best = {0};
-  struct lacking l;
-  to_copy(c, &l);
   const struct call_variant *variants = dag__call_variants(c);
   for (uint32_t i = 0; i < c->nvariants; i++) {
     if (variants[i].kind == DAG_DEVICE_CPU) {
-      consider(&best, c, (int)i, NULL, &l);
+      consider(&best, c, (int)i, NULL, l);
       continue;
     }
     for (int k = 0; k < dag__ndevices; k++)
       if (dag__device_runs(&dag__devices[k], variants[i].kind))
-        consider(&best, c, (int)i, &dag__devices[k], &l);
+        consider(&best, c, (int)i, &dag__devices[k], l);
+  }
+  return best;
+}
+
+static uint64_t moves_now(void) {
+  pthread_mutex_lock(&history_lock);
+  uint64_t n = history_moves_seen;
+  pthread_mutex_unlock(&history_lock);
+  return n;
+}
+
+/* Waits until a run finishes after the `seen`th (any: the history moved),
+ * or until `until` (dag__now_ns); false if it had passed. */
+static bool wait_for_a_run(uint64_t seen, uint64_t until) {
+  if (dag__now_ns() >= until)
+    return false;
+  struct timespec t = {(time_t)(until / 1000000000u),
+                       (long)(until % 1000000000u)};
+  pthread_once(&history_moved_once, make_history_moved);
+  pthread_mutex_lock(&history_lock);
+  while (history_moves_seen == seen &&
+         pthread_cond_timedwait(&history_moved, &history_lock, &t) == 0)
+    ;
+  pthread_mutex_unlock(&history_lock);
+  return true;
+}
+
+void dag__choose(struct call *c) {
+  struct lacking l;
+  to_copy(c, &l);
+  uint64_t until = dag__now_ns() + BLIND_WAIT_NS, seen = moves_now();
+  struct option best = best_of(c, &l);
+  while (!best.measured && best.under_way >= MEASURED && best.device_explored &&
+         wait_for_a_run(seen, until)) {
+    seen = moves_now();
+    best = best_of(c, &l);
   }
   c->fn = best.fn;
   c->device = best.device;
@@ -282,5 +350,6 @@ void dag__choice_done(const struct call *c) {
   struct history *s = history_slot(c->fn, c->bytes);
   if (s && s->under_way)
     s->under_way--;
+  history_moves();
   pthread_mutex_unlock(&history_lock);
 }

@@ -3,7 +3,9 @@
  * model fixes how long each variant takes, so the right choice is known.
  * Independent tasks with a CPU body and a device variant: with a device a
  * hundred times faster than a core, nearly all run on the device; with one
- * a hundred times slower, nearly all stay on the CPU. With DAG_HISTORY, a
+ * a hundred times slower, nearly all stay on the CPU; while nothing is
+ * measured, tasks wait for the device's first runs rather than take a core
+ * blind. With DAG_HISTORY, a
  * second run starts from what the first measured and explores nothing.
  * Each test runs in a process of its own (Check forks), in order.
  */
@@ -100,6 +102,19 @@ START_TEST(fast_device_gets_the_work) {
   uint64_t n = run_blocks();
   ck_assert_msg(n >= TASKS * 95 / 100, "%llu of %d tasks on the device",
                 (unsigned long long)n, TASKS);
+  ck_assert_int_eq(dag_finalize(), 0);
+}
+END_TEST
+
+/* While nothing is measured, tasks wait for the device's explorations (0.1
+ * ms) rather than run blind on a core (1 s here: the CPU's two explorations
+ * end after every other task, so none starts a third): the CPU runs those
+ * two and nothing else. Taken blind, each free worker would run one more. */
+START_TEST(blind_choices_wait_for_the_device) {
+  start_timed("1G", "100k");
+  uint64_t n = run_blocks();
+  ck_assert_msg(TASKS - n <= 2, "%llu of %d tasks on the CPU",
+                (unsigned long long)(TASKS - n), TASKS);
   ck_assert_int_eq(dag_finalize(), 0);
 }
 END_TEST
@@ -220,6 +235,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("timed model");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, fast_device_gets_the_work);
+  tcase_add_test(tc, blind_choices_wait_for_the_device);
   tcase_add_test(tc, slow_device_leaves_the_work);
   tcase_add_test(tc, history_is_written);
   tcase_add_test(tc, history_is_read);
