@@ -205,6 +205,7 @@ struct device {
    * them that have queued their copies and body (execute.c). */
   uint64_t turns_taken;
   _Atomic uint64_t turns_done;
+  _Atomic uint64_t stages_turn; /* the turn taking its staging buffers */
   /* The number of the last copy to it queued (space.h), and of the last
    * one when each of the last TURN_COPIES turns had queued its copies. */
   _Atomic uint64_t last_copy_in;

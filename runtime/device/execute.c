@@ -139,14 +139,16 @@ static void copy_finished(void *arg, const char *failure) {
 }
 
 /* Copies to a device planned under the devices' lock, queued at the
- * task's turn: each packed into its staging buffer (if any) first. */
+ * task's turn. A staged one takes its buffer once the lock is dropped
+ * (take_stages_in_turn) and is packed into it before it is queued. */
 struct plan {
   struct planned {
-    struct space_copy copy, pack; /* pack.dst NULL: none (not staged) */
-    struct stage *stage;
+    struct space_copy copy; /* from the host's memory, as planned */
+    bool staged;            /* through a staging buffer... */
+    struct stage *stage;    /* ... this one, once taken */
   } * at;
   size_t n, cap;
-  size_t staged; /* bytes of staging buffers it holds */
+  size_t staged; /* bytes of staging buffers it will hold */
 };
 
 /* What the body of a device task waits for (space.h): its own copies in,
@@ -208,26 +210,67 @@ static void issue(const struct copy_job *job, const struct space_copy *c,
 }
 
 static void plan_add(struct plan *p, const struct space_copy *copy,
-                     const struct space_copy *pack, struct stage *s) {
+                     bool staged) {
   if (p->n == p->cap) {
     p->cap = p->cap ? 2 * p->cap : 8;
     if (!(p->at = realloc(p->at, p->cap * sizeof *p->at)))
       dag__out_of_memory("a device task's copies");
   }
-  p->at[p->n++] =
-      (struct planned){*copy, pack ? *pack : (struct space_copy){0}, s};
+  p->at[p->n++] = (struct planned){*copy, staged, NULL};
+  if (staged)
+    p->staged += dag__stage_max();
 }
 
-/* Packs (the costly part, done by each worker for its own task with no
- * lock) and queues the planned copies of job, in order. */
+/* Takes a buffer for each staged copy of p that has none, waiting for
+ * buffers to come back when all are out; with none left to allocate, the
+ * copy goes direct. */
+static void take_stages(struct device *d, struct plan *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    struct planned *c = &p->at[i];
+    if (c->staged && !c->stage)
+      c->staged = (c->stage = dag__stage_get(d, c->copy.span * c->copy.rows));
+  }
+}
+
+/* take_stages once the turns before this one have taken theirs: buffers go
+ * to turns in order, so a turn never waits for buffers that a later one
+ * holds while that one waits for it to queue its copies. Without the
+ * devices' lock: waiting for buffers (copies in flight) holds up no task
+ * but the later ones that need buffers too. */
+static void take_stages_in_turn(struct device *d, struct plan *p,
+                                uint64_t turn) {
+  while (atomic_load_explicit(&d->stages_turn, memory_order_acquire) != turn)
+    sched_yield();
+  take_stages(d, p);
+  atomic_store_explicit(&d->stages_turn, turn + 1, memory_order_release);
+}
+
+/* Packs planned copy c into its buffer. */
+static void pack_planned(const struct planned *c) {
+  const struct space_copy *h = &c->copy;
+  dag__pack_rows(&(struct space_copy){c->stage->at, h->src, h->span, h->rows,
+                                      h->span, h->src_stride});
+}
+
+/* Queues the planned copies of job, in order, packing each first if
+ * `pack` (else the worker packed them, with no lock). */
 static void issue_planned(const struct copy_job *job, bool pack) {
   struct plan *p = job->plan;
   struct copy_job now = *job;
   now.plan = NULL;
   for (size_t i = 0; i < p->n; i++) {
-    if (pack && p->at[i].pack.dst)
-      dag__pack_rows(&p->at[i].pack);
-    issue(&now, &p->at[i].copy, p->at[i].stage, NULL);
+    const struct planned *c = &p->at[i];
+    const struct space_copy *h = &c->copy;
+    if (!c->stage) {
+      issue(&now, h, NULL, NULL);
+      continue;
+    }
+    if (pack)
+      pack_planned(c);
+    issue(&now,
+          &(struct space_copy){h->dst, c->stage->at, h->span, h->rows,
+                               h->dst_stride, h->span},
+          c->stage, NULL);
   }
   p->n = p->staged = 0;
 }
@@ -236,12 +279,12 @@ static void issue_planned(const struct copy_job *job, bool pack) {
 static void issue_direct(const struct copy_job *job,
                          const struct space_copy *c) {
   if (job->plan)
-    plan_add(job->plan, c, NULL, NULL);
+    plan_add(job->plan, c, false);
   else
     issue(job, c, NULL, NULL);
 }
 
-/* A plan holds its staging buffers until its turn: past this share of a
+/* A plan's staging buffers are taken at its turn: past this share of a
  * device's pool it is queued at once, under the lock, so that it never
  * waits for buffers that it holds itself. */
 #define PLAN_STAGE_SHARE 2
@@ -254,8 +297,13 @@ static void issue_staged(const struct copy_job *job,
   struct plan *p = job->plan;
   if (p && p->staged + dag__stage_max() >
                dag__stage_cap(job->d) / PLAN_STAGE_SHARE) {
-    settle(job->d);
+    settle(job->d); /* every turn before has its buffers back in flight */
+    take_stages(job->d, p);
     issue_planned(job, true);
+  }
+  if (p) { /* to the device, at the task's turn */
+    plan_add(p, c, true);
+    return;
   }
   struct stage *s = dag__stage_get(job->d, c->span * c->rows);
   if (!s) {
@@ -263,17 +311,12 @@ static void issue_staged(const struct copy_job *job,
     return;
   }
   if (job->to_device) {
-    struct space_copy pack = {s->at,   c->src,  c->span,
-                              c->rows, c->span, c->src_stride};
-    struct space_copy copy = {c->dst,  s->at,         c->span,
-                              c->rows, c->dst_stride, c->span};
-    if (p) {
-      plan_add(p, &copy, &pack, s);
-      p->staged += dag__stage_max();
-      return;
-    }
-    dag__pack_rows(&pack);
-    issue(job, &copy, s, NULL);
+    dag__pack_rows(&(struct space_copy){s->at, c->src, c->span, c->rows,
+                                        c->span, c->src_stride});
+    issue(job,
+          &(struct space_copy){c->dst, s->at, c->span, c->rows, c->dst_stride,
+                               c->span},
+          s, NULL);
   } else {
     issue(job,
           &(struct space_copy){s->at, c->src, c->span, c->rows, c->span,
@@ -857,11 +900,12 @@ void dag__run_on_device(void *p) {
   pthread_mutex_unlock(&dag__devices_lock);
   if (w != stack)
     free(w);
+  take_stages_in_turn(d, &plan, turn);
   if (d->poisons_host && plan.n)
     dag__emul_host_jitter(&d->space);
   for (size_t i = 0; i < plan.n; i++)
-    if (plan.at[i].pack.dst)
-      dag__pack_rows(&plan.at[i].pack);
+    if (plan.at[i].stage)
+      pack_planned(&plan.at[i]);
   while (atomic_load_explicit(&d->turns_done, memory_order_acquire) != turn)
     sched_yield(); /* the tasks before, packing too */
   issue_planned(&job, false);
