@@ -11,8 +11,8 @@
  * task at the device's rate for its kernel (-r, the h200 model's by
  * default), the lower triangle's tiles copied in and out (-w, 55 GB/s by
  * default) and the critical path (potrf, trsm and syrk of each step in a
- * row). The panel tasks (potrf, trsm) have priorities, as the right-looking
- * algorithm wants them.
+ * row). Tasks have StarPU's priorities for a tiled Cholesky: earlier steps
+ * first, and within a step the tiles nearest the next panel.
  */
 #define _GNU_SOURCE
 #include "tiles.h"
@@ -62,13 +62,12 @@ static const struct dag_variant syrk_v[] = {{syrk_dev, DAG_DEVICE_CUDA}};
 static const struct dag_variant gemm_v[] = {{gemm_dev, DAG_DEVICE_CUDA}};
 
 static struct dag_task_info info_of(const char *label, dag_task_fn body,
-                                    const struct dag_variant *v, int priority,
+                                    const struct dag_variant *v,
                                     double (*work)(const void *)) {
   return (struct dag_task_info){.fn = body,
                                 .label = label,
                                 .file = __FILE__,
                                 .line = __LINE__,
-                                .priority = priority,
                                 .variants = v,
                                 .nvariants = 1,
                                 .pointers = pointers,
@@ -99,12 +98,14 @@ int main(int argc, char **argv) {
   }
   double *a = untouched(n);
   int nt = n / b;
-  const struct dag_task_info potrf = info_of("potrf", potrf_cpu, potrf_v, 3,
-                                             potrf_work),
-                             trsm = info_of("trsm", trsm_cpu, trsm_v, 2, cube),
-                             syrk = info_of("syrk", syrk_cpu, syrk_v, 1, cube),
-                             gemm = info_of("gemm", gemm_cpu, gemm_v, 0,
-                                            twice_cube);
+  struct dag_task_info potrf = info_of("potrf", potrf_cpu, potrf_v, potrf_work),
+                       trsm = info_of("trsm", trsm_cpu, trsm_v, cube),
+                       syrk = info_of("syrk", syrk_cpu, syrk_v, cube),
+                       gemm = info_of("gemm", gemm_cpu, gemm_v, twice_cube);
+  /* StarPU's for a tiled Cholesky (examples/cholesky, Chameleon): 2 nt -
+   * 2k for step k's potrf, less the tile's row and column for the others,
+   * raised so that every task has one above 0. */
+  int first = 5 * nt;
 #define T(i, j) tile_at(a, n, b, i, j)
 #define TILE(mode, i, j) tile(mode, a, n, b, i, j)
   double flops[KERNELS] = {0};
@@ -114,23 +115,27 @@ int main(int argc, char **argv) {
   for (int k = 0; k < nt; k++) {
     struct tile_args g = {{T(k, k), T(k, k), T(k, k)}, b, n};
     struct dag_access acc[3] = {TILE(DAG_INOUT, k, k)};
+    potrf.priority = first - 2 * k;
     dag_check(dag_submit(&potrf, &g, sizeof g, acc, 1));
     flops[POTRF] += potrf_work(&g), tasks++;
     for (int i = k + 1; i < nt; i++) {
       g = (struct tile_args){{T(k, k), T(k, k), T(i, k)}, b, n};
       acc[0] = TILE(DAG_IN, k, k), acc[1] = TILE(DAG_INOUT, i, k);
+      trsm.priority = first - 2 * k - i;
       dag_check(dag_submit(&trsm, &g, sizeof g, acc, 2));
       flops[TRSM] += cube(&g), tasks++;
     }
     for (int i = k + 1; i < nt; i++) {
       g = (struct tile_args){{T(i, k), T(i, k), T(i, i)}, b, n};
       acc[0] = TILE(DAG_IN, i, k), acc[1] = TILE(DAG_INOUT, i, i);
+      syrk.priority = first - 2 * k - 2 * i;
       dag_check(dag_submit(&syrk, &g, sizeof g, acc, 2));
       flops[SYRK] += cube(&g), tasks++;
       for (int j = k + 1; j < i; j++) {
         g = (struct tile_args){{T(i, k), T(j, k), T(i, j)}, b, n};
         acc[0] = TILE(DAG_IN, i, k), acc[1] = TILE(DAG_IN, j, k);
         acc[2] = TILE(DAG_INOUT, i, j);
+        gemm.priority = first - 2 * k - i - j;
         dag_check(dag_submit(&gemm, &g, sizeof g, acc, 3));
         flops[GEMM] += twice_cube(&g), tasks++;
       }
