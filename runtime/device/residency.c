@@ -23,10 +23,43 @@
 struct granule {
   uintptr_t index; /* host address / granule; 0: a free slot */
   uint64_t mem;
-  uint64_t epoch;          /* when it was last used */
-  struct window **windows; /* the windows it is mapped into */
+  uint64_t epoch; /* when it was last used */
+  /* The windows it is mapped into: one, mostly, kept in place (a malloc
+   * per granule was most of backing a tile-row's first tile); more in an
+   * array, once windows_cap is above 0. */
+  union {
+    struct window *one;
+    struct window **many;
+  } windows;
   size_t nwindows, windows_cap;
 };
+
+static struct window *const *windows_of(const struct granule *g) {
+  return g->windows_cap ? g->windows.many : &g->windows.one;
+}
+
+static void add_window(struct granule *g, struct window *w) {
+  if (!g->nwindows) {
+    g->windows.one = w;
+  } else {
+    if (!g->windows_cap) {
+      struct window *one = g->windows.one;
+      g->windows.many = dag__grow(NULL, &g->windows_cap, 2,
+                                  sizeof *g->windows.many, "a device granule");
+      g->windows.many[0] = one;
+    }
+    g->windows.many =
+        dag__grow(g->windows.many, &g->windows_cap, g->nwindows + 1,
+                  sizeof *g->windows.many, "a device granule");
+    g->windows.many[g->nwindows] = w;
+  }
+  g->nwindows++;
+}
+
+static void free_windows(struct granule *g) {
+  if (g->windows_cap)
+    free(g->windows.many);
+}
 
 /* Victims per eviction: an eighth of the device, so that the scan that
  * picks them is paid once per many granules. */
@@ -146,13 +179,14 @@ struct window *dag__residency_mapping(struct device *d, uintptr_t lo,
   const struct granule *g = lookup(d, lo / d->granule);
   struct window *best = NULL;
   uintptr_t best_end = lo;
+  struct window *const *ws = windows_of(g);
   for (size_t i = 0; i < g->nwindows; i++) {
     uintptr_t next = lo / d->granule + 1;
-    while (granule_base(d, next) < *hi && mapped_in(d, g->windows[i], next))
+    while (granule_base(d, next) < *hi && mapped_in(d, ws[i], next))
       next++;
     uintptr_t end = granule_base(d, next) < *hi ? granule_base(d, next) : *hi;
     if (end > best_end) {
-      best = g->windows[i];
+      best = ws[i];
       best_end = end;
     }
   }
@@ -198,12 +232,12 @@ static void forget(struct device *d, struct granule *g) {
   uintptr_t lo = granule_base(d, g->index);
   dag__validity_update(lo, lo + d->granule, (holders_t)~d->bit, 0);
   for (size_t i = 0; i < g->nwindows; i++) {
-    struct window *w = g->windows[i];
+    struct window *w = windows_of(g)[i];
     size_t k = (lo - w->lo) / d->granule;
     dag__space_unmap(&d->space, dag__window_address(w, lo));
     w->mapped[k / 64] &= ~((uint64_t)1 << (k % 64));
   }
-  free(g->windows);
+  free_windows(g);
   dag__space_decommit(&d->space, g->mem);
   d->committed--;
   d->evicted++;
@@ -213,7 +247,7 @@ static void forget(struct device *d, struct granule *g) {
 /* Whether a direct send to another rank reads g (its window is pinned). */
 static bool sent_from(const struct granule *g) {
   for (size_t i = 0; i < g->nwindows; i++)
-    if (atomic_load(&g->windows[i]->pins))
+    if (atomic_load(&windows_of(g)[i]->pins))
       return true;
   return false;
 }
@@ -308,9 +342,7 @@ static void map_run(struct device *d, struct run *run) {
     struct granule *g = lookup(d, run->first + i);
     size_t k = (granule_base(d, g->index) - w->lo) / d->granule;
     w->mapped[k / 64] |= (uint64_t)1 << (k % 64);
-    g->windows = dag__grow(g->windows, &g->windows_cap, g->nwindows + 1,
-                           sizeof *g->windows, "a device granule");
-    g->windows[g->nwindows++] = w;
+    add_window(g, w);
   }
   run->n = 0;
 }
@@ -460,7 +492,10 @@ int dag__residency_back_task(struct device *d, const struct region *regs,
     const struct region *r = &regs[i];
     w[i] = dag__residency_window(d, r->lo, r->hi);
     struct back_spans b = {d, {w[i], 0, 0}, 0, 0};
-    dag__region_each_span(r, back_span, &b);
+    if (r->ndims == 1 && r->dim[0].stride <= d->granule)
+      back_span(r->lo, r->hi, &b); /* no granule fits between its rows */
+    else
+      dag__region_each_span(r, back_span, &b);
     map_run(d, &b.run);
     if (b.err) {
       *failed = i;
@@ -485,9 +520,9 @@ void dag__residency_release(struct device *d) {
     for (size_t i = 0; i < g->nwindows; i++)
       dag__space_unmap(
           &d->space,
-          dag__window_address(g->windows[i], granule_base(d, g->index)));
+          dag__window_address(windows_of(g)[i], granule_base(d, g->index)));
     dag__space_decommit(&d->space, g->mem);
-    free(g->windows);
+    free_windows(g);
   }
   free(d->granules);
   for (size_t i = 0; i < d->nwindows; i++) {
