@@ -206,6 +206,8 @@ struct device {
   uint64_t turns_taken;
   _Atomic uint64_t turns_done;
   _Atomic uint64_t stages_turn; /* the turn taking its staging buffers */
+  pthread_mutex_t turn_lock;    /* for waiting for turns (execute.c) */
+  pthread_cond_t turn_moved;
   /* The number of the last copy to it queued (space.h), and of the last
    * one when each of the last TURN_COPIES turns had queued its copies. */
   _Atomic uint64_t last_copy_in;
