@@ -868,6 +868,14 @@ static uint64_t body_waits_for(struct device *d, const struct body_wait *w,
   return after;
 }
 
+/* Queues c's body on d, after copy `after` (space.h). */
+static void launch_body(struct device *d, struct call *c, uint64_t after) {
+  c->queued_ns = dag__now_ns();
+  atomic_fetch_add(&d->in_flight, 1);
+  dag__space_launch(&d->space, device_body, c, after, c->priority > 0,
+                    device_finished, c);
+}
+
 /* Ends the run: task c's data could not be given device memory (err). */
 static noreturn void not_backed(const struct call *c, int err) {
   struct device *d = c->device;
@@ -917,6 +925,16 @@ void dag__run_on_device(void *p) {
   pthread_mutex_unlock(&dag__devices_lock);
   if (w != stack)
     free(w);
+  /* A task that queues no copy of its own waits for no turn but the one
+   * that brings its data: its body goes at once, ahead of the tasks still
+   * packing or waiting for buffers (a panel task behind a step's copies),
+   * and its turn passes in order after. */
+  bool early = !plan.n && !wait.copy && !wait.all &&
+               (!wait.turn || turn - (wait.turn - 1) < TURN_COPIES);
+  if (early) {
+    wait_turn(d, &d->turns_done, wait.turn);
+    launch_body(d, c, body_waits_for(d, &wait, turn));
+  }
   take_stages_in_turn(d, &plan, turn);
   if (d->poisons_host && plan.n)
     dag__emul_host_jitter(&d->space);
@@ -926,13 +944,11 @@ void dag__run_on_device(void *p) {
   wait_turn(d, &d->turns_done, turn); /* the tasks before, packing too */
   issue_planned(&job, false);
   free(plan.at);
-  uint64_t after = body_waits_for(d, &wait, turn);
+  uint64_t after = early ? 0 : body_waits_for(d, &wait, turn);
   d->turn_copies[turn % TURN_COPIES] =
       atomic_load_explicit(&d->last_copy_in, memory_order_relaxed);
-  c->queued_ns = dag__now_ns();
-  atomic_fetch_add(&d->in_flight, 1);
-  dag__space_launch(&d->space, device_body, c, after, c->priority > 0,
-                    device_finished, c);
+  if (!early)
+    launch_body(d, c, after);
   pass_turn(d, &d->turns_done, turn);
 }
 
