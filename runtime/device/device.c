@@ -88,8 +88,9 @@ static void open_device(const struct space_ops *ops, enum dag_device kind,
   snprintf(d->place, sizeof d->place, "%s%s%s", ops->name, timed ? ":" : "",
            timed ? dag__devices_model->name : "");
   pthread_mutex_init(&d->stage_lock, NULL);
-  pthread_mutex_init(&d->turn_lock, NULL);
-  pthread_cond_init(&d->turn_moved, NULL);
+  pthread_cond_init(&d->stage_back, NULL);
+  dag__turns_init(&d->turns_done);
+  dag__turns_init(&d->stages_turn);
   pin_near(d);
   dag__ndevices++;
 }
@@ -377,8 +378,9 @@ void dag__devices_stop(void) {
     dag__residency_release(d);
     dag__stage_release(d);
     pthread_mutex_destroy(&d->stage_lock);
-    pthread_mutex_destroy(&d->turn_lock);
-    pthread_cond_destroy(&d->turn_moved);
+    pthread_cond_destroy(&d->stage_back);
+    dag__turns_destroy(&d->turns_done);
+    dag__turns_destroy(&d->stages_turn);
     dag__space_close(&d->space);
   }
   dag__unpack_stop();

@@ -174,6 +174,23 @@ struct writeback;
 /* Turns of device tasks whose copies are remembered (execute.c). */
 #define TURN_COPIES 1024
 
+/* Turns taken in order (turns.c): count is the number passed, and the
+ * thread waiting for turn t sleeps on next[t % TURN_SLOTS], which passing
+ * turn t - 1 wakes. */
+#define TURN_SLOTS 64
+struct turns {
+  _Atomic uint64_t count;
+  pthread_mutex_t lock;
+  pthread_cond_t next[TURN_SLOTS];
+};
+void dag__turns_init(struct turns *t);
+void dag__turns_destroy(struct turns *t);
+/* Waits until t->count reaches `turn`. */
+void dag__turns_wait(struct turns *t, uint64_t turn);
+/* Counts turn `turn` (the count was `turn`), waking those waiting for it
+ * to be passed. */
+void dag__turns_pass(struct turns *t, uint64_t turn);
+
 struct device {
   struct space space;
   enum dag_device kind; /* the bodies it runs; the emulated device any */
@@ -193,6 +210,8 @@ struct device {
   char place[64];    /* its name in DAG_HISTORY: "cuda", "emul:h200" */
   pthread_mutex_t stage_lock;
   struct stage *stages[STAGE_CLASSES]; /* idle, per size class */
+  uint64_t stages_put;                 /* buffers that came back */
+  pthread_cond_t stage_back;           /* ... signalled */
   size_t stage_bytes;                  /* of all its buffers */
   atomic_long in_flight;               /* queued operations not yet done */
   /* Write-backs on speculation (writeback.c): candidates pushed when a
@@ -204,10 +223,8 @@ struct device {
   /* Device tasks that took a turn (under the devices' lock), and those of
    * them that have queued their copies and body (execute.c). */
   uint64_t turns_taken;
-  _Atomic uint64_t turns_done;
-  _Atomic uint64_t stages_turn; /* the turn taking its staging buffers */
-  pthread_mutex_t turn_lock;    /* for waiting for turns (execute.c) */
-  pthread_cond_t turn_moved;
+  struct turns turns_done;
+  struct turns stages_turn; /* the turn taking its staging buffers */
   /* The number of the last copy to it queued (space.h), and of the last
    * one when each of the last TURN_COPIES turns had queued its copies. */
   _Atomic uint64_t last_copy_in;

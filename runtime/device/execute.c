@@ -173,31 +173,11 @@ struct copy_job {
   struct body_wait *wait; /* copies in for a device task: its body's */
 };
 
-/* Waits until the count *at of d's turns (one of struct device's) reaches
- * `turn`. Asleep: a dozen workers spinning for their turn would take the
- * cores of the ones whose turn it is. */
-static void wait_turn(struct device *d, _Atomic uint64_t *at, uint64_t turn) {
-  if (atomic_load_explicit(at, memory_order_acquire) >= turn)
-    return;
-  pthread_mutex_lock(&d->turn_lock);
-  while (atomic_load_explicit(at, memory_order_acquire) < turn)
-    pthread_cond_wait(&d->turn_moved, &d->turn_lock);
-  pthread_mutex_unlock(&d->turn_lock);
-}
-
-/* Counts turn `turn` in *at, waking those waiting for it. */
-static void pass_turn(struct device *d, _Atomic uint64_t *at, uint64_t turn) {
-  pthread_mutex_lock(&d->turn_lock);
-  atomic_store_explicit(at, turn + 1, memory_order_release);
-  pthread_cond_broadcast(&d->turn_moved);
-  pthread_mutex_unlock(&d->turn_lock);
-}
-
 /* Waits until every device task that took a turn on d has queued its
  * copies and body; with the devices' lock held, so that no turn is taken
  * meanwhile and what the caller queues comes after them. */
 static void settle(struct device *d) {
-  wait_turn(d, &d->turns_done, d->turns_taken);
+  dag__turns_wait(&d->turns_done, d->turns_taken);
 }
 
 /* Queues c on the job's device as it is, with s its staging buffer (NULL:
@@ -257,9 +237,9 @@ static void take_stages(struct device *d, struct plan *p) {
  * but the later ones that need buffers too. */
 static void take_stages_in_turn(struct device *d, struct plan *p,
                                 uint64_t turn) {
-  wait_turn(d, &d->stages_turn, turn);
+  dag__turns_wait(&d->stages_turn, turn);
   take_stages(d, p);
-  pass_turn(d, &d->stages_turn, turn);
+  dag__turns_pass(&d->stages_turn, turn);
 }
 
 /* Packs planned copy c into its buffer. */
@@ -934,7 +914,7 @@ void dag__run_on_device(void *p) {
   bool early = c->priority > 0 && !plan.n && !wait.copy && !wait.all &&
                (!wait.turn || turn - (wait.turn - 1) < TURN_COPIES);
   if (early) {
-    wait_turn(d, &d->turns_done, wait.turn);
+    dag__turns_wait(&d->turns_done, wait.turn);
     launch_body(d, c, body_waits_for(d, &wait, turn));
   }
   take_stages_in_turn(d, &plan, turn);
@@ -943,7 +923,7 @@ void dag__run_on_device(void *p) {
   for (size_t i = 0; i < plan.n; i++)
     if (plan.at[i].stage)
       pack_planned(&plan.at[i]);
-  wait_turn(d, &d->turns_done, turn); /* the tasks before, packing too */
+  dag__turns_wait(&d->turns_done, turn); /* the tasks before, packing too */
   issue_planned(&job, false);
   free(plan.at);
   uint64_t after = early ? 0 : body_waits_for(d, &wait, turn);
@@ -951,7 +931,7 @@ void dag__run_on_device(void *p) {
       atomic_load_explicit(&d->last_copy_in, memory_order_relaxed);
   if (!early)
     launch_body(d, c, after);
-  pass_turn(d, &d->turns_done, turn);
+  dag__turns_pass(&d->turns_done, turn);
 }
 
 struct call *dag__call_of(dag_task_fn body, void *args) {

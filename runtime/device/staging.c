@@ -20,8 +20,8 @@
  */
 #include "device/device_internal.h"
 
-#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define STAGE_MIN_SHIFT 16 /* 64 KiB */
 #define STAGE_MAX_SHIFT 23 /* 8 MiB */
@@ -56,10 +56,12 @@ static void free_idle(struct device *d, int keep) {
 }
 
 /* A buffer of class cls: an idle one, or a new one if d may have more.
- * NULL with *full when d has all it may, or without when no page-locked
- * memory is left. */
-static struct stage *take(struct device *d, int cls, bool *full) {
+ * NULL with *full when d has all it may (*put: the buffers that had come
+ * back then), or without when no page-locked memory is left. */
+static struct stage *take(struct device *d, int cls, bool *full,
+                          uint64_t *put) {
   pthread_mutex_lock(&d->stage_lock);
+  *put = d->stages_put;
   struct stage *s = d->stages[cls];
   if (s) {
     d->stages[cls] = s->next;
@@ -87,22 +89,44 @@ static struct stage *take(struct device *d, int cls, bool *full) {
   return NULL;
 }
 
+/* Sleeps until a buffer comes back after the `put`th, or for at most
+ * UNPACK_LOOK_NS, after which the caller looks for unpacking to do. */
+#define UNPACK_LOOK_NS 200000
+static void wait_for_a_buffer(struct device *d, uint64_t put) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += UNPACK_LOOK_NS;
+  if (until.tv_nsec >= 1000000000) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000;
+  }
+  pthread_mutex_lock(&d->stage_lock);
+  while (d->stages_put == put &&
+         !pthread_cond_timedwait(&d->stage_back, &d->stage_lock, &until))
+    ;
+  pthread_mutex_unlock(&d->stage_lock);
+}
+
 struct stage *dag__stage_get(struct device *d, size_t bytes) {
   for (;;) {
     bool full;
-    struct stage *s = take(d, class_of(bytes), &full);
+    uint64_t put;
+    struct stage *s = take(d, class_of(bytes), &full, &put);
     if (s || !full)
       return s; /* NULL: the caller copies directly */
     /* Every buffer is out: one comes back when its copy ends, and a copy
-     * from the device when it is unpacked, which this thread can do. */
+     * from the device when it is unpacked, which this thread can do.
+     * Asleep meanwhile: spinning took one of the timed model's 2 cores
+     * from the workers packing (perf). */
     if (!dag__unpack_help())
-      sched_yield();
+      wait_for_a_buffer(d, put);
   }
 }
 
 struct stage *dag__stage_try_get(struct device *d, size_t bytes) {
   bool full;
-  return take(d, class_of(bytes), &full);
+  uint64_t put;
+  return take(d, class_of(bytes), &full, &put);
 }
 
 size_t dag__stage_bytes(const struct stage *s) { return class_bytes(s->cls); }
@@ -111,6 +135,8 @@ void dag__stage_put(struct device *d, struct stage *s) {
   pthread_mutex_lock(&d->stage_lock);
   s->next = d->stages[s->cls];
   d->stages[s->cls] = s;
+  d->stages_put++;
+  pthread_cond_broadcast(&d->stage_back);
   pthread_mutex_unlock(&d->stage_lock);
 }
 
