@@ -336,6 +336,8 @@ int dag__topo_init(void);
 /* Keeps part `part` of `nparts` of the cores (ranks on one machine share
  * it), when there are at least nparts cores; returns how many remain. */
 int dag__topo_share(int part, int nparts);
+/* The cores kept (at least 1). */
+int dag__topo_cores(void);
 void dag__topo_release(void);
 /* Pins the calling thread to the core of worker `id` (wrapping around when
  * there are more workers than cores). Failure to pin is not an error. */

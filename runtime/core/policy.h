@@ -81,15 +81,16 @@
  *    grow from 1 to IDLE_BACKOFF_MAX spin-waits: a thief polling a busy
  *    producer's ring without pause would pull its cache lines away on every
  *    task. While it spins it waits for a hand-off (2). After IDLE_SLEEP_NS
- *    it sleeps until a task is queued (which wakes one sleeper), unless a
- *    transfer is in flight: the data a task here waits for may be landing,
- *    and with every worker asleep only the progress thread would see it,
- *    after its nap (up to 1 ms: a distributed CG lost 0.8 ms per reduction
- *    so); it goes on polling, yielding its core to any thread that wants
- *    it (ranks sharing cores). A thread waiting in a help loop (taskwait, a
+ *    (far less when the workers outnumber the cores: below) it sleeps
+ *    until a task is queued (which wakes one sleeper), unless a transfer
+ *    is in flight: the data a task here waits for may be landing, and with
+ *    every worker asleep only the progress thread would see it, after its
+ *    nap (up to 1 ms: a distributed CG lost 0.8 ms per reduction so); it
+ *    goes on polling, yielding its core to any thread that wants it (ranks
+ *    sharing cores). A thread waiting in a help loop (taskwait, a
  *    collective, a task it depends on) dozes instead: for DOZE_FIRST_NS,
- *    doubling up to DOZE_MAX_NS, woken at once by new work that no sleeping
- *    worker takes and by what it waits for.
+ *    doubling up to DOZE_MAX_NS, woken at once by new work that no
+ *    sleeping worker takes and by what it waits for.
  */
 #ifndef DAG_CORE_POLICY_H
 #define DAG_CORE_POLICY_H
@@ -229,6 +230,15 @@ policy_runs_inline(struct worker *w, struct task *parent, dag_task_fn fn,
 
 #define IDLE_BACKOFF_MAX 64
 #define IDLE_SLEEP_NS 200000
+#define IDLE_SLEEP_THROTTLED_NS 2000
+/* How long an idle worker looks for work before it sleeps: IDLE_SLEEP_NS,
+ * or IDLE_SLEEP_THROTTLED_NS when the workers outnumber the cores they
+ * are pinned to (dag__workers_start). There a spinning worker takes the
+ * core of one with work to do (a lock's holder, a thread whose turn has
+ * come): on the timed device model, 16 workers on 2 cores spent 36% of
+ * the CPU samples spinning (perf). libgomp throttles its spin count
+ * (GOMP_SPINCOUNT) likewise when its threads outnumber the CPUs. */
+extern uint64_t dag__idle_sleep_ns;
 #define DOZE_FIRST_NS 50000
 #define DOZE_MAX_NS 1000000
 
@@ -240,7 +250,7 @@ static inline unsigned policy_backoff(unsigned spins) {
 /* Whether a thread idle for idle_ns may sleep (or doze) now; if it may
  * not for a transfer in flight, it yields its core. */
 static inline bool policy_may_sleep(uint64_t idle_ns) {
-  if (idle_ns <= IDLE_SLEEP_NS)
+  if (idle_ns <= dag__idle_sleep_ns)
     return false;
   if (!dag__comm_in_flight())
     return true;

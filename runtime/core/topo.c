@@ -59,6 +59,8 @@ int dag__topo_share(int part, int nparts) {
   return ncores;
 }
 
+int dag__topo_cores(void) { return ncores > 0 ? ncores : 1; }
+
 void dag__topo_bind_worker(int id) {
   if (ncores == 0)
     return;

@@ -24,6 +24,7 @@ static struct worker *workers;
 static pthread_t *threads;
 static int nworkers;
 static atomic_bool stopping;
+uint64_t dag__idle_sleep_ns = IDLE_SLEEP_NS; /* set at start: policy.h */
 
 /* Workers started so far (bound to their cores, named): dag__workers_start
  * returns once all are, so that the runtime is whole when dag_init returns.
@@ -155,6 +156,8 @@ int dag__workers_start(int n) {
     return DAG_ENOMEM;
   }
   nworkers = n;
+  dag__idle_sleep_ns =
+      n > dag__topo_cores() ? IDLE_SLEEP_THROTTLED_NS : IDLE_SLEEP_NS;
   atomic_store(&stopping, false);
   atomic_store(&workers_up, 0);
   for (int i = 0; i < n; i++)
