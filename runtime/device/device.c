@@ -88,7 +88,11 @@ static void open_device(const struct space_ops *ops, enum dag_device kind,
   snprintf(d->place, sizeof d->place, "%s%s%s", ops->name, timed ? ":" : "",
            timed ? dag__devices_model->name : "");
   pthread_mutex_init(&d->stage_lock, NULL);
-  pthread_cond_init(&d->stage_back, NULL);
+  pthread_condattr_t monotonic; /* stage_back's waits end by dag__now_ns */
+  pthread_condattr_init(&monotonic);
+  pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+  pthread_cond_init(&d->stage_back, &monotonic);
+  pthread_condattr_destroy(&monotonic);
   dag__turns_init(&d->turns_done);
   dag__turns_init(&d->stages_turn);
   pin_near(d);

@@ -93,16 +93,12 @@ static struct stage *take(struct device *d, int cls, bool *full,
  * UNPACK_LOOK_NS, after which the caller looks for unpacking to do. */
 #define UNPACK_LOOK_NS 200000
 static void wait_for_a_buffer(struct device *d, uint64_t put) {
-  struct timespec until;
-  clock_gettime(CLOCK_REALTIME, &until);
-  until.tv_nsec += UNPACK_LOOK_NS;
-  if (until.tv_nsec >= 1000000000) {
-    until.tv_sec++;
-    until.tv_nsec -= 1000000000;
-  }
+  uint64_t until = dag__now_ns() + UNPACK_LOOK_NS; /* stage_back's clock */
+  struct timespec t = {(time_t)(until / 1000000000u),
+                       (long)(until % 1000000000u)};
   pthread_mutex_lock(&d->stage_lock);
   while (d->stages_put == put &&
-         !pthread_cond_timedwait(&d->stage_back, &d->stage_lock, &until))
+         !pthread_cond_timedwait(&d->stage_back, &d->stage_lock, &t))
     ;
   pthread_mutex_unlock(&d->stage_lock);
 }
