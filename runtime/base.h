@@ -23,6 +23,8 @@
 #include "dag.h"
 #include "settings.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -113,6 +115,15 @@ void dag__task_name(char *buf, size_t size, const char *label, const char *file,
  * "task at file:line" without a label, "task 'label'" without a file. */
 void dag__task_where(char *buf, size_t size, const char *label,
                      const char *file, int line);
+
+/* ----------------------------------------------------------- threads.c */
+
+/* The CPUs the runtime's own threads (not its workers) may run on: every
+ * core of this rank, set once its share of the machine is known. */
+void dag__helpers_run_on(const cpu_set_t *cpus);
+/* pthread_create for one of those threads: it runs on those CPUs, not
+ * pinned as its creator is. Returns pthread_create's code. */
+int dag__helper_start(pthread_t *thread, void *(*main)(void *), void *arg);
 
 /* ------------------------------------------------------------- kinds.c */
 

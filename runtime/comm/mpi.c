@@ -317,7 +317,7 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   pthread_cond_destroy(&wake);
   pthread_cond_init(&wake, &attr);
   pthread_condattr_destroy(&attr);
-  if (pthread_create(&progress, NULL, progress_main, NULL)) {
+  if (dag__helper_start(&progress, progress_main, NULL)) {
     dag__watchdog_stop();
     MPI_Comm_free(&clock_comm);
     MPI_Comm_free(&comm);

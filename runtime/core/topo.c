@@ -42,9 +42,25 @@ int dag__topo_init(void) {
   return ncores > 0 ? ncores : 1;
 }
 
+/* The runtime's other threads run on any of the cores kept (threads.c). */
+static void helpers_on_cores_kept(void) {
+  hwloc_cpuset_t all = hwloc_bitmap_alloc();
+  cpu_set_t cpus;
+  if (!all)
+    return;
+  for (int i = 0; i < ncores; i++)
+    hwloc_bitmap_or(all, all, core_sets[i]);
+  if (ncores &&
+      !hwloc_cpuset_to_glibc_sched_affinity(topology, all, &cpus, sizeof cpus))
+    dag__helpers_run_on(&cpus);
+  hwloc_bitmap_free(all);
+}
+
 int dag__topo_share(int part, int nparts) {
-  if (nparts <= 1 || ncores <= 1)
+  if (nparts <= 1 || ncores <= 1) {
+    helpers_on_cores_kept();
     return ncores > 0 ? ncores : 1;
+  }
   /* More ranks than cores: one core each, ranks sharing cores in turn. */
   int first =
       ncores < nparts ? part % ncores : (int)((long)part * ncores / nparts);
@@ -56,6 +72,7 @@ int dag__topo_share(int part, int nparts) {
   memmove(core_sets, core_sets + first,
           (size_t)(last - first) * sizeof *core_sets);
   ncores = last - first;
+  helpers_on_cores_kept();
   return ncores;
 }
 

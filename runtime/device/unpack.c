@@ -55,7 +55,7 @@ static void *serve(void *arg) {
 void dag__unpack_start(void) {
   stopping = false;
   for (nthreads = 0; nthreads < UNPACKERS; nthreads++)
-    if (pthread_create(&threads[nthreads], NULL, serve, NULL))
+    if (dag__helper_start(&threads[nthreads], serve, NULL))
       break; /* fewer threads; with none, the device's thread unpacks */
 }
 

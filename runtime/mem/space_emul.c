@@ -383,7 +383,7 @@ static int start_engine(struct emul *e, struct engine *q, const char *name,
   q->nlanes = nlanes;
   q->seed = seed;
   pthread_cond_init(&q->wake, NULL);
-  q->started = !pthread_create(&q->thread, NULL, serve, q);
+  q->started = !dag__helper_start(&q->thread, serve, q);
   return q->started ? 0
                     : dag__error_note(DAG_ETHREAD,
                                       "emulated device %d: cannot start its "

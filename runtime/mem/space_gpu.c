@@ -270,7 +270,7 @@ static bool start_fifo(struct gpu *g, struct fifo *f) {
   f->g = g;
   f->name = names[f - g->fifos];
   pthread_cond_init(&f->wake, NULL);
-  return f->started = !pthread_create(&f->thread, NULL, serve, f);
+  return f->started = !dag__helper_start(&f->thread, serve, f);
 }
 
 /* After the last done function. */
