@@ -140,6 +140,12 @@ void dag__stage_release(struct device *d);
 
 /* ------------------------------------------------------------- unpack.c */
 
+/* Four cores unpack at 32 GB/s on the H200 machine we measured
+ * (bench/gpu/copy_paths): more than the driver's own copy into pageable
+ * memory (16 GB/s), most of the link, and few threads beside the
+ * workers. */
+#define UNPACKERS 4
+
 /* Work handed to the unpacking threads: run(job) on one of them. */
 struct unpack_job {
   struct unpack_job *next;
@@ -154,6 +160,9 @@ void dag__unpack_stop(void);
 void dag__unpack_later(struct unpack_job *job);
 /* Runs the first job queued, here; false if there was none. */
 bool dag__unpack_help(void);
+/* Queues job if a thread is idle to take it at once; else false, and the
+ * caller runs it. */
+bool dag__unpack_if_idle(struct unpack_job *job);
 
 /* ---------------------------------------------------------- residency.c */
 

@@ -249,6 +249,73 @@ static void pack_planned(const struct planned *c) {
                                       h->span, h->src_stride});
 }
 
+/* Packing a task's chunks on several threads: one core packs a 2048-tile
+ * (4 chunks of 8 MiB) in 3.5 ms on the H200 machine we measured, five
+ * times the link's time for it, and the tile's first task waits for all
+ * of it. Chunks go to unpacking threads (unpack.c) that are idle; the
+ * worker packs the rest. Only idle ones: when every worker packs a tile
+ * of its own (a step's first tasks), handing chunks round only delays
+ * each task behind the others' chunks. */
+struct packing {
+  pthread_mutex_t lock;
+  pthread_cond_t done;
+  size_t left; /* chunks handed out, not packed yet */
+};
+
+struct pack_job {
+  struct unpack_job job;
+  const struct planned *chunk;
+  struct packing *all;
+};
+
+static void run_pack_job(struct unpack_job *job) {
+  struct pack_job *p = (struct pack_job *)job;
+  pack_planned(p->chunk);
+  pthread_mutex_lock(&p->all->lock);
+  if (!--p->all->left)
+    pthread_cond_signal(&p->all->done);
+  pthread_mutex_unlock(&p->all->lock);
+}
+
+/* Hands chunk c to an idle unpacking thread; false if none is idle. */
+static bool offer(struct pack_job *j, const struct planned *c,
+                  struct packing *all) {
+  *j = (struct pack_job){{NULL, run_pack_job}, c, all};
+  pthread_mutex_lock(&all->lock);
+  all->left++; /* before it can run */
+  pthread_mutex_unlock(&all->lock);
+  if (dag__unpack_if_idle(&j->job))
+    return true;
+  pthread_mutex_lock(&all->lock);
+  all->left--;
+  pthread_mutex_unlock(&all->lock);
+  return false;
+}
+
+/* Packs the copies of p that hold a staging buffer. */
+static void pack_plan(const struct plan *p) {
+  struct packing all = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  struct pack_job jobs[UNPACKERS];
+  size_t offered = 0;
+  bool kept = false; /* the worker packs the first chunk itself */
+  for (size_t i = 0; i < p->n; i++) {
+    const struct planned *c = &p->at[i];
+    if (!c->stage)
+      continue;
+    if (kept && offered < UNPACKERS && offer(&jobs[offered], c, &all))
+      offered++;
+    else
+      pack_planned(c);
+    kept = true;
+  }
+  pthread_mutex_lock(&all.lock);
+  while (all.left)
+    pthread_cond_wait(&all.done, &all.lock);
+  pthread_mutex_unlock(&all.lock);
+  pthread_cond_destroy(&all.done);
+  pthread_mutex_destroy(&all.lock);
+}
+
 /* Queues the planned copies of job, in order, packing each first if
  * `pack` (else the worker packed them, with no lock). */
 static void issue_planned(const struct copy_job *job, bool pack) {
@@ -920,9 +987,7 @@ void dag__run_on_device(void *p) {
   take_stages_in_turn(d, &plan, turn);
   if (d->poisons_host && plan.n)
     dag__emul_host_jitter(&d->space);
-  for (size_t i = 0; i < plan.n; i++)
-    if (plan.at[i].stage)
-      pack_planned(&plan.at[i]);
+  pack_plan(&plan);
   dag__turns_wait(&d->turns_done, turn); /* the tasks before, packing too */
   issue_planned(&job, false);
   free(plan.at);

@@ -14,16 +14,13 @@
 
 #include <stdlib.h>
 
-/* Four cores unpack at 32 GB/s on that machine (bench/gpu/copy_paths):
- * more than the driver's own copy into pageable memory (16 GB/s), most of
- * the link, and few threads beside the workers. */
-#define UNPACKERS 4
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static struct unpack_job *head, *tail;
 static pthread_t threads[UNPACKERS];
 static int nthreads;
+static int idle;   /* threads waiting for a job */
+static int queued; /* jobs not taken yet */
 static bool stopping;
 
 /* The first job queued, taken off the queue (the lock held), or NULL. */
@@ -31,6 +28,7 @@ static struct unpack_job *take(void) {
   struct unpack_job *job = head;
   if (job && !(head = job->next))
     tail = NULL;
+  queued -= job != NULL;
   return job;
 }
 
@@ -39,8 +37,11 @@ static void *serve(void *arg) {
   dag__log_thread("unpack");
   pthread_mutex_lock(&lock);
   for (;;) {
-    while (!head && !stopping)
+    while (!head && !stopping) {
+      idle++;
       pthread_cond_wait(&wake, &lock);
+      idle--;
+    }
     struct unpack_job *job = take();
     if (!job)
       break; /* stopping, and nothing is left */
@@ -59,20 +60,35 @@ void dag__unpack_start(void) {
       break; /* fewer threads; with none, the device's thread unpacks */
 }
 
-void dag__unpack_later(struct unpack_job *job) {
-  if (!nthreads) {
-    job->run(job);
-    return;
-  }
+/* Queues job and wakes a thread; with the lock held. */
+static void queue(struct unpack_job *job) {
   job->next = NULL;
-  pthread_mutex_lock(&lock);
   if (tail)
     tail->next = job;
   else
     head = job;
   tail = job;
+  queued++;
   pthread_cond_signal(&wake);
+}
+
+void dag__unpack_later(struct unpack_job *job) {
+  if (!nthreads) {
+    job->run(job);
+    return;
+  }
+  pthread_mutex_lock(&lock);
+  queue(job);
   pthread_mutex_unlock(&lock);
+}
+
+bool dag__unpack_if_idle(struct unpack_job *job) {
+  pthread_mutex_lock(&lock);
+  bool taken = idle > queued;
+  if (taken)
+    queue(job);
+  pthread_mutex_unlock(&lock);
+  return taken;
 }
 
 bool dag__unpack_help(void) {
