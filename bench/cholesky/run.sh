@@ -27,12 +27,15 @@ usage: run-cholesky [--json FILE] [--threads N] [--sizes "2048 4096"]
   --dag BIN     the dag binary (default: samples/cholesky/cholesky of this
                 build tree)
 Environment: STARPU_SCHED (default dmdas), OMP_MAX_TASK_PRIORITY (default
-1000), and any other OMP_*, DAG_*, STARPU_* setting pass through.
+1000), OMP_PROC_BIND and OMP_PLACES (default close and cores, ../peers.sh),
+and any other OMP_*, DAG_*, STARPU_* setting pass through.
 EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh"
 json='' threads=2 sizes="2048 4096" tiles="128 256 512" reps=3
 runtimes="dag dag-pragma gomp libomp starpu lapacke"
 dag=$here/../../samples/cholesky/cholesky
@@ -61,7 +64,6 @@ records=$tmp/records.jsonl
 
 export DAG_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads"
 export OPENBLAS_NUM_THREADS="$threads" STARPU_NCPU="$threads"
-export OMP_MAX_TASK_PRIORITY="${OMP_MAX_TASK_PRIORITY:-1000}"
 export STARPU_SCHED="${STARPU_SCHED:-dmdas}" STARPU_HOME="$tmp"
 export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
@@ -224,6 +226,7 @@ END {
   for (j = 1; j <= nc; j++)
     if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]
 }' "$records" || status=1
+peers_config
 
 if [ -n "$json" ]; then
   cat "$records" >>"$json"

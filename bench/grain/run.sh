@@ -33,13 +33,16 @@ usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
                --threads workers each, unbound, the grid spread over them;
                the peers, single-process runtimes, are left out (default 1)
   --quick      three grains, two patterns, one run each (a smoke test)
-Environment: STARPU_SCHED (default lws) and other OMP_*, DAG_*, STARPU_*
+Environment: STARPU_SCHED (default lws), OMP_PROC_BIND and OMP_PLACES
+(default close and cores, ../peers.sh) and other OMP_*, DAG_*, STARPU_*
 settings pass through; MPIEXEC names the launcher (default mpiexec).
 EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk")
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh"
 json='' threads=2 kernel=compute radix=3 reps=3 ranks=1
 patterns="trivial stencil_1d stencil_1d_periodic nearest spread fft tree all_to_all random_nearest"
 widths="2 8" runtimes="dag gomp libomp starpu"
@@ -184,6 +187,7 @@ echo "$metg" | awk -v built="$built" -v peers="$peers" '
       printf "\n"
     }
   }'
+peers_config
 if [ -n "$json" ]; then
   cat "$records" >>"$json"
   echo "$metg" | awk -v t="$threads" -v r="$ranks" -v k="$kernel" '{

@@ -2,8 +2,8 @@
 # run.sh — the nested-task benchmark's driver, copied by CMake to
 # <build>/bench/nested/run-nested. For each repetition, each kernel row and
 # each thread count it runs every version's binary once, in a process of its
-# own (DAG_NUM_THREADS = OMP_NUM_THREADS = the thread count; the serial
-# versions once, with 1), the versions in an order that turns from one
+# own (DAG_NUM_THREADS = OMP_NUM_THREADS = the thread count, OpenMP's
+# threads bound as ../peers.sh says; the serial versions once, with 1), the versions in an order that turns from one
 # repetition to the next, so that a noisy spell of this shared machine hits
 # them all alike. Every program checks its own result. Then it prints three
 # tables from the JSON records: seconds (best of the repetitions); dag
@@ -55,6 +55,8 @@ spawn 2000 5'
 
 here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh"
 json='' threads="1 2" reps=3 kernels='' rows='' limit=120
 versions="serial serial-clang dag dag-clang gomp libomp"
 while [ $# -gt 0 ]; do
@@ -241,6 +243,7 @@ END {
     printf "\n"
   }
 }' "$records" || failed=$((failed + 1))
+peers_config
 
 if [ -n "$json" ]; then
   cat "$records" >>"$json"

@@ -19,12 +19,15 @@ usage: run-overhead [--json FILE] [--threads N] [--pattern a|b|c|d|all]
   --quick       1/100 of the tasks, 1 repetition (smoke test)
   --runtimes L  the runtimes to run, in this order (default: all four)
 Environment: STARPU_SCHED (default lws), and any other OMP_*, DAG_* or
-STARPU_* setting, pass through to the runtimes.
+STARPU_* setting, pass through to the runtimes; OpenMP binds its threads
+(OMP_PROC_BIND=close OMP_PLACES=cores, ../peers.sh) unless they say.
 EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh"
 json='' threads=2 pattern=all reps='' quick='' runtimes="dag gomp libomp starpu"
 while [ $# -gt 0 ]; do
   case $1 in
@@ -101,6 +104,7 @@ END {
   for (j = 1; j <= n; j++)
     if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]
 }' "$records"
+peers_config
 
 if [ -n "$json" ]; then
   cat "$records" >>"$json"

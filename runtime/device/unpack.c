@@ -8,7 +8,8 @@
  * one core's speed; it hands each buffer to these threads instead, which
  * unpack several at once while later copies go on. A thread that waits
  * for copies from a device helps them (dag__unpack_help): at a wait, the
- * program's own thread has nothing else to do.
+ * program's own thread has nothing else to do. Idle, they also pack
+ * chunks of a tile on its way to a device (execute.c).
  */
 #include "device/device_internal.h"
 

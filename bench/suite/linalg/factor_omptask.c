@@ -13,7 +13,8 @@
  * iterator, a piece of the pivots or of x by its first element. The tile
  * kernels call OpenBLAS with one thread each (the program sets it: tasks
  * call it at the same time). OMP_NUM_THREADS sets the threads; priorities
- * count up to OMP_MAX_TASK_PRIORITY (default 0, which ignores them).
+ * count up to OMP_MAX_TASK_PRIORITY (default 0, which ignores them: the
+ * suite sets it, bench/peers.sh).
  *
  * The matrix (and b) are made again before each repetition, untimed; the
  * checks and checksums are factor_tiles.c's.
