@@ -56,6 +56,7 @@ static const struct variable variables[] = {
      "seconds (above 0, at most 1000000) to report waits, and optionally "
      "',' and seconds to end the run (no fewer)",
      "off"},
+    {"DAG_INLINE", SWITCH, AT(inline_tasks), 0, 0, "0 or 1", "1"},
     {"DAG_DEVICES", DEVICES, 0, 0, 0, NULL /* devices_accepted() */,
      "cuda,hip"},
     {"DAG_DEVICE_STAGING", SWITCH, AT(device_staging), 0, 0, "0 or 1", "1"},
@@ -95,6 +96,7 @@ static struct settings settings = {
     .ndevice_choices = 2,
     .device_choices = {{.kind = DAG_DEVICE_CUDA, .index = -1},
                        {.kind = DAG_DEVICE_HIP, .index = -1}},
+    .inline_tasks = 1,
     .device_staging = 1,
     .device_writeback = 1,
     .mpi_gpu_direct = -1,

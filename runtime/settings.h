@@ -58,6 +58,7 @@ struct settings {
   int ndevice_choices;
   struct device_choice device_choices[DAG_MAX_DEVICE_CHOICES];
   int devices_named;    /* DAG_DEVICES was set (to other than none) */
+  int inline_tasks;     /* DAG_INLINE: 0 or 1 */
   int device_staging;   /* DAG_DEVICE_STAGING: 0 or 1 */
   int device_writeback; /* DAG_DEVICE_WRITEBACK: 0 or 1 */
   int mpi_gpu_direct;   /* DAG_MPI_GPU_DIRECT: 0, 1, or -1: ask MPI */

@@ -11,13 +11,16 @@ set -eu
 usage() {
   cat <<EOF
 usage: run-overhead [--json FILE] [--threads N] [--pattern a|b|c|d|all]
-                    [--reps N] [--quick] [--runtimes "dag gomp libomp starpu"]
+                    [--reps N] [--quick]
+                    [--runtimes "dag dag-noinline gomp libomp starpu"]
   --json FILE   append one JSON object per line per result to FILE
   --threads N   threads that run tasks in every runtime (default 2)
   --pattern P   'all' (default) or letters among abcd
   --reps N      repetitions per pattern, the best is kept (default 5)
   --quick       1/100 of the tasks, 1 repetition (smoke test)
-  --runtimes L  the runtimes to run, in this order (default: all four)
+  --runtimes L  the runtimes to run, in this order (default: all five;
+                dag-noinline is dag with DAG_INLINE=0: no task runs in the
+                submitting thread)
 Environment: STARPU_SCHED (default lws), and any other OMP_*, DAG_* or
 STARPU_* setting, pass through to the runtimes; OpenMP binds its threads
 (OMP_PROC_BIND=close OMP_PLACES=cores, ../peers.sh) unless they say.
@@ -28,7 +31,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
-json='' threads=2 pattern=all reps='' quick='' runtimes="dag gomp libomp starpu"
+json='' threads=2 pattern=all reps='' quick=''
+runtimes="dag dag-noinline gomp libomp starpu"
 while [ $# -gt 0 ]; do
   case $1 in
   --json) json=${2:?--json needs a file}; shift ;;
@@ -47,17 +51,23 @@ export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
 export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
 export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
-records=$(mktemp)
-trap 'rm -f "$records"' EXIT
+records=$(mktemp) one=$(mktemp)
+trap 'rm -f "$records" "$one"' EXIT
 for rt in $runtimes; do
-  bin=$here/overhead_$rt
+  # dag-noinline: dag with every task deferred (DAG_INLINE=0), beside dag
+  # running tiny ready tasks in the submitting thread, which its peers do
+  # not do in these patterns.
+  bin=$here/overhead_${rt%-noinline} inline=1
+  [ "$rt" = dag-noinline ] && inline=0
   if [ ! -x "$bin" ]; then
     echo "run-overhead: $rt: $bin not built, skipped" >&2
     continue
   fi
+  : >"$one"
   # shellcheck disable=SC2086 # $reps and $quick are zero or more words
-  "$bin" --pattern "$pattern" --threads "$threads" --json "$records" \
-    $reps $quick || echo "run-overhead: $rt failed (exit $?)" >&2
+  DAG_INLINE=$inline "$bin" --pattern "$pattern" --threads "$threads" \
+    --json "$one" $reps $quick || echo "run-overhead: $rt failed (exit $?)" >&2
+  sed "s/\"runtime\":\"dag\"/\"runtime\":\"$rt\"/" "$one" >>"$records"
 done
 echo
 

@@ -350,6 +350,8 @@ struct trace_buffer;
 extern bool dag__tracing;  /* DAG_TRACE set */
 extern bool dag__graphing; /* DAG_GRAPH set */
 extern bool dag__timing;   /* tracing or stats: every task body is timed */
+/* No submitter runs a ready task itself (DAG_GRAPH, DAG_INLINE=0). */
+extern bool dag__deferring_all;
 
 void dag__trace_init(void);
 struct trace_buffer *dag__trace_buffer_new(void);

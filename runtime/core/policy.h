@@ -73,7 +73,8 @@
  *    (below the ring's capacity, so that it rarely spills). Only a ready
  *    task, so the submitter never stops to wait and the graph's lookahead
  *    stays whole. The task graph (DAG_GRAPH) wants every edge, so it turns
- *    this off; an undeferred task always runs inline.
+ *    this off, as DAG_INLINE=0 does (to compare with runtimes that defer
+ *    every task); an undeferred task always runs inline.
  *
  * 7. When an idle thread pauses, sleeps or dozes (policy_backoff,
  *    policy_may_sleep, policy_next_doze). An idle worker looks for work in
@@ -205,7 +206,7 @@ static DAG_ALWAYS_INLINE bool
 policy_runs_inline(struct worker *w, struct task *parent, dag_task_fn fn,
                    bool args_fit, const struct region *regs,
                    const enum dag_mode *modes, size_t n) {
-  if (!w || dag__graphing || !args_fit)
+  if (!w || dag__deferring_all || !args_fit)
     return false;
   bool ahead = false;
   if (parent->inline_left > 0) {

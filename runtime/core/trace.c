@@ -17,6 +17,7 @@
 
 bool dag__tracing;
 bool dag__graphing;
+bool dag__deferring_all;
 bool dag__stats;
 bool dag__timing;
 
@@ -39,6 +40,8 @@ void dag__trace_init(void) {
   dag__tracing = trace_path != NULL;
   /* The report's critical path needs the dependences. */
   dag__graphing = graph_path != NULL || report_path != NULL;
+  /* The graph wants every edge; DAG_INLINE=0, every task deferred. */
+  dag__deferring_all = dag__graphing || !s->inline_tasks;
   dag__stats = s->stats;
   dag__timing = dag__tracing || dag__stats;
   start_ns = dag__now_ns();

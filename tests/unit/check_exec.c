@@ -1109,6 +1109,35 @@ START_TEST(test_edges_far_ahead) {
 }
 END_TEST
 
+/* -------------------------------------------------------- DAG_INLINE */
+
+static atomic_int inline_ran;
+static void inline_body(void *p) {
+  (void)p;
+  atomic_fetch_add_explicit(&inline_ran, 1, memory_order_relaxed);
+}
+
+/* One thread submits 2000 ready tasks, far more than THROTTLE_READY: by
+ * default it runs some of them itself as it submits; with DAG_INLINE=0
+ * (loop index 1) none runs before dag_taskwait. */
+START_TEST(test_inline_setting) {
+  bool off = _i == 1;
+  if (off)
+    setenv("DAG_INLINE", "0", 1);
+  use_threads(1);
+  for (int i = 0; i < 2000; i++)
+    ck_assert_int_eq(dag_submit(INFO(inline_body, "tiny"), NULL, 0, NULL, 0),
+                     0);
+  int before = atomic_load(&inline_ran);
+  if (off)
+    ck_assert_int_eq(before, 0);
+  else
+    ck_assert_int_gt(before, 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert_int_eq(atomic_load(&inline_ran), 2000);
+}
+END_TEST
+
 /* ------------------------------------------------------------ suite */
 
 static Suite *exec_suite(void) {
@@ -1162,6 +1191,7 @@ static Suite *exec_suite(void) {
   tc = tcase_create("far ahead");
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, test_edges_far_ahead, 0, 3);
+  tcase_add_loop_test(tc, test_inline_setting, 0, 2);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("outputs");

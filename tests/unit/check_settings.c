@@ -66,6 +66,7 @@ static const struct {
     {"DAG_DEVICES", "emul:1"},
     {"DAG_DEVICES", "cpu"},
     {"DAG_DEVICES", ","},
+    {"DAG_INLINE", "off"},
     {"DAG_DEVICE_STAGING", "on"},
     {"DAG_DEVICE_WRITEBACK", "yes"},
     {"DAG_MPI_GPU_DIRECT", "2"},
@@ -115,6 +116,7 @@ START_TEST(test_good_values_are_taken) {
   setenv("DAG_LOG", "debug", 1);
   setenv("DAG_WATCHDOG", "0.25", 1);
   setenv("DAG_DEVICES", "emul,emul", 1);
+  setenv("DAG_INLINE", "0", 1);
   setenv("DAG_DEVICE_STAGING", "0", 1);
   setenv("DAG_DEVICE_WRITEBACK", "0", 1);
   setenv("DAG_MPI_GPU_DIRECT", "1", 1);
@@ -134,6 +136,7 @@ START_TEST(test_good_values_are_taken) {
   ck_assert(s->device_choices[0].emulated);
   ck_assert(s->device_choices[1].emulated);
   ck_assert_int_eq(s->devices_named, 1);
+  ck_assert_int_eq(s->inline_tasks, 0);
   ck_assert_int_eq(s->device_staging, 0);
   ck_assert_int_eq(s->device_writeback, 0);
   ck_assert_int_eq(s->mpi_gpu_direct, 1);
@@ -171,6 +174,7 @@ START_TEST(test_defaults) {
   ck_assert_int_eq(s->num_threads, 0);
   ck_assert_int_eq(s->log, DAG_LOG_WARN);
   ck_assert_int_eq(s->ndevice_choices, 2);
+  ck_assert_int_eq(s->inline_tasks, 1);
   ck_assert_int_eq(s->device_staging, 1);
   ck_assert_int_eq(s->device_writeback, 1);
   ck_assert_int_eq(s->mpi_gpu_direct, -1);
