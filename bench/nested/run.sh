@@ -17,7 +17,8 @@ usage() {
   cat <<EOF
 usage: run-nested [--json FILE] [--threads "1 2"] [--reps N]
                   [--kernels "fib nqueens ..."] [--row "KERNEL N C"]...
-                  [--versions "serial serial-clang dag dag-clang gomp libomp"]
+                  [--versions "serial serial-clang dag dag-noinline dag-clang
+                               gomp libomp"]
                   [--timeout S] [--smoke]
   --json FILE   append one JSON object per run to FILE
   --threads L   thread counts for the parallel versions (default "1 2")
@@ -25,7 +26,9 @@ usage: run-nested [--json FILE] [--threads "1 2"] [--reps N]
   --kernels L   only the rows of these kernels (default: all)
   --row R       run the row "KERNEL N C" (kernel, -n, -c) instead of the
                 default rows; may be given several times
-  --versions L  the versions to run, in this order (default: all six)
+  --versions L  the versions to run, in this order (default: all seven;
+                dag-noinline is dag with DAG_INLINE=0: no task runs in the
+                submitting thread, as OpenMP's fib without cutoff defers)
   --timeout S   a run taking longer is killed and reported (default 120)
   --smoke       the dag version of every kernel at a tiny size, 1 and 2
                 workers, once each: a check, not a measurement
@@ -58,7 +61,7 @@ jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
 json='' threads="1 2" reps=3 kernels='' rows='' limit=120
-versions="serial serial-clang dag dag-clang gomp libomp"
+versions="serial serial-clang dag dag-noinline dag-clang gomp libomp"
 while [ $# -gt 0 ]; do
   case $1 in
   --json) json=${2:?--json needs a file}; shift ;;
@@ -82,8 +85,8 @@ if [ -n "$kernels" ]; then
   done)
 fi
 
-records=$(mktemp)
-trap 'rm -f "$records"' EXIT
+records=$(mktemp) one=$(mktemp)
+trap 'rm -f "$records" "$one"' EXIT
 failed=0
 
 # The runs of one row: version:threads, the serial versions with 1 thread.
@@ -97,18 +100,22 @@ done
 nplan=$(echo $plan | wc -w)
 for v in $versions; do
   for k in $(printf '%s\n' "$rows" | awk '{ print $1 }' | sort -u); do
-    [ -x "$here/nested_${k}_$v" ] ||
-      echo "run-nested: $here/nested_${k}_$v not built, skipped" >&2
+    [ -x "$here/nested_${k}_${v%-noinline}" ] ||
+      echo "run-nested: $here/nested_${k}_${v%-noinline} not built, skipped" >&2
   done
 done
 
 # run VERSION THREADS KERNEL N C: one process, its record appended.
 run() {
-  bin=$here/nested_$3_$1
+  bin=$here/nested_$3_${1%-noinline} inline=1
+  [ "$1" = dag-noinline ] && inline=0
   [ -x "$bin" ] || return 0
   rc=0
-  out=$(DAG_NUM_THREADS=$2 OMP_NUM_THREADS=$2 timeout -k 5 "$limit" \
-        "$bin" -n "$4" -c "$5" --json "$records" 2>&1 </dev/null) || rc=$?
+  : >"$one"
+  out=$(DAG_INLINE=$inline DAG_NUM_THREADS=$2 OMP_NUM_THREADS=$2 \
+        timeout -k 5 "$limit" "$bin" -n "$4" -c "$5" --json "$one" \
+        2>&1 </dev/null) || rc=$?
+  sed "s/\"version\":\"dag\"/\"version\":\"$1\"/" "$one" >>"$records"
   if [ "$rc" -eq 0 ]; then
     printf '%s\n' "$out"
     return 0
@@ -207,6 +214,7 @@ END {
                "same compiler at %s threads; speedup = %s threads / %s", tn,
                t1, tn))
   for (j = 1; j <= nt; j++) printf "%s", cell("dag/best:" ts[j])
+  printf "%s", cell("noinline/best:" tn)
   printf "%s%s", cell("dag/gomp"), cell("dagclang/lomp")
   for (j = 1; j <= nv; j++)
     if (vs[j] !~ /^serial/) printf "%s", cell("speedup " vs[j])
@@ -221,6 +229,7 @@ END {
         b = best[r, "libomp", t]
       printf "%s", cell(has(r, "dag", t) && b > 0 ? ratio(best[r, "dag", t], b) : "-")
     }
+    printf "%s", cell(has(r, "dag-noinline", tn) && b > 0 ? ratio(best[r, "dag-noinline", tn], b) : "-")
     printf "%s", cell(pair(r, "dag", tn, "gomp", tn))
     printf "%s", cell(pair(r, "dag-clang", tn, "libomp", tn))
     for (j = 1; j <= nv; j++)
