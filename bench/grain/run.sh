@@ -1,16 +1,20 @@
 #!/bin/sh
 # run.sh — bench/grain's runner, copied by CMake to
-# <build>/bench/grain/run-grain. For each pattern and width it sweeps the
-# task size (kernel iterations, largest first) and at each size runs every
-# runtime once in turn, each in a process of its own (best of --reps runs
-# inside), with the same thread count. It then prints, per pattern and
-# width, each runtime's METG(50%): the task granularity (wall time x
-# workers / tasks, in microseconds) at which its efficiency falls to half
-# the peak, interpolated in log scale between the two sizes around it. The
-# peak is the best efficiency any runtime reached at the largest size; the
-# efficiency of a run is the tasks' own time (one task timed alone, times
-# the tasks) over wall time x workers. With --json FILE it appends every
-# run's record and one "metg_us" record per runtime, pattern and width.
+# <build>/bench/grain/run-grain. A sweep takes each pattern and width, and
+# each task size (kernel iterations, largest first), and at each size runs
+# every runtime once, each in a process of its own (best of --reps runs
+# inside), with the same thread count, in an order that turns by one place
+# from one size to the next. It makes --sweeps sweeps and prints, per
+# pattern and width, each runtime's METG(50%), Task Bench's rule: the
+# smallest task granularity (wall time x workers / tasks, in microseconds)
+# whose efficiency is at least half the peak, interpolated in log scale
+# with the size below it; a dip at a larger size does not decide it. The
+# peak is fixed per pattern and width: the best efficiency any runtime
+# reached at the largest size in that sweep. The efficiency of a run is
+# the tasks' own time (one task timed alone, times the tasks) over wall
+# time x workers. The table is each runtime's median over the sweeps. With
+# --json FILE it appends every run's record (with its "sweep") and one
+# "metg_us" record per runtime, pattern and width.
 # With --ranks N (N > 1) it runs the builds of dag only, each under
 # mpiexec on N ranks of --threads workers, the grid spread over the ranks.
 set -eu
@@ -27,12 +31,14 @@ usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
   --grains     kernel iterations to sweep, largest first
                (default: 2^16 down to 2^5, by factors of 2)
   --reps       runs per process, the best counts (default 3)
+  --sweeps     sweeps, each runtime's median METG counts (default 3)
   --runtimes   default "dag gomp libomp starpu" (those built); NAME=PATH
                adds a grain binary of another build under NAME
   --ranks N    run dag (and other dag builds) under mpiexec on N ranks of
                --threads workers each, unbound, the grid spread over them;
                the peers, single-process runtimes, are left out (default 1)
-  --quick      three grains, two patterns, one run each (a smoke test)
+  --quick      three grains, two patterns, one run, one sweep (a smoke
+               test)
 Environment: STARPU_SCHED (default lws), OMP_PROC_BIND and OMP_PLACES
 (default close and cores, ../peers.sh) and other OMP_*, DAG_*, STARPU_*
 settings pass through; MPIEXEC names the launcher (default mpiexec).
@@ -43,7 +49,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk")
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
-json='' threads=2 kernel=compute radix=3 reps=3 ranks=1
+json='' threads=2 kernel=compute radix=3 reps=3 sweeps=3 ranks=1
 patterns="trivial stencil_1d stencil_1d_periodic nearest spread fft tree all_to_all random_nearest"
 widths="2 8" runtimes="dag gomp libomp starpu"
 grains="65536 32768 16384 8192 4096 2048 1024 512 256 128 64 32"
@@ -57,9 +63,10 @@ while [ $# -gt 0 ]; do
   --radix) radix=${2:?}; shift ;;
   --grains) grains=${2:?}; shift ;;
   --reps) reps=${2:?}; shift ;;
+  --sweeps) sweeps=${2:?}; shift ;;
   --ranks) ranks=${2:?}; shift ;;
   --runtimes) runtimes=${2:?}; shift ;;
-  --quick) grains="4096 256 32" patterns="stencil_1d fft" reps=1 ;;
+  --quick) grains="4096 256 32" patterns="stencil_1d fft" reps=1 sweeps=1 ;;
   -h | --help) usage; exit 0 ;;
   *) echo "run-grain: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -99,33 +106,53 @@ for rt in $runtimes; do
   fi
 done
 
-records=$(mktemp)
-trap 'rm -f "$records"' EXIT
-for pattern in $patterns; do
-  for width in $widths; do
-    for grain in $grains; do
-      # About 2^21 iterations per point in all, so that the graph and not
-      # the start is measured, within 50 to 4000 steps.
-      steps=$((2097152 / grain))
-      [ "$steps" -lt 50 ] && steps=50
-      [ "$steps" -gt 4000 ] && steps=4000
-      for rt in $built; do
-        eval "bin=\$bin_$rt"
-        $launch "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
-          --steps "$steps" --radix "$radix" --kernel "$kernel" \
-          --iterations "$grain" --threads "$threads" --reps "$reps" \
-          --json "$records" >/dev/null ||
-          echo "run-grain: $rt $pattern width $width: failed" >&2
+records=$(mktemp -d)
+trap 'rm -rf "$records"' EXIT
+
+# The words of $2 turned left by $1 places.
+turned() {
+  # shellcheck disable=SC2086 # the list is words
+  set -- "$1" $2
+  [ $# -gt 1 ] || return 0
+  k=$(($1 % ($# - 1))) && shift
+  while [ "$k" -gt 0 ]; do
+    first=$1 && shift && set -- "$@" "$first" && k=$((k - 1))
+  done
+  echo "$@"
+}
+
+turn=0
+for sweep in $(seq "$sweeps"); do
+  for pattern in $patterns; do
+    for width in $widths; do
+      for grain in $grains; do
+        # About 2^25 iterations in all (60 ms of the compute kernel on one
+        # core here), so that the graph and not the start is measured,
+        # within 1000 steps (Task Bench's) and 16000.
+        steps=$((33554432 / grain / width))
+        [ "$steps" -lt 1000 ] && steps=1000
+        [ "$steps" -gt 16000 ] && steps=16000
+        for rt in $(turned "$turn" "$built"); do
+          eval "bin=\$bin_$rt"
+          $launch "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
+            --steps "$steps" --radix "$radix" --kernel "$kernel" \
+            --iterations "$grain" --threads "$threads" --reps "$reps" \
+            --json "$records/$sweep" >/dev/null ||
+            echo "run-grain: $rt $pattern width $width: failed" >&2
+        done
+        turn=$((turn + 1))
+        printf '.' >&2
       done
-      printf '.' >&2
+      printf ' sweep %s: %s width %s\n' "$sweep" "$pattern" "$width" >&2
     done
-    printf ' %s width %s\n' "$pattern" "$width" >&2
   done
 done
 
-# "pattern width runtime sign metg_us" lines; sign: = interpolated, <
-# never below half the peak, > below it at the largest size already.
-metg=$(awk "$jsonl"'
+# One sweep's "pattern width runtime sign metg_us" lines; sign: =
+# interpolated, < at least half the peak down to the smallest size, > below
+# half at every size.
+metg_of_sweep() {
+  awk "$jsonl"'
   !/"metric"/ {
     key = str("pattern") SUBSEP num("width"); rt = str("runtime")
     g = num("iterations")
@@ -146,27 +173,37 @@ metg=$(awk "$jsonl"'
           if (grain[b] + 0 > grain[a] + 0) { x = grain[a]; grain[a] = grain[b]; grain[b] = x }
       split(key, kw, SUBSEP)
       for (i = 1; i <= n; i++) {
-        rt = list[i]; have = 0; value = ""; sign = "="
-        for (a = 1; a <= m; a++) {
-          e = eff[key, rt, grain[a]] / peak; g = gran[key, rt, grain[a]]
-          if (e < 0.5) {
-            if (have)
-              value = exp(log(pg) + (0.5 - pe) * (log(g) - log(pg)) / (e - pe)) / 1000
-            else { value = g / 1000; sign = ">" }
-            break
-          }
-          have = 1; pe = e; pg = g
+        rt = list[i]; last = 0 # the smallest size at half the peak or more
+        for (a = 1; a <= m; a++)
+          if (eff[key, rt, grain[a]] / peak >= 0.5) last = a
+        if (!last) { sign = ">"; value = gran[key, rt, grain[1]] / 1000 }
+        else if (last == m) { sign = "<"; value = gran[key, rt, grain[m]] / 1000 }
+        else {
+          sign = "="
+          pe = eff[key, rt, grain[last]] / peak; pg = gran[key, rt, grain[last]]
+          e = eff[key, rt, grain[last + 1]] / peak; g = gran[key, rt, grain[last + 1]]
+          value = exp(log(pg) + (0.5 - pe) * (log(g) - log(pg)) / (e - pe)) / 1000
         }
-        if (value == "") { value = pg / 1000; sign = "<" }
         printf "%s %d %s %s %.3f\n", kw[1], kw[2], rt, sign, value
       }
     }
-  }' "$records" | sort)
+  }' "$1"
+}
+
+# Each runtime's median over the sweeps (the lower middle of an even
+# count), with the sign of the sweep it came from.
+metg=$(for sweep in $(seq "$sweeps"); do metg_of_sweep "$records/$sweep"; done |
+  sort -k1,1 -k2,2n -k3,3 -k5,5g | awk '
+  { key = $1 " " $2 " " $3; n[key]++; line[key, n[key]] = $0
+    if (!(key in order)) { order[key] = ++keys; at[keys] = key } }
+  END { for (k = 1; k <= keys; k++) { key = at[k]; print line[key, int((n[key] + 1) / 2)] } }' |
+  sort)
 
 echo
-echo "METG(50%), microseconds of task granularity (wall x workers / tasks);"
-echo "$ranks rank(s) x $threads threads, kernel $kernel, radix $radix. '<': never"
-echo "fell to half the peak; '>': below half already at the largest size."
+echo "METG(50%), microseconds of task granularity (wall x workers / tasks),"
+echo "median of $sweeps sweep(s); $ranks rank(s) x $threads threads, kernel"
+echo "$kernel, radix $radix. '<': at half the peak or more at every size down"
+echo "to the smallest; '>': below half at every size."
 printf '%-20s %5s' pattern width
 for rt in $built; do printf ' %9s' "$rt"; done
 printf ' %9s\n' dag/peer
@@ -189,7 +226,9 @@ echo "$metg" | awk -v built="$built" -v peers="$peers" '
   }'
 peers_config
 if [ -n "$json" ]; then
-  cat "$records" >>"$json"
+  for sweep in $(seq "$sweeps"); do
+    sed "s/^{/{\"sweep\":$sweep,/" "$records/$sweep" >>"$json"
+  done
   echo "$metg" | awk -v t="$threads" -v r="$ranks" -v k="$kernel" '{
     printf "{\"bench\":\"grain\",\"metric\":\"metg_us\",\"runtime\":\"%s\",", $3
     printf "\"pattern\":\"%s\",\"width\":%d,\"threads\":%d,\"ranks\":%d,", $1, $2, t, r
