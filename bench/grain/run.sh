@@ -33,7 +33,9 @@ usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
   --reps       runs per process, the best counts (default 3)
   --sweeps     sweeps, each runtime's median METG counts (default 3)
   --runtimes   default "dag gomp libomp starpu" (those built); NAME=PATH
-               adds a grain binary of another build under NAME
+               adds a grain binary of another build under NAME;
+               starpu_SCHED runs StarPU with scheduler SCHED (starpu_ws,
+               starpu_eager...), a peer of its own: the best counts
   --ranks N    run dag (and other dag builds) under mpiexec on N ranks of
                --threads workers each, unbound, the grid spread over them;
                the peers, single-process runtimes, are left out (default 1)
@@ -85,12 +87,16 @@ if [ "$ranks" -gt 1 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-built='' peers='' # peers: the other runtimes, not other builds of dag
+built='' peers='' sched='' # peers: the other runtimes, not other builds of dag
 for rt in $runtimes; do
   bin=$here/grain_$rt
   case $rt in
   *=*) bin=${rt#*=} rt=${rt%%=*} ;;
   dag) ;;
+  starpu_*) # StarPU with the scheduler named: starpu_ws, starpu_eager...
+    bin=$here/grain_starpu
+    eval "sched_$rt=\${rt#starpu_}"
+    peers="$peers $rt" ;;
   *)
     if [ "$ranks" -gt 1 ]; then
       echo "run-grain: $rt runs in one process, left out on $ranks ranks" >&2
@@ -133,8 +139,8 @@ for sweep in $(seq "$sweeps"); do
         [ "$steps" -lt 1000 ] && steps=1000
         [ "$steps" -gt 16000 ] && steps=16000
         for rt in $(turned "$turn" "$built"); do
-          eval "bin=\$bin_$rt"
-          $launch "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
+          eval "bin=\$bin_$rt sched=\${sched_$rt:-\$STARPU_SCHED}"
+          STARPU_SCHED=$sched $launch "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
             --steps "$steps" --radix "$radix" --kernel "$kernel" \
             --iterations "$grain" --threads "$threads" --reps "$reps" \
             --json "$records/$sweep" >/dev/null ||
