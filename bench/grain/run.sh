@@ -35,7 +35,9 @@ usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
   --runtimes   default "dag gomp libomp starpu" (those built); NAME=PATH
                adds a grain binary of another build under NAME;
                starpu_SCHED runs StarPU with scheduler SCHED (starpu_ws,
-               starpu_eager...), a peer of its own: the best counts
+               starpu_eager...), gomp_active and libomp_active OpenMP
+               with OMP_WAIT_POLICY=active, each a peer of its own: the
+               best counts
   --ranks N    run dag (and other dag builds) under mpiexec on N ranks of
                --threads workers each, unbound, the grid spread over them;
                the peers, single-process runtimes, are left out (default 1)
@@ -87,23 +89,26 @@ if [ "$ranks" -gt 1 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-built='' peers='' sched='' # peers: the other runtimes, not other builds of dag
+built='' peers='' sched='' wait='' # peers: the other runtimes, not dag's builds
 for rt in $runtimes; do
-  bin=$here/grain_$rt
+  bin=$here/grain_$rt peer=1
   case $rt in
-  *=*) bin=${rt#*=} rt=${rt%%=*} ;;
-  dag) ;;
+  dag) peer='' ;;
+  *=*) bin=${rt#*=} rt=${rt%%=*} peer='' ;;
   starpu_*) # StarPU with the scheduler named: starpu_ws, starpu_eager...
     bin=$here/grain_starpu
-    eval "sched_$rt=\${rt#starpu_}"
-    peers="$peers $rt" ;;
-  *)
+    eval "sched_$rt=\${rt#starpu_}" ;;
+  gomp_active | libomp_active) # OpenMP with OMP_WAIT_POLICY=active
+    bin=$here/grain_${rt%_active}
+    eval "wait_$rt=active" ;;
+  esac
+  if [ -n "$peer" ]; then
     if [ "$ranks" -gt 1 ]; then
       echo "run-grain: $rt runs in one process, left out on $ranks ranks" >&2
       continue
     fi
-    peers="$peers $rt" ;;
-  esac
+    peers="$peers $rt"
+  fi
   if [ -x "$bin" ]; then
     built="$built $rt"
     eval "bin_$rt=\$bin"
@@ -140,11 +145,15 @@ for sweep in $(seq "$sweeps"); do
         [ "$steps" -gt 16000 ] && steps=16000
         for rt in $(turned "$turn" "$built"); do
           eval "bin=\$bin_$rt sched=\${sched_$rt:-\$STARPU_SCHED}"
-          STARPU_SCHED=$sched $launch "$bin" --name "$rt" --pattern "$pattern" --width "$width" \
-            --steps "$steps" --radix "$radix" --kernel "$kernel" \
-            --iterations "$grain" --threads "$threads" --reps "$reps" \
-            --json "$records/$sweep" >/dev/null ||
-            echo "run-grain: $rt $pattern width $width: failed" >&2
+          eval "wait=\${wait_$rt:-}"
+          (
+            [ -z "$wait" ] || export OMP_WAIT_POLICY="$wait"
+            STARPU_SCHED=$sched $launch "$bin" --name "$rt" \
+              --pattern "$pattern" --width "$width" --steps "$steps" \
+              --radix "$radix" --kernel "$kernel" --iterations "$grain" \
+              --threads "$threads" --reps "$reps" \
+              --json "$records/$sweep" >/dev/null
+          ) || echo "run-grain: $rt $pattern width $width: failed" >&2
         done
         turn=$((turn + 1))
         printf '.' >&2
