@@ -27,7 +27,7 @@ enum { WORKERS = 4, TASKS = 400, BLOCK = 8192 /* doubles: 64 KiB */ };
  * of label "block" per second; copies at `copy_rate` bytes a second. */
 static void start_timed_copying(const char *device_rate, const char *cpu_rate,
                                 const char *copy_rate) {
-  static char path[] = "/tmp/check_chooser_XXXXXX";
+  char path[] = "/tmp/check_chooser_XXXXXX";
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
   dprintf(fd,
@@ -42,6 +42,7 @@ static void start_timed_copying(const char *device_rate, const char *cpu_rate,
   snprintf(workers, sizeof workers, "%d", WORKERS);
   ck_assert_int_eq(setenv("DAG_NUM_THREADS", workers, 1), 0);
   ck_assert_int_eq(dag_init(), 0);
+  unlink(path); /* read by dag_init */
 }
 
 static void start_timed(const char *device_rate, const char *cpu_rate) {
