@@ -10,10 +10,35 @@
 export OMP_PROC_BIND="${OMP_PROC_BIND:-close}" OMP_PLACES="${OMP_PLACES:-cores}"
 export OMP_MAX_TASK_PRIORITY="${OMP_MAX_TASK_PRIORITY:-1000}"
 
-# The peers' settings, one line, for the foot of a table.
+# The peers' settings, one line, for the foot of a table; with the
+# runner's runtimes as $1, each variant's own settings after (peer_variant).
 peers_config() {
-  echo "peers: OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES" \
-    "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-default}" \
-    "OMP_MAX_TASK_PRIORITY=$OMP_MAX_TASK_PRIORITY" \
-    "${STARPU_SCHED:+STARPU_SCHED=$STARPU_SCHED}"
+  line="peers: OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES"
+  line="$line OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-default}"
+  line="$line OMP_MAX_TASK_PRIORITY=$OMP_MAX_TASK_PRIORITY"
+  line="$line${STARPU_SCHED:+ STARPU_SCHED=$STARPU_SCHED}"
+  for rt in ${1:-}; do
+    peer_variant "$rt"
+    [ -z "$variant_env" ] || line="$line; $rt: $variant_env"
+  done
+  echo "$line"
+}
+
+# peer_variant NAME: a runtime named in a runner's --runtimes, read as the
+# runtime whose program runs ($variant_base) and the settings it runs with
+# ($variant_env, VAR=value words for env(1), or empty), so that each
+# setting a peer's maintainers would try is a peer of its own and the best
+# counts:
+#   starpu_SCHED, starpumpi_SCHED   StarPU with scheduler SCHED (lws, eager,
+#                                   ws, prio, dmda, dmdas...)
+#   gomp_active, libomp_active      OpenMP with OMP_WAIT_POLICY=active
+# shellcheck disable=SC2034 # the runner that calls it reads them
+peer_variant() {
+  variant_base=$1 variant_env=''
+  case $1 in
+  gomp_active | libomp_active)
+    variant_base=${1%_active} variant_env=OMP_WAIT_POLICY=active ;;
+  starpumpi_*) variant_base=starpumpi variant_env=STARPU_SCHED=${1#*_} ;;
+  starpu_*) variant_base=starpu variant_env=STARPU_SCHED=${1#*_} ;;
+  esac
 }

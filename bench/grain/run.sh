@@ -89,18 +89,13 @@ if [ "$ranks" -gt 1 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
-built='' peers='' sched='' wait='' # peers: the other runtimes, not dag's builds
+built='' peers='' # peers: the other runtimes, not dag's builds
 for rt in $runtimes; do
-  bin=$here/grain_$rt peer=1
+  peer=1 variant_env=''
   case $rt in
-  dag) peer='' ;;
+  dag) peer='' bin=$here/grain_dag ;;
   *=*) bin=${rt#*=} rt=${rt%%=*} peer='' ;;
-  starpu_*) # StarPU with the scheduler named: starpu_ws, starpu_eager...
-    bin=$here/grain_starpu
-    eval "sched_$rt=\${rt#starpu_}" ;;
-  gomp_active | libomp_active) # OpenMP with OMP_WAIT_POLICY=active
-    bin=$here/grain_${rt%_active}
-    eval "wait_$rt=active" ;;
+  *) peer_variant "$rt" && bin=$here/grain_$variant_base ;;
   esac
   if [ -n "$peer" ]; then
     if [ "$ranks" -gt 1 ]; then
@@ -111,7 +106,8 @@ for rt in $runtimes; do
   fi
   if [ -x "$bin" ]; then
     built="$built $rt"
-    eval "bin_$rt=\$bin"
+    settings=$variant_env
+    eval "bin_$rt=\$bin env_$rt=\$settings"
   else
     echo "run-grain: $rt: $bin not built, skipped" >&2
   fi
@@ -144,16 +140,14 @@ for sweep in $(seq "$sweeps"); do
         [ "$steps" -lt 1000 ] && steps=1000
         [ "$steps" -gt 16000 ] && steps=16000
         for rt in $(turned "$turn" "$built"); do
-          eval "bin=\$bin_$rt sched=\${sched_$rt:-\$STARPU_SCHED}"
-          eval "wait=\${wait_$rt:-}"
-          (
-            [ -z "$wait" ] || export OMP_WAIT_POLICY="$wait"
-            STARPU_SCHED=$sched $launch "$bin" --name "$rt" \
-              --pattern "$pattern" --width "$width" --steps "$steps" \
-              --radix "$radix" --kernel "$kernel" --iterations "$grain" \
-              --threads "$threads" --reps "$reps" \
-              --json "$records/$sweep" >/dev/null
-          ) || echo "run-grain: $rt $pattern width $width: failed" >&2
+          eval "bin=\$bin_$rt settings=\$env_$rt"
+          # shellcheck disable=SC2086 # the settings and launcher are words
+          env $settings $launch "$bin" --name "$rt" \
+            --pattern "$pattern" --width "$width" --steps "$steps" \
+            --radix "$radix" --kernel "$kernel" --iterations "$grain" \
+            --threads "$threads" --reps "$reps" \
+            --json "$records/$sweep" >/dev/null ||
+            echo "run-grain: $rt $pattern width $width: failed" >&2
         done
         turn=$((turn + 1))
         printf '.' >&2
@@ -239,7 +233,7 @@ echo "$metg" | awk -v built="$built" -v peers="$peers" '
       printf "\n"
     }
   }'
-peers_config
+peers_config "$built"
 if [ -n "$json" ]; then
   for sweep in $(seq "$sweeps"); do
     sed "s/^{/{\"sweep\":$sweep,/" "$records/$sweep" >>"$json"
