@@ -42,3 +42,15 @@ peer_variant() {
   starpu_*) variant_base=starpu variant_env=STARPU_SCHED=${1#*_} ;;
   esac
 }
+
+# peer_variants NAME: the variants a runner tries of peer NAME, the best
+# of which counts (a variant's name, as peer_variant reads it, stands for
+# itself alone).
+peer_variants() {
+  case $1 in
+  gomp | libomp) echo "$1 ${1}_active" ;;
+  starpu | starpumpi)
+    echo "${1}_dmdas ${1}_dmda ${1}_lws ${1}_ws ${1}_eager ${1}_prio" ;;
+  *) echo "$1" ;;
+  esac
+}

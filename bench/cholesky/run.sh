@@ -23,12 +23,17 @@ usage: run-cholesky [--json FILE] [--threads N] [--sizes "2048 4096"]
   --quick       --sizes 1024 --tiles "128 256" --reps 1 (smoke test)
   --runtimes L  the runtimes to run, in this order (default: all six;
                 dag-pragma is samples/cholesky/cholesky_pragma, the same
-                algorithm written with pragmas and built by dagcc)
+                algorithm written with pragmas and built by dagcc). A peer
+                runs as each of its variants (../peers.sh): gomp and libomp
+                with OMP_WAIT_POLICY passive and active, starpu with the
+                schedulers dmdas, dmda, lws, ws, eager and prio; its column
+                is the best of them. A variant named (starpu_lws,
+                libomp_active) runs alone
   --dag BIN     the dag binary (default: samples/cholesky/cholesky of this
                 build tree)
-Environment: STARPU_SCHED (default dmdas), OMP_MAX_TASK_PRIORITY (default
-1000), OMP_PROC_BIND and OMP_PLACES (default close and cores, ../peers.sh),
-and any other OMP_*, DAG_*, STARPU_* setting pass through.
+Environment: OMP_MAX_TASK_PRIORITY (default 1000), OMP_PROC_BIND and
+OMP_PLACES (default close and cores, ../peers.sh), and any other OMP_*,
+DAG_*, STARPU_* setting pass through.
 EOF
 }
 
@@ -64,7 +69,7 @@ records=$tmp/records.jsonl
 
 export DAG_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads"
 export OPENBLAS_NUM_THREADS="$threads" STARPU_NCPU="$threads"
-export STARPU_SCHED="${STARPU_SCHED:-dmdas}" STARPU_HOME="$tmp"
+export STARPU_HOME="$tmp"
 export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
 status=0 failed=0
@@ -76,16 +81,19 @@ bin_of() {
   esac
 }
 
-# run RUNTIME N TILE: one process; its result line becomes a JSON record.
+# run VARIANT N TILE: one process; its result line becomes a JSON record.
 run() {
-  if ! out=$("$(bin_of "$1")" -n "$2" -b "$3" -r "$reps" --check); then
+  peer_variant "$1"
+  # shellcheck disable=SC2086 # the settings are words
+  if ! out=$(env $variant_env "$(bin_of "$variant_base")" -n "$2" -b "$3" \
+      -r "$reps" --check); then
     echo "run-cholesky: $1 n=$2 b=$3 FAILED" >&2
     printf '%s\n' "$out" >&2
     status=1 failed=$((failed + 1))
     return
   fi
-  printf '%s\n' "$out" | awk -v rt="$1" -v threads="$threads" \
-      -v reps="$reps" '
+  printf '%s\n' "$out" | awk -v rt="$variant_base" -v variant="$1" \
+      -v threads="$threads" -v reps="$reps" '
   /^cholesky / {
     for (i = 2; i <= NF; i++) {
       split($i, kv, "=")
@@ -96,12 +104,12 @@ run() {
       config = substr($0, RSTART + 8)
     untiled = rt == "lapacke"
     metric = "gflops_n" f["n"] (untiled ? "" : "_b" f["b"])
-    printf "{\"bench\":\"cholesky\",\"runtime\":\"%s\",\"metric\":\"%s\"," \
-           "\"value\":%s,\"unit\":\"GFLOP/s\",\"n\":%d,\"tile\":%d," \
-           "\"threads\":%d,\"workers\":%d,\"time_s\":%s,\"residual\":%s," \
-           "\"reps\":%d,\"config\":\"%s\"}\n",
-           rt, metric, f["gflops"], f["n"], untiled ? 0 : f["b"], threads,
-           f["workers"], f["time"], f["residual"], reps, config
+    printf "{\"bench\":\"cholesky\",\"runtime\":\"%s\",\"variant\":\"%s\"," \
+           "\"metric\":\"%s\",\"value\":%s,\"unit\":\"GFLOP/s\",\"n\":%d," \
+           "\"tile\":%d,\"threads\":%d,\"workers\":%d,\"time_s\":%s," \
+           "\"residual\":%s,\"reps\":%d,\"config\":\"%s\"}\n",
+           rt, variant, metric, f["gflops"], f["n"], untiled ? 0 : f["b"],
+           threads, f["workers"], f["time"], f["residual"], reps, config
   }' >>"$records"
 }
 
@@ -137,26 +145,40 @@ for n in $sizes; do
   done
 done
 
+# Every variant of every runtime at each size and tile, one after the
+# other, so that a drift of the machine touches them alike; StarPU's
+# history-based models are calibrated first, per tile size (at least 10
+# samples of each kernel), untimed, so that the timed runs use them.
+variants=''
 for rt in $runtimes; do
-  bin=$(bin_of "$rt")
-  if [ ! -x "$bin" ]; then
-    echo "run-cholesky: $rt: $bin not built, skipped" >&2
-    continue
-  fi
-  if [ "$rt" = starpu ]; then
-    # Calibrate the history-based models per tile size first (at least 10
-    # samples of each kernel), untimed, so that the timed runs use them.
-    for b in $tiles; do
-      "$bin" -n $((8 * b)) -b "$b" -r 2 >/dev/null ||
-        { echo "run-cholesky: starpu calibration b=$b FAILED" >&2; status=1; }
-    done
-  fi
-  for n in $sizes; do
-    if [ "$rt" = lapacke ]; then
-      run "$rt" "$n" "$n"
-      continue
+  for v in $(peer_variants "$rt"); do
+    peer_variant "$v"
+    if [ -x "$(bin_of "$variant_base")" ]; then
+      variants="$variants $v"
+    else
+      echo "run-cholesky: $v: $(bin_of "$variant_base") not built, skipped" >&2
     fi
-    for b in $tiles; do
+  done
+done
+for rt in $variants; do
+  peer_variant "$rt"
+  [ "$variant_base" = starpu ] || continue
+  for b in $tiles; do
+    # shellcheck disable=SC2086 # the settings are words
+    env $variant_env "$(bin_of starpu)" -n $((8 * b)) -b "$b" -r 2 \
+      >/dev/null ||
+      { echo "run-cholesky: $rt calibration b=$b FAILED" >&2; status=1; }
+  done
+done
+for n in $sizes; do
+  untiled_done=''
+  for b in $tiles; do
+    for rt in $variants; do
+      if [ "$rt" = lapacke ]; then # one run per size
+        [ -z "$untiled_done" ] && run "$rt" "$n" "$n"
+        untiled_done=1
+        continue
+      fi
       run "$rt" "$n" "$b"
     done
   done
@@ -174,7 +196,11 @@ awk -v order="$runtimes" -v sizes="$sizes" -v tiles="$tiles" \
     next
   }
   seen[rt] = 1
-  val[rt, num("n"), num("tile")] = num("value")
+  key = rt SUBSEP num("n") SUBSEP num("tile")
+  tried[rt, str("variant")] = 1
+  if (!(key in val) || num("value") > val[key]) {
+    val[key] = num("value"); won[key] = str("variant")
+  }
   if (str("config") != "") config[rt] = str("config")
 }
 END {
@@ -212,7 +238,9 @@ END {
       split(key, k, SUBSEP)
       if (k[2] != n) continue
       if (k[1] == "dag" && val[key] > best) { best = val[key]; bt = k[3] }
-      if (k[1] != "dag" && k[1] != "dag-pragma" && val[key] > peer) { peer = val[key]; pr = k[1] }
+      if (k[1] != "dag" && k[1] != "dag-pragma" && val[key] > peer) {
+        peer = val[key]; pr = won[key]
+      }
     }
     if (n in ceiling && best > 0)
       printf "n=%d: dag best (tile %d) %.2f GFLOP/s = %.2fx the best peer (%s), " \
@@ -223,10 +251,25 @@ END {
       printf "n=%d: dag best = %.2fx the kernel bound at tile %d (%.2f GFLOP/s; " \
              "%s)\n", n, best / bound[n, bt], bt, bound[n, bt], kernels[n, bt]
   }
-  for (j = 1; j <= nc; j++)
-    if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]
+  # The configuration of a runtime; for a peer of several variants, the cells
+  # each variant won.
+  for (key in won) wins[won[key]]++
+  for (j = 1; j <= nc; j++) {
+    line = ""; count = 0
+    for (tv in tried) {
+      split(tv, p, SUBSEP)
+      if (p[1] != col[j]) continue
+      count++
+      line = line sprintf(" %s %d", p[2], wins[p[2]] + 0)
+    }
+    if (count > 1)
+      printf "%s: the best of its variants in each cell; cells won:%s\n",
+             col[j], line
+    else if (col[j] in config)
+      printf "%s: %s\n", col[j], config[col[j]]
+  }
 }' "$records" || status=1
-peers_config
+peers_config "$variants"
 
 if [ -n "$json" ]; then
   cat "$records" >>"$json"
