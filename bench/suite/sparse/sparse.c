@@ -2,7 +2,7 @@
  * 5-point Laplacian (sparse.h), one task per block of rows: the dag
  * program of the suite's sparse group.
  *
- *   sparse -k spmv|cg [-n N] [-b B] [-r REPS] [-t SECONDS]
+ *   sparse -k spmv|cg|cg_unfused [-n N] [-b B] [-r REPS] [-t SECONDS]
  *
  * -n is the grid side (N = n^2 unknowns), -b the grid rows per block
  * (default: about 4 blocks per worker on each rank, at least one row).
@@ -42,6 +42,10 @@
  *         so no taskwait stops the iterations. Work per iteration: 2 nnz
  *         (the product) + 10 N (two dot products, 4 N; x, r and p updates,
  *         6 N). Setting x, r and p up is untimed.
+ *   cg_unfused  the same iterations with each operation a pass over the
+ *         vectors of its own, six tasks per block as PETSc's KSPCG makes
+ *         them (cg_iterate_unfused): the like of KSPCG, where cg is the
+ *         like of a fused CG. The same work counted, the same check.
  *
  * Checks (tasks too, after the timed part):
  *
@@ -49,7 +53,7 @@
  *         formula (laplace_apply) in the CSR row's order of terms: a right
  *         matrix gives the same bits, so the tolerance is 0. sum: the sum of
  *         y.
- *   cg    the true residual ||b - A x||, computed by tasks, against the
+ *   cg, cg_unfused  the true residual ||b - A x||, computed by tasks, against the
  *         recurrence's sqrt(r.r): check = |true - recurrence| / ||b||, at
  *         most CG_TOL (sparse.h). The recurrence's residual must also have
  *         dropped below ||b||, or the check is infinite. sum: the sum of x.
@@ -59,6 +63,7 @@
  * workers, for a given -b.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -443,6 +448,66 @@ static void cg_iterate(const struct layout *l, const struct csr *A,
 #pragma dag taskwait
 }
 
+/* x += alpha p on one block. */
+static void axpy_block(long m, double alpha, const double *p, double *x) {
+  for (long i = 0; i < m; i++)
+    x[i] += alpha * p[i];
+}
+
+/* CG_ITERATIONS iterations as cg_iterate, each operation a pass of its own
+ * over the vectors, as PETSc's KSPCG makes them: q = A p; p.q; x += alpha
+ * p; r -= alpha q; r.r; p = r + beta p. The same arithmetic as cg_iterate,
+ * in the same order (the product's own p.q is not used). */
+static void cg_iterate_unfused(const struct layout *l, const struct csr *A,
+                               struct cg *s) {
+  const int *rowptr = A->rowptr, *col = A->col;
+  const double *val = A->val;
+  long ptrs = A->ptrs, cap = A->cap, nb = l->nb;
+  double *x = s->x, *r = s->r, *p = s->p, *q = s->q;
+  double *pq = s->pq, *rr_part = s->rr_part;
+  for (int it = 0; it < CG_ITERATIONS; it++) {
+    for (long k = 0; k < nb; k++) {
+      long first = block_first(l, k), rows = block_rows(l, k);
+#pragma dag task out(q[first:rows])                                            \
+    in(rowptr[k * ptrs:ptrs], col[k * cap:cap], val[k * cap:cap],              \
+       p[halo_first(l, k):halo_rows(l, k)]) label("cg_product")
+      csr_mult(first, rows, rowptr + k * ptrs, col + k * cap, val + k * cap, p,
+               q + first);
+    }
+    for (long k = 0; k < nb; k++) {
+      long first = block_first(l, k), rows = block_rows(l, k);
+#pragma dag task in(p[first:rows], q[first:rows]) out(pq[k]) label("cg_pq")
+      pq[k] = dot(rows, p + first, q + first);
+    }
+#pragma dag task in(pq[0:nb], s->rr) out(s->alpha) label("cg_alpha")
+    s->alpha = ratio(s->rr, sum(nb, pq));
+    for (long k = 0; k < nb; k++) {
+      long first = block_first(l, k), rows = block_rows(l, k);
+#pragma dag task inout(x[first:rows]) in(p[first:rows], s->alpha)              \
+    label("cg_x")
+      axpy_block(rows, s->alpha, p + first, x + first);
+#pragma dag task inout(r[first:rows]) in(q[first:rows], s->alpha)              \
+    label("cg_r")
+      axpy_block(rows, -s->alpha, q + first, r + first);
+#pragma dag task in(r[first:rows]) out(rr_part[k]) label("cg_rr")
+      rr_part[k] = dot(rows, r + first, r + first);
+    }
+#pragma dag task in(rr_part[0:nb]) inout(s->rr) out(s->beta) label("cg_beta")
+    {
+      double rr = sum(nb, rr_part);
+      s->beta = ratio(rr, s->rr);
+      s->rr = rr;
+    }
+    for (long k = 0; k < nb; k++) {
+      long first = block_first(l, k), rows = block_rows(l, k);
+#pragma dag task inout(p[first:rows]) in(r[first:rows], s->beta)              \
+    label("cg_direction")
+      cg_direction_block(rows, s->beta, r + first, p + first);
+    }
+  }
+#pragma dag taskwait
+}
+
 /* The true residual ||b - A x|| (q serves as scratch for A x) and the sum
  * of x, both added in block order. */
 static void cg_residual(const struct layout *l, const struct csr *A,
@@ -472,8 +537,9 @@ static void cg_residual(const struct layout *l, const struct csr *A,
   free(res);
 }
 
+/* CG, with its passes fused (cg_iterate) or not (cg_iterate_unfused). */
 static int run_cg(const struct suite_opts *o, const struct layout *l,
-                  const struct csr *A) {
+                  const struct csr *A, bool fused) {
   struct cg s;
   cg_new(l, &s);
   fill_random(l, s.b, 2);
@@ -484,7 +550,7 @@ static int run_cg(const struct suite_opts *o, const struct layout *l,
     bnorm = sqrt(s.rr);
     suite_barrier();
     double t0 = suite_now();
-    cg_iterate(l, A, &s);
+    (fused ? cg_iterate : cg_iterate_unfused)(l, A, &s);
     suite_add(&tt, suite_now() - t0);
   }
 
@@ -514,7 +580,8 @@ static long default_block(long n) {
 
 int main(int argc, char **argv) {
   struct suite_opts o;
-  int status = sparse_init(&argc, &argv, SUITE_DAG_RUNTIME, &o);
+  int status =
+      sparse_init(&argc, &argv, SUITE_DAG_RUNTIME, sparse_kernels, &o);
   if (status >= 0) {
     suite_finish();
     return status;
@@ -524,8 +591,9 @@ int main(int argc, char **argv) {
   struct layout l = layout_new(o.n, o.b);
   struct csr A;
   csr_new(&l, &A);
-  status =
-      !strcmp(o.kernel, "spmv") ? run_spmv(&o, &l, &A) : run_cg(&o, &l, &A);
+  status = !strcmp(o.kernel, "spmv")
+               ? run_spmv(&o, &l, &A)
+               : run_cg(&o, &l, &A, !strcmp(o.kernel, "cg"));
   csr_free(&A);
   suite_finish();
   return status;
