@@ -16,14 +16,14 @@ set -eu
 usage() {
   cat <<EOF
 usage: run-mpi [--json FILE] [--ranks "1 2"] [--sizes "4096"]
-               [--tiles "128 256"] [--blocks "32 64 128 256"] [--reps N]
+               [--tiles "128 256 512"] [--blocks "32 64 128 256"] [--reps N]
                [--threads N] [--quick] [--kernels "cholesky gemm"]
                [--runtimes "dag scalapack starpumpi"] [--mpiexec "CMD"]
   --json FILE   append one JSON object per line per result to FILE
   --ranks L     rank counts (default "1 2"; more ranks than cores run
                 oversubscribed, e.g. "1 2 4" on 2 cores)
   --sizes L     matrix orders (default 4096)
-  --tiles L     tile orders of dag and StarPU-MPI (default "128 256")
+  --tiles L     tile orders of dag and StarPU-MPI (default "128 256 512")
   --blocks L    block orders of ScaLAPACK (default "32 64 128 256": its
                 panels are factored column by column, so its best block is
                 smaller than a task runtime's best tile)
@@ -46,7 +46,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
-json='' ranks="1 2" sizes=4096 tiles="128 256" blocks="32 64 128 256"
+json='' ranks="1 2" sizes=4096 tiles="128 256 512" blocks="32 64 128 256"
 reps=3 threads=1
 kernels="cholesky gemm" runtimes="dag scalapack starpumpi"
 launcher="mpiexec --oversubscribe"

@@ -20,10 +20,13 @@ usage: run-overhead [--json FILE] [--threads N] [--pattern a|b|c|d|all]
   --quick       1/100 of the tasks, 1 repetition (smoke test)
   --runtimes L  the runtimes to run, in this order (default: all five;
                 dag-noinline is dag with DAG_INLINE=0: no task runs in the
-                submitting thread)
-Environment: STARPU_SCHED (default lws), and any other OMP_*, DAG_* or
-STARPU_* setting, pass through to the runtimes; OpenMP binds its threads
-(OMP_PROC_BIND=close OMP_PLACES=cores, ../peers.sh) unless they say.
+                submitting thread). A peer runs as each of its variants
+                (../peers.sh: OpenMP passive and active, StarPU under
+                each scheduler), its cell the best of them; a variant
+                named (starpu_lws) runs alone
+Environment: OMP_*, DAG_* or STARPU_* settings pass through to the
+runtimes; OpenMP binds its threads (OMP_PROC_BIND=close OMP_PLACES=cores,
+../peers.sh) unless they say.
 EOF
 }
 
@@ -48,34 +51,44 @@ while [ $# -gt 0 ]; do
 done
 
 export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
-export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
+export STARPU_NCPU="$threads"
 export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
 records=$(mktemp) one=$(mktemp)
 trap 'rm -f "$records" "$one"' EXIT
+variants=''
 for rt in $runtimes; do
+  variants="$variants $(peer_variants "$rt")"
+done
+for v in $variants; do
   # dag-noinline: dag with every task deferred (DAG_INLINE=0), beside dag
   # running tiny ready tasks in the submitting thread, which its peers do
-  # not do in these patterns.
-  bin=$here/overhead_${rt%-noinline} inline=1
+  # not do in these patterns. A peer's variant: its settings (peers.sh).
+  peer_variant "$v"
+  rt=$variant_base bin=$here/overhead_${variant_base%-noinline} inline=1
   [ "$rt" = dag-noinline ] && inline=0
   if [ ! -x "$bin" ]; then
-    echo "run-overhead: $rt: $bin not built, skipped" >&2
+    echo "run-overhead: $v: $bin not built, skipped" >&2
     continue
   fi
   : >"$one"
-  # shellcheck disable=SC2086 # $reps and $quick are zero or more words
-  DAG_INLINE=$inline "$bin" --pattern "$pattern" --threads "$threads" \
-    --json "$one" $reps $quick || echo "run-overhead: $rt failed (exit $?)" >&2
-  sed "s/\"runtime\":\"dag\"/\"runtime\":\"$rt\"/" "$one" >>"$records"
+  # shellcheck disable=SC2086 # settings, $reps and $quick are words
+  env $variant_env DAG_INLINE=$inline "$bin" --pattern "$pattern" \
+    --threads "$threads" --json "$one" $reps $quick ||
+    echo "run-overhead: $v failed (exit $?)" >&2
+  sed "s/\"runtime\":\"${rt%-noinline}\"/\"runtime\":\"$rt\",\"variant\":\"$v\"/" \
+    "$one" >>"$records"
 done
 echo
 
 # The table, from the records: one row per metric, one column per runtime.
 awk -v order="$runtimes" "$jsonl"'
 {
-  rt = str("runtime"); m = str("metric")
-  val[rt, m] = num("value"); tasks[m] = num("tasks"); seen[rt] = 1
+  rt = str("runtime"); m = str("metric"); v = str("variant")
+  tasks[m] = num("tasks"); seen[rt] = 1; tried[rt, v] = 1
+  if (!((rt, m) in val) || num("value") < val[rt, m]) { # the best variant
+    val[rt, m] = num("value"); won[rt, m] = v
+  }
   reps = num("reps"); threads = num("threads")
   if (str("config") != "") config[rt] = str("config")
 }
@@ -111,10 +124,25 @@ END {
     }
     printf "\n"
   }
-  for (j = 1; j <= n; j++)
-    if (col[j] in config) printf "%s: %s\n", col[j], config[col[j]]
+  # The configuration of a runtime; for a peer of several variants, the
+  # cells each variant won.
+  for (key in won) wins[won[key]]++
+  for (j = 1; j <= n; j++) {
+    line = ""; count = 0
+    for (tv in tried) {
+      split(tv, p, SUBSEP)
+      if (p[1] != col[j]) continue
+      count++
+      line = line sprintf(" %s %d", p[2], wins[p[2]] + 0)
+    }
+    if (count > 1)
+      printf "%s: the best of its variants in each cell; cells won:%s\n",
+             col[j], line
+    else if (col[j] in config)
+      printf "%s: %s\n", col[j], config[col[j]]
+  }
 }' "$records"
-peers_config
+peers_config "$variants"
 
 if [ -n "$json" ]; then
   cat "$records" >>"$json"
