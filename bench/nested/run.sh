@@ -18,7 +18,7 @@ usage() {
 usage: run-nested [--json FILE] [--threads "1 2"] [--reps N]
                   [--kernels "fib nqueens ..."] [--row "KERNEL N C"]...
                   [--versions "serial serial-clang dag dag-noinline dag-clang
-                               gomp libomp"]
+                               gomp gomp_active libomp libomp_active"]
                   [--timeout S] [--smoke]
   --json FILE   append one JSON object per run to FILE
   --threads L   thread counts for the parallel versions (default "1 2")
@@ -26,9 +26,11 @@ usage: run-nested [--json FILE] [--threads "1 2"] [--reps N]
   --kernels L   only the rows of these kernels (default: all)
   --row R       run the row "KERNEL N C" (kernel, -n, -c) instead of the
                 default rows; may be given several times
-  --versions L  the versions to run, in this order (default: all seven;
+  --versions L  the versions to run, in this order (default: all nine;
                 dag-noinline is dag with DAG_INLINE=0: no task runs in the
-                submitting thread, as OpenMP's fib without cutoff defers)
+                submitting thread, as OpenMP's fib without cutoff defers;
+                gomp_active and libomp_active are OpenMP with
+                OMP_WAIT_POLICY=active, ../peers.sh)
   --timeout S   a run taking longer is killed and reported (default 120)
   --smoke       the dag version of every kernel at a tiny size, 1 and 2
                 workers, once each: a check, not a measurement
@@ -61,7 +63,8 @@ jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
 json='' threads="1 2" reps=3 kernels='' rows='' limit=120
-versions="serial serial-clang dag dag-noinline dag-clang gomp libomp"
+versions="serial serial-clang dag dag-noinline dag-clang gomp gomp_active"
+versions="$versions libomp libomp_active"
 while [ $# -gt 0 ]; do
   case $1 in
   --json) json=${2:?--json needs a file}; shift ;;
@@ -97,25 +100,30 @@ for v in $versions; do
   *) for t in $threads; do plan="$plan $v:$t"; done ;;
   esac
 done
+# shellcheck disable=SC2086 # the plan is words
 nplan=$(echo $plan | wc -w)
 for v in $versions; do
+  peer_variant "${v%-noinline}"
   for k in $(printf '%s\n' "$rows" | awk '{ print $1 }' | sort -u); do
-    [ -x "$here/nested_${k}_${v%-noinline}" ] ||
-      echo "run-nested: $here/nested_${k}_${v%-noinline} not built, skipped" >&2
+    [ -x "$here/nested_${k}_$variant_base" ] ||
+      echo "run-nested: $here/nested_${k}_$variant_base not built, skipped" >&2
   done
 done
 
 # run VERSION THREADS KERNEL N C: one process, its record appended.
 run() {
-  bin=$here/nested_$3_${1%-noinline} inline=1
+  peer_variant "${1%-noinline}"
+  bin=$here/nested_$3_$variant_base inline=1
   [ "$1" = dag-noinline ] && inline=0
   [ -x "$bin" ] || return 0
   rc=0
   : >"$one"
-  out=$(DAG_INLINE=$inline DAG_NUM_THREADS=$2 OMP_NUM_THREADS=$2 \
-        timeout -k 5 "$limit" "$bin" -n "$4" -c "$5" --json "$one" \
-        2>&1 </dev/null) || rc=$?
-  sed "s/\"version\":\"dag\"/\"version\":\"$1\"/" "$one" >>"$records"
+  # shellcheck disable=SC2086 # the settings are words
+  out=$(env $variant_env DAG_INLINE=$inline DAG_NUM_THREADS=$2 \
+        OMP_NUM_THREADS=$2 timeout -k 5 "$limit" "$bin" -n "$4" -c "$5" \
+        --json "$one" 2>&1 </dev/null) || rc=$?
+  sed "s/\"version\":\"$variant_base\"/\"version\":\"$1\"/" "$one" \
+    >>"$records"
   if [ "$rc" -eq 0 ]; then
     printf '%s\n' "$out"
     return 0
@@ -139,6 +147,7 @@ while [ "$rep" -lt "$reps" ]; do
   while read -r k n c; do
     [ -n "$k" ] || continue
     # This repetition's order: the plan turned by rep - 1 places.
+    # shellcheck disable=SC2086 # the plan is words
     set -- $plan
     i=1
     while [ "$i" -lt "$rep" ] && [ "$nplan" -gt 1 ]; do
@@ -164,6 +173,17 @@ function secs(r, v, t,   key) {
 }
 function has(r, v, t) { return (r SUBSEP v SUBSEP t) in best }
 function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
+# The best time of OpenMP runtime o (gomp, libomp: either wait policy) with
+# t threads on row r, or -1.
+function omp(r, o, t,   b) {
+  b = -1
+  if (has(r, o, t)) b = best[r, o, t]
+  if (has(r, o "_active", t) && (b < 0 || best[r, o "_active", t] < b))
+    b = best[r, o "_active", t]
+  return b
+}
+function over(a, b) { return a >= 0 && b > 0 ? ratio(a, b) : "-" }
+function time_of(r, v, t) { return has(r, v, t) ? best[r, v, t] : -1 }
 # best time of (v, t) over best time of (w, u) on row r, as text.
 function pair(r, v, t, w, u) {
   if (!has(r, v, t) || !has(r, w, u)) return "-"
@@ -210,9 +230,9 @@ END {
   }
 
   printf "\n"
-  head(sprintf("ratios of best times: dag/best = dag / min(gomp, libomp); " \
-               "same compiler at %s threads; speedup = %s threads / %s", tn,
-               t1, tn))
+  head(sprintf("ratios of best times: dag/best = dag / min(gomp, libomp), " \
+               "each the better of its wait policies; same compiler at %s " \
+               "threads; speedup = %s threads / %s", tn, t1, tn))
   for (j = 1; j <= nt; j++) printf "%s", cell("dag/best:" ts[j])
   printf "%s", cell("noinline/best:" tn)
   printf "%s%s", cell("dag/gomp"), cell("dagclang/lomp")
@@ -223,15 +243,13 @@ END {
     r = order[i]
     rowlabel(r)
     for (j = 1; j <= nt; j++) {
-      t = ts[j]; b = -1
-      if (has(r, "gomp", t)) b = best[r, "gomp", t]
-      if (has(r, "libomp", t) && (b < 0 || best[r, "libomp", t] < b))
-        b = best[r, "libomp", t]
-      printf "%s", cell(has(r, "dag", t) && b > 0 ? ratio(best[r, "dag", t], b) : "-")
+      t = ts[j]; g = omp(r, "gomp", t); l = omp(r, "libomp", t)
+      b = g < 0 || (l > 0 && l < g) ? l : g
+      printf "%s", cell(over(time_of(r, "dag", t), b))
     }
-    printf "%s", cell(has(r, "dag-noinline", tn) && b > 0 ? ratio(best[r, "dag-noinline", tn], b) : "-")
-    printf "%s", cell(pair(r, "dag", tn, "gomp", tn))
-    printf "%s", cell(pair(r, "dag-clang", tn, "libomp", tn))
+    printf "%s", cell(over(time_of(r, "dag-noinline", tn), b))
+    printf "%s", cell(over(time_of(r, "dag", tn), omp(r, "gomp", tn)))
+    printf "%s", cell(over(time_of(r, "dag-clang", tn), omp(r, "libomp", tn)))
     for (j = 1; j <= nv; j++)
       if (vs[j] !~ /^serial/) printf "%s", cell(pair(r, vs[j], t1, vs[j], tn))
     printf "\n"
@@ -252,7 +270,7 @@ END {
     printf "\n"
   }
 }' "$records" || failed=$((failed + 1))
-peers_config
+peers_config "$versions"
 
 if [ -n "$json" ]; then
   cat "$records" >>"$json"

@@ -31,8 +31,10 @@ for n in $ranks; do
   printf '%8s %10s %14s %14s %10s %12s\n' "$n" "$tasks" "$ns" "$warm" "$sent" \
     "$recv"
   if [ -n "$json" ]; then
-    printf '{"bench":"ranks","runtime":"dag","metric":"submit_ns_per_task","value":%s,"unit":"ns","ranks":%s}\n' "$ns" "$n" >>"$json"
-    printf '{"bench":"ranks","runtime":"dag","metric":"warm_submit_ns_per_task","value":%s,"unit":"ns","ranks":%s}\n' "$warm" "$n" >>"$json"
-    printf '{"bench":"ranks","runtime":"dag","metric":"messages_planned","value":%s,"unit":"messages","ranks":%s}\n' "$((sent + recv))" "$n" >>"$json"
+    {
+      printf '{"bench":"ranks","runtime":"dag","metric":"submit_ns_per_task","value":%s,"unit":"ns","ranks":%s}\n' "$ns" "$n"
+      printf '{"bench":"ranks","runtime":"dag","metric":"warm_submit_ns_per_task","value":%s,"unit":"ns","ranks":%s}\n' "$warm" "$n"
+      printf '{"bench":"ranks","runtime":"dag","metric":"messages_planned","value":%s,"unit":"messages","ranks":%s}\n' "$((sent + recv))" "$n"
+    } >>"$json"
   fi
 done

@@ -76,6 +76,7 @@ printf 'file: %s lines, %s pragmas; best of %s; compiler %s\n' \
   "$(wc -l <"$src")" "$(grep -c '#pragma dag' "$src")" "$reps" "$cc"
 printf '%-10s %8s %10s %10s\n' what seconds /syntax /cc
 for row in "syntax $syntax" "rewrite $rewrite" "cc $plain" "dagcc $driver"; do
+  # shellcheck disable=SC2086 # a row is words
   set -- $row
   echo "$1 $2 $syntax $plain" |
     awk '{ printf "%-10s %8.4f %10.2f %10.2f\n", $1, $2, $2 / $3, $2 / $4 }'
