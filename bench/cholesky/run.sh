@@ -38,7 +38,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
 json='' threads=2 sizes="2048 4096" tiles="128 256 512" reps=3
@@ -186,7 +186,7 @@ done
 
 # The table: one row per (n, tile), one column per runtime.
 awk -v order="$runtimes" -v sizes="$sizes" -v tiles="$tiles" \
-    -v reps="$reps" -v threads="$threads" "$jsonl"'
+    -v reps="$reps" -v threads="$threads" "$awklib"'
 {
   rt = str("runtime")
   if (rt == "dgemm") { ceiling[num("n")] = num("value"); next }
@@ -251,23 +251,7 @@ END {
       printf "n=%d: dag best = %.2fx the kernel bound at tile %d (%.2f GFLOP/s; " \
              "%s)\n", n, best / bound[n, bt], bt, bound[n, bt], kernels[n, bt]
   }
-  # The configuration of a runtime; for a peer of several variants, the cells
-  # each variant won.
-  for (key in won) wins[won[key]]++
-  for (j = 1; j <= nc; j++) {
-    line = ""; count = 0
-    for (tv in tried) {
-      split(tv, p, SUBSEP)
-      if (p[1] != col[j]) continue
-      count++
-      line = line sprintf(" %s %d", p[2], wins[p[2]] + 0)
-    }
-    if (count > 1)
-      printf "%s: the best of its variants in each cell; cells won:%s\n",
-             col[j], line
-    else if (col[j] in config)
-      printf "%s: %s\n", col[j], config[col[j]]
-  }
+  say_variants(col, nc)
 }' "$records" || status=1
 peers_config "$variants"
 

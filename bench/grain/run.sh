@@ -50,7 +50,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-jsonl=$(cat "$here/../jsonl.awk")
+awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
 json='' threads=2 kernel=compute radix=3 reps=3 sweeps=3 ranks=1
@@ -161,7 +161,7 @@ done
 # interpolated, < at least half the peak down to the smallest size, > below
 # half at every size.
 metg_of_sweep() {
-  awk "$jsonl"'
+  awk "$awklib"'
   !/"metric"/ {
     key = str("pattern") SUBSEP num("width"); rt = str("runtime")
     g = num("iterations")

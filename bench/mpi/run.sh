@@ -43,7 +43,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
 json='' ranks="1 2" sizes=4096 tiles="128 256 512" blocks="32 64 128 256"
@@ -167,7 +167,7 @@ done
 # The tables: one row per (kernel, ranks, n, tile), one column per runtime
 # (a peer of several variants: the best of them); then each runtime at its
 # best tile; then the bytes sent.
-awk -v order="$runtimes" -v reps="$reps" -v threads="$threads" "$jsonl"'
+awk -v order="$runtimes" -v reps="$reps" -v threads="$threads" "$awklib"'
 function cell_of(v, ref) {
   c = sprintf("%.2f", v)
   return ref > 0 ? sprintf("%s (%.2fx)", c, v / ref) : c
@@ -241,19 +241,7 @@ END {
     }
     printf "\n"
   }
-  for (key in won) wins[won[key]]++
-  for (j = 1; j <= nc; j++) {
-    line = ""; count = 0
-    for (tv in tried) {
-      split(tv, p, SUBSEP)
-      if (p[1] != col[j]) continue
-      count++
-      line = line sprintf(" %s %d", p[2], wins[p[2]] + 0)
-    }
-    if (count > 1)
-      printf "%s: the best of its variants in each cell; cells won:%s\n",
-             col[j], line
-  }
+  say_variants(col, nc)
   printed = 0
   for (r = 1; r <= nrows; r++) {
     row = rows[r]

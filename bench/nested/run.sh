@@ -59,7 +59,7 @@ uts 10 4
 spawn 2000 5'
 
 here=$(cd "$(dirname "$0")" && pwd)
-jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
 json='' threads="1 2" reps=3 kernels='' rows='' limit=120
@@ -162,7 +162,7 @@ EOF
 done
 echo
 
-awk -v versions="$versions" -v threads="$threads" -v reps="$reps" "$jsonl"'
+awk -v versions="$versions" -v threads="$threads" -v reps="$reps" "$awklib"'
 function cell(s) { return sprintf(" %12s", s) }
 # The best seconds of version v with t threads on row r, as text.
 function secs(r, v, t,   key) {

@@ -28,7 +28,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
 json='' ranks=2 cores=$(nproc) per_rank='' reps=5 rounds=5 pattern=all
 quick=''
 while [ $# -gt 0 ]; do
@@ -64,7 +64,7 @@ done
 # table from them.
 many_config="$ranks rank$([ "$ranks" -gt 1 ] && echo s)"
 awk -v many="$many_config" -v ranks="$ranks" -v rounds="$rounds" \
-  -v best_file="$tmp/best" "$jsonl"'
+  -v best_file="$tmp/best" "$awklib"'
 {
   k = str("config") SUBSEP str("metric")
   if (!(k in best) || num("value") < best[k]) { best[k] = num("value"); line[k] = $0 }

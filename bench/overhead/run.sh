@@ -31,7 +31,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-jsonl=$(cat "$here/../jsonl.awk") # str() and num(), for the records
+awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
 # shellcheck source=bench/peers.sh
 . "$here/../peers.sh"
 json='' threads=2 pattern=all reps='' quick=''
@@ -82,7 +82,7 @@ done
 echo
 
 # The table, from the records: one row per metric, one column per runtime.
-awk -v order="$runtimes" "$jsonl"'
+awk -v order="$runtimes" "$awklib"'
 {
   rt = str("runtime"); m = str("metric"); v = str("variant")
   tasks[m] = num("tasks"); seen[rt] = 1; tried[rt, v] = 1
@@ -124,23 +124,7 @@ END {
     }
     printf "\n"
   }
-  # The configuration of a runtime; for a peer of several variants, the
-  # cells each variant won.
-  for (key in won) wins[won[key]]++
-  for (j = 1; j <= n; j++) {
-    line = ""; count = 0
-    for (tv in tried) {
-      split(tv, p, SUBSEP)
-      if (p[1] != col[j]) continue
-      count++
-      line = line sprintf(" %s %d", p[2], wins[p[2]] + 0)
-    }
-    if (count > 1)
-      printf "%s: the best of its variants in each cell; cells won:%s\n",
-             col[j], line
-    else if (col[j] in config)
-      printf "%s: %s\n", col[j], config[col[j]]
-  }
+  say_variants(col, n)
 }' "$records"
 peers_config "$variants"
 

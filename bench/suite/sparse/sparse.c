@@ -406,6 +406,25 @@ static void cg_start(const struct layout *l, struct cg *s) {
 #pragma dag taskwait
 }
 
+/* An iteration's end, once the parts of r.r are in: beta, then the next
+ * direction p = r + beta p. */
+static void cg_next_direction(const struct layout *l, struct cg *s) {
+  long nb = l->nb;
+  double *r = s->r, *p = s->p, *rr_part = s->rr_part;
+#pragma dag task in(rr_part[0:nb]) inout(s->rr) out(s->beta) label("cg_beta")
+  {
+    double rr = sum(nb, rr_part);
+    s->beta = ratio(rr, s->rr);
+    s->rr = rr;
+  }
+  for (long k = 0; k < nb; k++) {
+    long first = block_first(l, k), rows = block_rows(l, k);
+#pragma dag task inout(p[first:rows]) in(r[first:rows], s->beta)              \
+    label("cg_direction")
+    cg_direction_block(rows, s->beta, r + first, p + first);
+  }
+}
+
 /* CG_ITERATIONS iterations from the state cg_start left. */
 static void cg_iterate(const struct layout *l, const struct csr *A,
                        struct cg *s) {
@@ -432,18 +451,7 @@ static void cg_iterate(const struct layout *l, const struct csr *A,
       rr_part[k] = cg_update_block(rows, s->alpha, p + first, q + first,
                                    x + first, r + first);
     }
-#pragma dag task in(rr_part[0:nb]) inout(s->rr) out(s->beta) label("cg_beta")
-    {
-      double rr = sum(nb, rr_part);
-      s->beta = ratio(rr, s->rr);
-      s->rr = rr;
-    }
-    for (long k = 0; k < nb; k++) {
-      long first = block_first(l, k), rows = block_rows(l, k);
-#pragma dag task inout(p[first:rows]) in(r[first:rows], s->beta)              \
-    label("cg_direction")
-      cg_direction_block(rows, s->beta, r + first, p + first);
-    }
+    cg_next_direction(l, s);
   }
 #pragma dag taskwait
 }
@@ -492,18 +500,7 @@ static void cg_iterate_unfused(const struct layout *l, const struct csr *A,
 #pragma dag task in(r[first:rows]) out(rr_part[k]) label("cg_rr")
       rr_part[k] = dot(rows, r + first, r + first);
     }
-#pragma dag task in(rr_part[0:nb]) inout(s->rr) out(s->beta) label("cg_beta")
-    {
-      double rr = sum(nb, rr_part);
-      s->beta = ratio(rr, s->rr);
-      s->rr = rr;
-    }
-    for (long k = 0; k < nb; k++) {
-      long first = block_first(l, k), rows = block_rows(l, k);
-#pragma dag task inout(p[first:rows]) in(r[first:rows], s->beta)              \
-    label("cg_direction")
-      cg_direction_block(rows, s->beta, r + first, p + first);
-    }
+    cg_next_direction(l, s);
   }
 #pragma dag taskwait
 }
