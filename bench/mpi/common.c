@@ -229,57 +229,50 @@ static uint64_t others(MPI_Comm comm) {
   return size > 1 ? (uint64_t)size - 1 : 0;
 }
 
+/* What each collective this rank calls sends, as its counts say. */
+static void bcast_bytes(int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  int me = -1;
+  PMPI_Comm_rank(comm, &me);
+  if (me == root)
+    add_bytes(count, type, others(comm));
+}
+
+static void reduce_bytes(int count, MPI_Datatype type, int root,
+                         MPI_Comm comm) {
+  int me = -1;
+  PMPI_Comm_rank(comm, &me);
+  if (me != root)
+    add_bytes(count, type, 1);
+}
+
+static void allgather_bytes(const void *sbuf, int scount, MPI_Datatype stype,
+                            int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  if (sbuf == MPI_IN_PLACE)
+    add_bytes(rcount, rtype, others(comm));
+  else
+    add_bytes(scount, stype, others(comm));
+}
+
 /* The profiling interface: each wrapper counts, then calls the real
  * function. The program's executable defines them, so the calls that
- * libdag, ScaLAPACK (BLACS) and StarPU-MPI make land here too. */
+ * libdag, ScaLAPACK (BLACS) and StarPU-MPI make land here too. Each call
+ * comes blocking and not (MPI_Send, MPI_Isend): X(NAME, EXTRA, ARG) makes
+ * both, EXTRA the non-blocking one's request parameter and ARG its use. */
+#define BLOCKING_AND_NOT(X, name, iname)                                       \
+  X(name, , )                                                                  \
+  X(iname, COMMA MPI_Request *req, COMMA req)
+#define COMMA ,
 
-int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-             MPI_Comm comm) {
-  p2p(count, type, dest, comm);
-  return PMPI_Send(buf, count, type, dest, tag, comm);
-}
-
-int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-              MPI_Comm comm, MPI_Request *req) {
-  p2p(count, type, dest, comm);
-  return PMPI_Isend(buf, count, type, dest, tag, comm, req);
-}
-
-int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-              MPI_Comm comm) {
-  p2p(count, type, dest, comm);
-  return PMPI_Ssend(buf, count, type, dest, tag, comm);
-}
-
-int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request *req) {
-  p2p(count, type, dest, comm);
-  return PMPI_Issend(buf, count, type, dest, tag, comm, req);
-}
-
-int MPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-              MPI_Comm comm) {
-  p2p(count, type, dest, comm);
-  return PMPI_Rsend(buf, count, type, dest, tag, comm);
-}
-
-int MPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request *req) {
-  p2p(count, type, dest, comm);
-  return PMPI_Irsend(buf, count, type, dest, tag, comm, req);
-}
-
-int MPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-              MPI_Comm comm) {
-  p2p(count, type, dest, comm);
-  return PMPI_Bsend(buf, count, type, dest, tag, comm);
-}
-
-int MPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request *req) {
-  p2p(count, type, dest, comm);
-  return PMPI_Ibsend(buf, count, type, dest, tag, comm, req);
-}
+#define SEND(name, extra, arg)                                                 \
+  int MPI_##name(const void *buf, int count, MPI_Datatype type, int dest,      \
+                 int tag, MPI_Comm comm extra) {                               \
+    p2p(count, type, dest, comm);                                              \
+    return PMPI_##name(buf, count, type, dest, tag, comm arg);                 \
+  }
+BLOCKING_AND_NOT(SEND, Send, Isend)
+BLOCKING_AND_NOT(SEND, Ssend, Issend)
+BLOCKING_AND_NOT(SEND, Rsend, Irsend)
+BLOCKING_AND_NOT(SEND, Bsend, Ibsend)
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
                  int stag, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -289,74 +282,37 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
                        source, rtag, comm, status);
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
-              MPI_Comm comm) {
-  int me = -1;
-  PMPI_Comm_rank(comm, &me);
-  if (me == root)
-    add_bytes(count, type, others(comm));
-  return PMPI_Bcast(buf, count, type, root, comm);
-}
+#define BCAST(name, extra, arg)                                                \
+  int MPI_##name(void *buf, int count, MPI_Datatype type, int root,            \
+                 MPI_Comm comm extra) {                                        \
+    bcast_bytes(count, type, root, comm);                                      \
+    return PMPI_##name(buf, count, type, root, comm arg);                      \
+  }
+BLOCKING_AND_NOT(BCAST, Bcast, Ibcast)
 
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-               MPI_Op op, int root, MPI_Comm comm) {
-  int me = -1;
-  PMPI_Comm_rank(comm, &me);
-  if (me != root)
-    add_bytes(count, type, 1);
-  return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
-}
+#define REDUCE(name, extra, arg)                                               \
+  int MPI_##name(const void *sbuf, void *rbuf, int count, MPI_Datatype type,   \
+                 MPI_Op op, int root, MPI_Comm comm extra) {                   \
+    reduce_bytes(count, type, root, comm);                                     \
+    return PMPI_##name(sbuf, rbuf, count, type, op, root, comm arg);           \
+  }
+BLOCKING_AND_NOT(REDUCE, Reduce, Ireduce)
 
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-                  MPI_Op op, MPI_Comm comm) {
-  add_bytes(count, type, others(comm));
-  return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
-}
+#define ALLREDUCE(name, extra, arg)                                            \
+  int MPI_##name(const void *sbuf, void *rbuf, int count, MPI_Datatype type,   \
+                 MPI_Op op, MPI_Comm comm extra) {                             \
+    add_bytes(count, type, others(comm));                                      \
+    return PMPI_##name(sbuf, rbuf, count, type, op, comm arg);                 \
+  }
+BLOCKING_AND_NOT(ALLREDUCE, Allreduce, Iallreduce)
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                  int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  if (sbuf == MPI_IN_PLACE)
-    add_bytes(rcount, rtype, others(comm));
-  else
-    add_bytes(scount, stype, others(comm));
-  return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-}
-
-/* The non-blocking collectives count as the blocking ones do. */
-
-int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Request *req) {
-  int me = -1;
-  PMPI_Comm_rank(comm, &me);
-  if (me == root)
-    add_bytes(count, type, others(comm));
-  return PMPI_Ibcast(buf, count, type, root, comm, req);
-}
-
-int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-                MPI_Op op, int root, MPI_Comm comm, MPI_Request *req) {
-  int me = -1;
-  PMPI_Comm_rank(comm, &me);
-  if (me != root)
-    add_bytes(count, type, 1);
-  return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
-}
-
-int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *req) {
-  add_bytes(count, type, others(comm));
-  return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
-}
-
-int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                   int rcount, MPI_Datatype rtype, MPI_Comm comm,
-                   MPI_Request *req) {
-  if (sbuf == MPI_IN_PLACE)
-    add_bytes(rcount, rtype, others(comm));
-  else
-    add_bytes(scount, stype, others(comm));
-  return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-}
+#define ALLGATHER(name, extra, arg)                                            \
+  int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, \
+                 int rcount, MPI_Datatype rtype, MPI_Comm comm extra) {        \
+    allgather_bytes(sbuf, scount, stype, rcount, rtype, comm);                 \
+    return PMPI_##name(sbuf, scount, stype, rbuf, rcount, rtype, comm arg);    \
+  }
+BLOCKING_AND_NOT(ALLGATHER, Allgather, Iallgather)
 
 /* ------------------------------------------------------- minimum volumes */
 
