@@ -27,7 +27,9 @@ static int lapacke_factor(double *a, int n, int bs) {
 }
 
 int main(int argc, char **argv) {
-  static const struct chol_runtime rt = {"lapacke", "untiled dpotrf",
-                                         lapacke_start, lapacke_factor, NULL};
+  static const struct chol_runtime rt = {.name = "lapacke",
+                                         .config = "untiled dpotrf",
+                                         .start = lapacke_start,
+                                         .factor = lapacke_factor};
   return chol_main(argc, argv, &rt);
 }

@@ -99,7 +99,9 @@ static int omp_factor(double *a, int n, int bs) {
 }
 
 int main(int argc, char **argv) {
-  static const struct chol_runtime rt = {CHOL_OMP_NAME, CHOL_OMP_CC, omp_start,
-                                         omp_factor, NULL};
+  static const struct chol_runtime rt = {.name = CHOL_OMP_NAME,
+                                         .config = CHOL_OMP_CC,
+                                         .start = omp_start,
+                                         .factor = omp_factor};
   return chol_main(argc, argv, &rt);
 }

@@ -18,7 +18,8 @@
  * MPI thread: as dag's progress thread, it shares the rank's core with the
  * STARPU_NCPU workers. STARPU_SCHED picks the scheduler (default prio: with
  * one worker per rank only the priorities matter, and it needs no
- * calibration). While StarPU-MPI's thread runs, only it calls MPI: the
+ * calibration; the codelets, chol_codelets.h, have the models that the
+ * dm* schedulers want). While StarPU-MPI's thread runs, only it calls MPI: the
  * timing barrier is starpu_mpi_barrier and the reductions wait until
  * starpu_mpi_shutdown.
  *
@@ -28,65 +29,16 @@
 #define _POSIX_C_SOURCE 200809L /* starpu.h needs pthread rwlocks */
 
 #include <mpi.h>
-#include <starpu.h>
 #include <starpu_mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chol_codelets.h"
 #include "common.h"
-#include "tiles.h"
 
 #define CHOL_STARPUMPI_SCHED "prio"
-
-/* ------------------------------------------------------------ codelets */
-
-/* Every tile is b x b with ld = b (registered or allocated by StarPU). */
-#define PTR(buf) ((double *)STARPU_MATRIX_GET_PTR(buf))
-#define DIM(buf) ((int)STARPU_MATRIX_GET_NX(buf))
-#define LD(buf) ((int)STARPU_MATRIX_GET_LD(buf))
-
-static void potrf_cpu(void *buffers[], void *cl_arg) {
-  (void)cl_arg;
-  tile_potrf(PTR(buffers[0]), DIM(buffers[0]), LD(buffers[0]));
-}
-
-static void trsm_cpu(void *buffers[], void *cl_arg) {
-  (void)cl_arg;
-  tile_trsm(PTR(buffers[0]), PTR(buffers[1]), DIM(buffers[1]), DIM(buffers[1]),
-            LD(buffers[1]));
-}
-
-static void syrk_cpu(void *buffers[], void *cl_arg) {
-  (void)cl_arg;
-  tile_syrk(PTR(buffers[0]), PTR(buffers[1]), DIM(buffers[1]), DIM(buffers[0]),
-            LD(buffers[1]));
-}
-
-static void gemm_cpu(void *buffers[], void *cl_arg) {
-  (void)cl_arg;
-  tile_gemm(PTR(buffers[0]), PTR(buffers[1]), PTR(buffers[2]), DIM(buffers[2]),
-            DIM(buffers[2]), DIM(buffers[0]), LD(buffers[2]));
-}
-
-static struct starpu_codelet potrf_cl = {.cpu_funcs = {potrf_cpu},
-                                         .nbuffers = 1,
-                                         .modes = {STARPU_RW},
-                                         .name = "potrf"};
-static struct starpu_codelet trsm_cl = {.cpu_funcs = {trsm_cpu},
-                                        .nbuffers = 2,
-                                        .modes = {STARPU_R, STARPU_RW},
-                                        .name = "trsm"};
-static struct starpu_codelet syrk_cl = {.cpu_funcs = {syrk_cpu},
-                                        .nbuffers = 2,
-                                        .modes = {STARPU_R, STARPU_RW},
-                                        .name = "syrk"};
-static struct starpu_codelet gemm_cl = {
-    .cpu_funcs = {gemm_cpu},
-    .nbuffers = 3,
-    .modes = {STARPU_R, STARPU_R, STARPU_RW},
-    .name = "gemm"};
 
 /* ------------------------------------------------------------- the walk */
 
@@ -100,16 +52,10 @@ static starpu_data_handle_t tile(const struct chol *c, int i, int j) {
   return c->h[(size_t)i * c->nt + j];
 }
 
-/* chol_priority scaled into the scheduler's priority range. */
+/* The task's priority in the scheduler's range. */
 static int prio(const struct chol *c, enum chol_kernel kernel, int i, int j,
                 int k) {
-  int64_t lo = starpu_sched_get_min_priority();
-  int64_t hi = starpu_sched_get_max_priority();
-  int64_t top = chol_max_priority(c->nt);
-  int64_t p = chol_priority(kernel, i, j, k, c->nt);
-  if (hi - lo >= top)
-    return (int)(lo + p);
-  return (int)(lo + p * (hi - lo) / (top > 0 ? top : 1));
+  return chol_starpu_priority(kernel, i, j, k, c->nt);
 }
 
 static void check(struct chol *c, int ret, const char *what) {

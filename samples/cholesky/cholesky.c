@@ -154,7 +154,9 @@ static int dag_factor(double *a, int n, int bs) {
 static void dag_stop(void) { dag_finalize(); }
 
 int main(int argc, char **argv) {
-  static const struct chol_runtime rt = {"dag", NULL, dag_start, dag_factor,
-                                         dag_stop};
+  static const struct chol_runtime rt = {.name = "dag",
+                                         .start = dag_start,
+                                         .factor = dag_factor,
+                                         .stop = dag_stop};
   return chol_main(argc, argv, &rt);
 }

@@ -56,7 +56,7 @@ static int start(void) { return 1; }
 #endif
 
 int main(int argc, char **argv) {
-  static const struct chol_runtime rt = {"dag-pragma", NULL, start, factor,
-                                         NULL};
+  static const struct chol_runtime rt = {
+      .name = "dag-pragma", .start = start, .factor = factor};
   return chol_main(argc, argv, &rt);
 }

@@ -232,9 +232,13 @@ int chol_main(int argc, char **argv, const struct chol_runtime *rt) {
   int failed = 0;
   for (int r = 0; r < reps && !failed; r++) {
     memcpy(a, orig, (size_t)n * n * sizeof *a);
+    if (rt->prepare && (failed = rt->prepare(a, n, bs)) != 0)
+      break;
     double t0 = sample_now();
     failed = rt->factor(a, n, bs);
     double t = sample_now() - t0;
+    if (rt->release)
+      rt->release();
     if (t < best)
       best = t;
   }

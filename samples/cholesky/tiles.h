@@ -78,6 +78,12 @@ struct chol_runtime {
   int (*factor)(double *a, int n, int bs);
   /* Stops the runtime after the timed part (may be NULL). */
   void (*stop)(void);
+  /* Untimed, before and after each factorization (each may be NULL): what
+   * a runtime's own benchmarks keep out of the time, as StarPU's
+   * registration of the tiles. prepare returns 0, or non-zero after
+   * printing why it failed. */
+  int (*prepare)(double *a, int n, int bs);
+  void (*release)(void);
 };
 
 /* Number of tiles along one dimension, and the size of tile row/column i. */

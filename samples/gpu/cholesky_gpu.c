@@ -112,6 +112,7 @@ static int factor(double *a, int n, int bs) {
 static int start(void) { return dag_num_workers(); }
 
 int main(int argc, char **argv) {
-  static const struct chol_runtime rt = {"dag-gpu", NULL, start, factor, NULL};
+  static const struct chol_runtime rt = {
+      .name = "dag-gpu", .start = start, .factor = factor};
   return chol_main(argc, argv, &rt);
 }
