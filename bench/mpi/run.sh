@@ -151,6 +151,14 @@ for k in $kernels; do
     done
   done
   all_variants="$all_variants $variants"
+  case " $variants " in
+  *" starpumpi_"*) # the dm* schedulers' models, per tile, untimed
+    for b in $tiles; do
+      STARPU_SCHED=dmda $launcher -n 1 "$(bin_of "$k" starpumpi)" \
+        -n $((8 * b)) -b "$b" -r 2 >/dev/null 2>&1 ||
+        echo "run-mpi: StarPU-MPI calibration b=$b FAILED" >&2
+    done ;;
+  esac
   for r in $ranks; do
     for n in $sizes; do
       for v in $variants; do
