@@ -10,6 +10,13 @@
 export OMP_PROC_BIND="${OMP_PROC_BIND:-close}" OMP_PLACES="${OMP_PLACES:-cores}"
 export OMP_MAX_TASK_PRIORITY="${OMP_MAX_TASK_PRIORITY:-1000}"
 
+# StarPU quiet and on the CPUs only; Open MPI allowed to run as root, which
+# it refuses without these (the CI's machines run as root).
+export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
 # The peers' settings, one line, for the foot of a table; with the
 # runner's runtimes as $1, each variant's own settings after (peer_variant).
 peers_config() {

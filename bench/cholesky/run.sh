@@ -70,7 +70,6 @@ records=$tmp/records.jsonl
 export DAG_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads"
 export OPENBLAS_NUM_THREADS="$threads" STARPU_NCPU="$threads"
 export STARPU_HOME="$tmp"
-export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
 status=0 failed=0
 bin_of() {

@@ -79,14 +79,12 @@ done
 
 export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
 export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
-export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
 # On several ranks the builds of dag run under the launcher, unbound so that
 # dag shares the node's cores among the ranks (docs/mpi.md).
 launch=''
 if [ "$ranks" -gt 1 ]; then
   launch="${MPIEXEC:-mpiexec} -n $ranks --oversubscribe --bind-to none"
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
 built='' peers='' # peers: the other runtimes, not dag's builds

@@ -79,10 +79,6 @@ records=$tmp/records.jsonl
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 export DAG_NUM_THREADS="$threads" STARPU_NCPU="$threads"
 export STARPU_HOME="$tmp"
-export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
-if [ "$(id -u)" = 0 ]; then # Open MPI refuses root without these
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
 
 status=0 failed=0
 

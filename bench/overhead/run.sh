@@ -52,7 +52,6 @@ done
 
 export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
 export STARPU_NCPU="$threads"
-export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NOPENCL=0
 
 records=$(mktemp) one=$(mktemp)
 trap 'rm -f "$records" "$one"' EXIT
