@@ -25,7 +25,7 @@ usage: run-cholesky [--json FILE] [--threads N] [--sizes "2048 4096"]
                 dag-pragma is samples/cholesky/cholesky_pragma, the same
                 algorithm written with pragmas and built by dagcc). A peer
                 runs as each of its variants (../peers.sh): gomp and libomp
-                with OMP_WAIT_POLICY passive and active, starpu with the
+                with OMP_WAIT_POLICY at its default and active, starpu with the
                 schedulers dmdas, dmda, lws, ws, eager and prio; its column
                 is the best of them. A variant named (starpu_lws,
                 libomp_active) runs alone
@@ -206,7 +206,12 @@ END {
   if (!NR) { print "run-cholesky: no results"; exit 1 }
   nc = 0
   split(order, all, " ")
-  for (i = 1; i in all; i++) if (all[i] in seen) col[++nc] = all[i]
+  for (i = 1; i in all; i++) {
+    sub(/_.*/, "", all[i]) # starpu_lws: starpu
+    if (all[i] in seen && !(all[i] in taken)) {
+      col[++nc] = all[i]; taken[all[i]] = 1
+    }
+  }
   printf "cholesky: GFLOP/s (n^3/3 flops), best of %d, %d threads; " \
          "(x) = runtime / dag\n", reps, threads
   printf "%6s %5s", "n", "tile"

@@ -152,7 +152,7 @@ for k in $kernels; do
     for b in $tiles; do
       STARPU_SCHED=dmda $launcher -n 1 "$(bin_of "$k" starpumpi)" \
         -n $((8 * b)) -b "$b" -r 2 >/dev/null 2>&1 ||
-        echo "run-mpi: StarPU-MPI calibration b=$b FAILED" >&2
+        { echo "run-mpi: StarPU-MPI calibration b=$b FAILED" >&2; status=1; }
     done ;;
   esac
   for r in $ranks; do
@@ -196,7 +196,6 @@ function cell_of(v, ref) {
     }
     if (!((rt, head) in best) || num("value") > best[rt, head]) {
       best[rt, head] = num("value"); at[rt, head] = num("tile")
-      bestwon[rt, head] = str("variant")
     }
   } else {
     sent[rt, row, str("variant")] = num("value")
@@ -228,7 +227,8 @@ END {
     for (j = 1; j <= nc; j++) {
       rt = col[j]
       if (!((rt, row) in gf)) { printf " %15s", "-"; continue }
-      printf " %15s", cell_of(gf[rt, row], rt == "dag" ? 0 : gf["dag", row])
+      ref = rt != "dag" && ("dag", row) in gf ? gf["dag", row] : 0
+      printf " %15s", cell_of(gf[rt, row], ref)
     }
     printf "\n"
   }
@@ -240,7 +240,8 @@ END {
     for (j = 1; j <= nc; j++) {
       rt = col[j]
       if (!((rt, head) in best)) { printf " %22s", "-"; continue }
-      c = cell_of(best[rt, head], rt == "dag" ? 0 : best["dag", head])
+      ref = rt != "dag" && ("dag", head) in best ? best["dag", head] : 0
+      c = cell_of(best[rt, head], ref)
       printf " %22s", sprintf("%s b=%d", c, at[rt, head])
     }
     printf "\n"

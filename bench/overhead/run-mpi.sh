@@ -29,6 +29,8 @@ EOF
 
 here=$(cd "$(dirname "$0")" && pwd)
 awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh" # Open MPI as root
 json='' ranks=2 cores=$(nproc) per_rank='' reps=5 rounds=5 pattern=all
 quick=''
 while [ $# -gt 0 ]; do
@@ -62,7 +64,9 @@ done
 
 # The best record of each metric and rank count (to $tmp/best), and the
 # table from them.
-many_config="$ranks rank$([ "$ranks" -gt 1 ] && echo s)"
+plural=''
+[ "$ranks" -gt 1 ] && plural=s
+many_config="$ranks rank$plural"
 awk -v many="$many_config" -v ranks="$ranks" -v rounds="$rounds" \
   -v best_file="$tmp/best" "$awklib"'
 {

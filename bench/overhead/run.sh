@@ -21,7 +21,8 @@ usage: run-overhead [--json FILE] [--threads N] [--pattern a|b|c|d|all]
   --runtimes L  the runtimes to run, in this order (default: all five;
                 dag-noinline is dag with DAG_INLINE=0: no task runs in the
                 submitting thread). A peer runs as each of its variants
-                (../peers.sh: OpenMP passive and active, StarPU under
+                (../peers.sh: OpenMP at its default wait policy and
+                active, StarPU under
                 each scheduler), its cell the best of them; a variant
                 named (starpu_lws) runs alone
 Environment: OMP_*, DAG_* or STARPU_* settings pass through to the
@@ -53,9 +54,12 @@ done
 export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
 export STARPU_NCPU="$threads"
 
-records=$(mktemp) one=$(mktemp)
-trap 'rm -f "$records" "$one"' EXIT
-variants=''
+# StarPU keeps what it learns under $STARPU_HOME: a temporary directory, not
+# $HOME.
+records=$(mktemp) one=$(mktemp) STARPU_HOME=$(mktemp -d)
+export STARPU_HOME
+trap 'rm -rf "$records" "$one" "$STARPU_HOME"' EXIT
+variants='' ran=''
 for rt in $runtimes; do
   variants="$variants $(peer_variants "$rt")"
 done
@@ -70,7 +74,7 @@ for v in $variants; do
     echo "run-overhead: $v: $bin not built, skipped" >&2
     continue
   fi
-  : >"$one"
+  : >"$one" && ran="$ran $v"
   # shellcheck disable=SC2086 # settings, $reps and $quick are words
   env $variant_env DAG_INLINE=$inline "$bin" --pattern "$pattern" \
     --threads "$threads" --json "$one" $reps $quick ||
@@ -95,7 +99,12 @@ END {
   if (!NR) { print "run-overhead: no results"; exit 1 }
   n = 0
   split(order, all, " ")
-  for (i = 1; i in all; i++) if (all[i] in seen) col[++n] = all[i]
+  for (i = 1; i in all; i++) {
+    sub(/_.*/, "", all[i]) # starpu_lws: starpu
+    if (all[i] in seen && !(all[i] in taken)) {
+      col[++n] = all[i]; taken[all[i]] = 1
+    }
+  }
   nm = split("a_us_per_task b_us_per_task c_us_per_task d_us_per_task " \
              "a_rss_bytes_per_task", metrics, " ")
   label["a_us_per_task"] = "a independent"
@@ -125,7 +134,7 @@ END {
   }
   say_variants(col, n)
 }' "$records"
-peers_config "$variants"
+peers_config "$ran"
 
 if [ -n "$json" ]; then
   cat "$records" >>"$json"

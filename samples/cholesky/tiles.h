@@ -81,7 +81,8 @@ struct chol_runtime {
   /* Untimed, before and after each factorization (each may be NULL): what
    * a runtime's own benchmarks keep out of the time, as StarPU's
    * registration of the tiles. prepare returns 0, or non-zero after
-   * printing why it failed. */
+   * undoing what it did and printing why it failed (release is not called
+   * then). */
   int (*prepare)(double *a, int n, int bs);
   void (*release)(void);
 };
