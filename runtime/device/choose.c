@@ -4,13 +4,16 @@
  *
  * Each candidate (the task's function and each `implements` variant, on
  * each device that runs its kind, or on the CPU) is given the time it is
- * expected to end: the work queued before it there, the copies its data
- * needs, and its own mean time for this function and size of data, as
- * measured. The earliest wins, as StarPU's dmda scheduler does. The work
+ * expected to end: its own mean time for this function and size of data,
+ * as measured, after the work queued before it there and the copies its
+ * data needs. The earliest wins, as StarPU's dmda scheduler does. The work
  * queued on a device is the expected time of what the chooser sent there
- * and has not finished; on the CPU, the same shared by the workers. Each
- * finished task takes back exactly what its choice added, so the estimate
- * never drifts.
+ * and has not finished, and so are its copies in, at the rate its copies
+ * have run; a device copies while it computes, so a task there starts
+ * when both its queue's work and its copies, after those queued, are
+ * done. On the CPU, the work queued is shared by the workers, and a
+ * worker's copies back come before its work. Each finished task takes
+ * back exactly what its choice added, so the estimate never drifts.
  *
  * A candidate is measured once MEASURED runs have finished; the first does
  * not count in its mean, since it pays the set-up of the libraries its body
@@ -44,8 +47,19 @@
  * 300 ms); a first cuBLAS call may take longer, and the CPU runs it then. */
 #define BLIND_WAIT_NS 100000000
 
-/* Copies are assumed to move this many bytes per ns (PCIe-class). */
+/* Copies are assumed to move this many bytes per ns (PCIe-class) until a
+ * device's have been measured, and from a device to the host. */
 #define COPY_BYTES_PER_NS 10.0
+
+/* Bytes per ns of d's copies in, as measured; the prior counts as one
+ * millisecond of copying. With 10 GB/s for a link of 53 (the timed H200),
+ * a step's 70 tiles queued looked like 250 ms of copies, and the panel's
+ * potrf went to a CPU core instead (60 ms). */
+static double copy_in_rate(struct device *d) {
+  double ns = (double)atomic_load(&d->copy_in_ns) + 1e6;
+  return ((double)atomic_load(&d->copy_in_bytes) + COPY_BYTES_PER_NS * 1e6) /
+         ns;
+}
 
 /* ------------------------------------------------------------- history */
 
@@ -225,14 +239,29 @@ static void to_copy(struct call *c, struct lacking *l) {
   pthread_mutex_unlock(&dag__devices_lock);
 }
 
+static double nonnegative(int64_t ns) { return ns > 0 ? (double)ns : 0; }
+
+/* When a task on d whose copies take copy_ns can start: a device copies
+ * while it computes, so after the work queued there or after the copies
+ * queued and its own, whichever ends last. Their sum, the estimate
+ * before, made a device behind a step's copies look busy for all of
+ * them: with every ready task chosen at once, a Cholesky's panel went to
+ * a CPU core for 60 ms. */
+static double device_start_ns(struct device *d, double copy_ns) {
+  double work = nonnegative(atomic_load(&d->expected_work_ns)),
+         copies = nonnegative(atomic_load(&d->expected_copy_ns)) + copy_ns;
+  return work > copies ? work : copies;
+}
+
 /* A candidate, as the chooser sees it. */
 struct option {
   dag_task_fn fn;
   struct device *device; /* NULL: the CPU */
   bool measured;
   uint32_t under_way;
-  double own_ns;        /* its mean and its copies */
-  double end_ns;        /* ... after the work queued before it */
+  double own_ns;        /* its mean */
+  double copy_ns;       /* its copies */
+  double end_ns;        /* its end, after the work queued before it */
   bool device_explored; /* the best so far: a device's run is under way */
 };
 
@@ -257,7 +286,7 @@ static bool better(const struct option *a, const struct option *b) {
 static void consider(struct option *best, struct call *c, int variant,
                      struct device *d, const struct lacking *l) {
   dag_task_fn fn = dag__call_variants(c)[variant].fn;
-  struct option o = {fn, d, false, 0, 0, 0, false};
+  struct option o = {fn, d, false, 0, 0, 0, 0, false};
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(fn, c->bytes);
   if (s && !s->named)
@@ -268,12 +297,12 @@ static void consider(struct option *best, struct call *c, int variant,
     o.own_ns = s->mean_ns;
   }
   pthread_mutex_unlock(&history_lock);
-  o.own_ns +=
-      (double)l->bytes[d ? 1 + (d - dag__devices) : 0] / COPY_BYTES_PER_NS;
-  double queued = d ? (double)atomic_load(&d->expected_work_ns)
-                    : (double)atomic_load(&cpu_expected_work_ns) /
-                          (double)dag__workers_count();
-  o.end_ns = (queued > 0 ? queued : 0) + o.own_ns;
+  o.copy_ns = (double)l->bytes[d ? 1 + (d - dag__devices) : 0] /
+              (d ? copy_in_rate(d) : COPY_BYTES_PER_NS);
+  o.end_ns = o.own_ns +
+             (d ? device_start_ns(d, o.copy_ns)
+                : o.copy_ns + nonnegative(atomic_load(&cpu_expected_work_ns)) /
+                                  (double)dag__workers_count());
   bool device_explored = best->device_explored || (d && o.under_way);
   if (better(&o, best))
     *best = o;
@@ -332,9 +361,14 @@ void dag__choose(struct call *c) {
   c->fn = best.fn;
   c->device = best.device;
   c->expected_ns = (int64_t)best.own_ns;
-  atomic_fetch_add(best.device ? &best.device->expected_work_ns
-                               : &cpu_expected_work_ns,
-                   c->expected_ns);
+  c->expected_copy_ns = (int64_t)best.copy_ns;
+  if (best.device) {
+    atomic_fetch_add(&best.device->expected_work_ns, c->expected_ns);
+    atomic_fetch_add(&best.device->expected_copy_ns, c->expected_copy_ns);
+  } else {
+    atomic_fetch_add(&cpu_expected_work_ns,
+                     c->expected_ns + c->expected_copy_ns);
+  }
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(c->fn, c->bytes);
   if (s)
@@ -343,9 +377,13 @@ void dag__choose(struct call *c) {
 }
 
 void dag__choice_done(const struct call *c) {
-  atomic_fetch_sub(c->device ? &c->device->expected_work_ns
-                             : &cpu_expected_work_ns,
-                   c->expected_ns);
+  if (c->device) {
+    atomic_fetch_sub(&c->device->expected_work_ns, c->expected_ns);
+    atomic_fetch_sub(&c->device->expected_copy_ns, c->expected_copy_ns);
+  } else {
+    atomic_fetch_sub(&cpu_expected_work_ns,
+                     c->expected_ns + c->expected_copy_ns);
+  }
   pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(c->fn, c->bytes);
   if (s && s->under_way)

@@ -242,6 +242,10 @@ struct device {
   /* The expected time of the work chosen for it and not finished
    * (choose.c). */
   _Atomic int64_t expected_work_ns;
+  _Atomic int64_t expected_copy_ns; /* ... of its copies in */
+  /* Bytes copied in and the time its copy engine took for them, and when
+   * the last copy in ended (execute.c: count_copy_in). */
+  _Atomic uint64_t copy_in_bytes, copy_in_ns, copy_in_last_ns;
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
   uint64_t written_back, written_back_bytes, writebacks_voided;
@@ -372,6 +376,7 @@ struct call {
   double work;                 /* declared (dag_task_info.work); < 0: none */
   uint32_t nvariants;          /* with a choice: the variants (choose.c) */
   int64_t expected_ns;         /* ... the chosen one's expected time */
+  int64_t expected_copy_ns;    /* ... and its copies' */
   int priority;                /* the task's: above 0, its body is urgent */
   struct task *task;           /* a device task, while its body is queued */
   uint64_t queued_ns;          /* ... since when */

@@ -103,7 +103,20 @@ struct copy_done {
   bool for_task;             /* else for a wait or an eviction */
   struct dag_task_info task; /* the task it moves data for */
   _Atomic uint64_t *arrived; /* a device task's: when its data arrived */
+  size_t bytes_in;           /* a copy to the device: its bytes */
+  uint64_t issued_ns;        /* ... and when it was queued */
 };
+
+/* A copy to d is done: counts the time its copy engine gave it, from when
+ * it was queued or the copy before it ended, whichever is later (copies
+ * in end in order), for the rate the chooser expects (choose.c). */
+static void count_copy_in(struct device *d, const struct copy_done *c) {
+  uint64_t now = dag__now_ns();
+  uint64_t before = atomic_exchange(&d->copy_in_last_ns, now);
+  uint64_t start = before > c->issued_ns ? before : c->issued_ns;
+  atomic_fetch_add(&d->copy_in_bytes, c->bytes_in);
+  atomic_fetch_add(&d->copy_in_ns, now > start ? now - start : 0);
+}
 
 /* A copy is complete: its buffer (unpacked, from a device) goes back and
  * whoever waits for it is told. */
@@ -130,6 +143,8 @@ static void copy_finished(void *arg, const char *failure) {
   struct copy_done *c = arg;
   if (failure)
     dag__work_failed(c->for_task ? &c->task : NULL, failure);
+  if (c->bytes_in)
+    count_copy_in(c->d, c);
   if (c->unpack.dst) {
     c->unpack_job.run = unpack_and_complete;
     dag__unpack_later(&c->unpack_job);
@@ -191,11 +206,15 @@ static void issue(const struct copy_job *job, const struct space_copy *c,
   if (!done)
     dag__out_of_memory("a device copy");
   *done = (struct copy_done){
-      {0}, d, pending, s, {0}, job->task != NULL, {0}, job->arrived};
+      {0}, d, pending, s, {0}, job->task != NULL, {0}, job->arrived, 0, 0};
   if (job->task)
     done->task = info_of(job->task);
   if (unpack)
     done->unpack = *unpack;
+  if (job->to_device) {
+    done->bytes_in = c->span * c->rows;
+    done->issued_ns = dag__now_ns();
+  }
   atomic_fetch_add(&d->in_flight, 1);
   if (pending)
     atomic_fetch_add(pending, 1);
@@ -918,7 +937,6 @@ static uint64_t body_waits_for(struct device *d, const struct body_wait *w,
 /* Queues c's body on d, after copy `after` (space.h). */
 static void launch_body(struct device *d, struct call *c, uint64_t after) {
   c->queued_ns = dag__now_ns();
-  atomic_fetch_add(&d->in_flight, 1);
   dag__space_launch(&d->space, device_body, c, after, c->priority > 0,
                     device_finished, c);
 }
@@ -966,23 +984,31 @@ void dag__run_on_device(void *p) {
   translate(c);
   d->tasks++;
   c->task = dag__task_hold();
-  d->turns_taken++;
+  /* A task that queues no copy of its own takes no turn: its body goes as
+   * soon as the turn that brings its data is done, ahead of the tasks
+   * still packing or waiting for buffers (a panel task behind a step's
+   * copies), and its worker is free then. Passing a turn of its own, in
+   * order, kept its worker behind every copy queued before it: on the
+   * timed model, all 16 workers of a Cholesky's first steps waited so
+   * while the next panel's tasks were ready and no worker took them. It is
+   * in flight from now, not from its launch, so that a drain (an
+   * eviction), which waits for the turns taken and then for what is in
+   * flight, waits for it too. */
+  bool early = !plan.n && !wait.copy && !wait.all &&
+               (!wait.turn || turn - (wait.turn - 1) < TURN_COPIES);
+  atomic_fetch_add(&d->in_flight, 1);
+  if (!early)
+    d->turns_taken++;
   if (d->writeback)
     dag__writeback_pump(d);
   pthread_mutex_unlock(&dag__devices_lock);
   if (w != stack)
     free(w);
-  /* An urgent task (space.h) that queues no copy of its own waits for no
-   * turn but the one that brings its data: its body goes at once, ahead of
-   * the tasks still packing or waiting for buffers (a panel task behind a
-   * step's copies), and its turn passes in order after. Only urgent ones:
-   * with every task so, tiled GEMM (no priorities) lost 5% on the timed
-   * model, for a reason not found yet. */
-  bool early = c->priority > 0 && !plan.n && !wait.copy && !wait.all &&
-               (!wait.turn || turn - (wait.turn - 1) < TURN_COPIES);
   if (early) {
     dag__turns_wait(&d->turns_done, wait.turn);
     launch_body(d, c, body_waits_for(d, &wait, turn));
+    free(plan.at);
+    return;
   }
   take_stages_in_turn(d, &plan, turn);
   if (d->poisons_host && plan.n)
@@ -991,11 +1017,10 @@ void dag__run_on_device(void *p) {
   dag__turns_wait(&d->turns_done, turn); /* the tasks before, packing too */
   issue_planned(&job, false);
   free(plan.at);
-  uint64_t after = early ? 0 : body_waits_for(d, &wait, turn);
+  uint64_t after = body_waits_for(d, &wait, turn);
   d->turn_copies[turn % TURN_COPIES] =
       atomic_load_explicit(&d->last_copy_in, memory_order_relaxed);
-  if (!early)
-    launch_body(d, c, after);
+  launch_body(d, c, after);
   dag__turns_pass(&d->turns_done, turn);
 }
 
