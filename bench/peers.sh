@@ -38,6 +38,9 @@ peers_config() {
 # counts:
 #   starpu_SCHED, starpumpi_SCHED   StarPU with scheduler SCHED (lws, eager,
 #                                   ws, prio, dmda, dmdas...)
+#   starpu_SCHED_main               ... and a core of its own for the thread
+#                                   that submits, one worker fewer (as Task
+#                                   Bench runs StarPU)
 #   gomp_active, libomp_active      OpenMP with OMP_WAIT_POLICY=active
 # shellcheck disable=SC2034 # the runner that calls it reads them
 peer_variant() {
@@ -46,6 +49,9 @@ peer_variant() {
   gomp_active | libomp_active)
     variant_base=${1%_active} variant_env=OMP_WAIT_POLICY=active ;;
   starpumpi_*) variant_base=starpumpi variant_env=STARPU_SCHED=${1#*_} ;;
+  starpu_*_main)
+    variant_sched=${1#starpu_} variant_base=starpu
+    variant_env="STARPU_SCHED=${variant_sched%_main} STARPU_MAIN_THREAD_BIND=1" ;;
   starpu_*) variant_base=starpu variant_env=STARPU_SCHED=${1#*_} ;;
   esac
 }
@@ -56,8 +62,11 @@ peer_variant() {
 peer_variants() {
   case $1 in
   gomp | libomp) echo "$1 ${1}_active" ;;
-  starpu | starpumpi)
-    echo "${1}_dmdas ${1}_dmda ${1}_lws ${1}_ws ${1}_eager ${1}_prio" ;;
+  starpu) echo "starpu_dmdas starpu_dmda starpu_lws starpu_ws starpu_eager" \
+    "starpu_prio starpu_dmdas_main starpu_lws_main" ;;
+  starpumpi)
+    echo "starpumpi_dmdas starpumpi_dmda starpumpi_lws starpumpi_ws" \
+      "starpumpi_eager starpumpi_prio" ;;
   *) echo "$1" ;;
   esac
 }

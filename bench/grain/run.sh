@@ -35,9 +35,11 @@ usage: run-grain [--json FILE] [--threads N] [--patterns "P ..."]
   --runtimes   default "dag gomp libomp starpu" (those built); NAME=PATH
                adds a grain binary of another build under NAME;
                starpu_SCHED runs StarPU with scheduler SCHED (starpu_ws,
-               starpu_eager...), gomp_active and libomp_active OpenMP
-               with OMP_WAIT_POLICY=active, each a peer of its own: the
-               best counts
+               starpu_eager...), starpu_SCHED_main the same with a core
+               of its own for the submitting thread (one worker fewer;
+               its METG counts every core), gomp_active and libomp_active
+               OpenMP with OMP_WAIT_POLICY=active, each a peer of its
+               own: the best counts
   --ranks N    run dag (and other dag builds) under mpiexec on N ranks of
                --threads workers each, unbound, the grid spread over them;
                the peers, single-process runtimes, are left out (default 1)
