@@ -81,10 +81,8 @@ struct history {
 
 static struct history history[HISTORY_SLOTS];
 static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
-/* A run finished (history_moves counts them): what blind choices wait for
- * (monotonic clock). */
+/* A run finished: what blind choices wait for (monotonic clock). */
 static pthread_cond_t history_moved;
-static uint64_t history_moves_seen;
 static pthread_once_t history_moved_once = PTHREAD_ONCE_INIT;
 
 static void make_history_moved(void) {
@@ -124,7 +122,6 @@ static struct history *history_slot(dag_task_fn fn, size_t bytes) {
 /* Under history_lock: a choice waiting blind looks again. */
 static void history_moves(void) {
   pthread_once(&history_moved_once, make_history_moved);
-  history_moves_seen++;
   pthread_cond_broadcast(&history_moved);
 }
 
@@ -283,11 +280,11 @@ static bool better(const struct option *a, const struct option *b) {
   return a->end_ns < b->end_ns;
 }
 
+/* Under history_lock. */
 static void consider(struct option *best, struct call *c, int variant,
                      struct device *d, const struct lacking *l) {
   dag_task_fn fn = dag__call_variants(c)[variant].fn;
   struct option o = {fn, d, false, 0, 0, 0, 0, false};
-  pthread_mutex_lock(&history_lock);
   struct history *s = history_slot(fn, c->bytes);
   if (s && !s->named)
     name(s, c, variant, d);
@@ -296,7 +293,6 @@ static void consider(struct option *best, struct call *c, int variant,
     o.under_way = s->under_way;
     o.own_ns = s->mean_ns;
   }
-  pthread_mutex_unlock(&history_lock);
   o.copy_ns = (double)l->bytes[d ? 1 + (d - dag__devices) : 0] /
               (d ? copy_in_rate(d) : COPY_BYTES_PER_NS);
   o.end_ns = o.own_ns +
@@ -309,7 +305,8 @@ static void consider(struct option *best, struct call *c, int variant,
   best->device_explored = device_explored;
 }
 
-/* The best of c's candidates, with l the bytes its reads lack where. */
+/* The best of c's candidates, with l the bytes its reads lack where.
+ * Under history_lock. */
 static struct option best_of(struct call *c, const struct lacking *l) {
   struct option best = {0};
   const struct call_variant *variants = dag__call_variants(c);
@@ -325,39 +322,34 @@ static struct option best_of(struct call *c, const struct lacking *l) {
   return best;
 }
 
-static uint64_t moves_now(void) {
-  pthread_mutex_lock(&history_lock);
-  uint64_t n = history_moves_seen;
-  pthread_mutex_unlock(&history_lock);
-  return n;
-}
-
-/* Waits until a run finishes after the `seen`th (any: the history moved),
- * or until `until` (dag__now_ns); false if it had passed. */
-static bool wait_for_a_run(uint64_t seen, uint64_t until) {
+/* Waits, under history_lock, until a run finishes or until `until`
+ * (dag__now_ns); false if it had passed. */
+static bool wait_for_a_run(uint64_t until) {
   if (dag__now_ns() >= until)
     return false;
   struct timespec t = {(time_t)(until / 1000000000u),
                        (long)(until % 1000000000u)};
   pthread_once(&history_moved_once, make_history_moved);
-  pthread_mutex_lock(&history_lock);
-  while (history_moves_seen == seen &&
-         pthread_cond_timedwait(&history_moved, &history_lock, &t) == 0)
-    ;
-  pthread_mutex_unlock(&history_lock);
+  pthread_cond_timedwait(&history_moved, &history_lock, &t);
   return true;
 }
 
+/* The choice and its count under way are made under one hold of
+ * history_lock: two workers that each saw one exploration of the CPU
+ * under way would otherwise both start a second (three blind runs). */
 void dag__choose(struct call *c) {
   struct lacking l;
   to_copy(c, &l);
-  uint64_t until = dag__now_ns() + BLIND_WAIT_NS, seen = moves_now();
+  uint64_t until = dag__now_ns() + BLIND_WAIT_NS;
+  pthread_mutex_lock(&history_lock);
   struct option best = best_of(c, &l);
   while (!best.measured && best.under_way >= MEASURED && best.device_explored &&
-         wait_for_a_run(seen, until)) {
-    seen = moves_now();
+         wait_for_a_run(until))
     best = best_of(c, &l);
-  }
+  struct history *s = history_slot(best.fn, c->bytes);
+  if (s)
+    s->under_way++;
+  pthread_mutex_unlock(&history_lock);
   c->fn = best.fn;
   c->device = best.device;
   c->expected_ns = (int64_t)best.own_ns;
@@ -369,11 +361,6 @@ void dag__choose(struct call *c) {
     atomic_fetch_add(&cpu_expected_work_ns,
                      c->expected_ns + c->expected_copy_ns);
   }
-  pthread_mutex_lock(&history_lock);
-  struct history *s = history_slot(c->fn, c->bytes);
-  if (s)
-    s->under_way++;
-  pthread_mutex_unlock(&history_lock);
 }
 
 void dag__choice_done(const struct call *c) {
