@@ -16,6 +16,9 @@
 
 /* ------------------------------------------------------------ arguments */
 
+/* What suite_init was given, for suite_need's message. */
+static struct suite_opts program;
+
 static void usage(FILE *f, const char *prog, const char *const *kernels) {
   fprintf(f,
           "usage: %s -k KERNEL [-n N] [-b B] [-r REPS] [-t SECONDS]\n"
@@ -113,6 +116,7 @@ int suite_init(int *argc, char ***argv, const char *group, const char *runtime,
             provided);
 #endif
   *o = (struct suite_opts){group, runtime, NULL, 1000, 0, 3, 60.0};
+  program = *o;
   return parse(*argc, *argv, kernels, o);
 }
 
@@ -194,6 +198,26 @@ void suite_add(struct suite_times *tt, double seconds) {
   if (tt->reps < SUITE_MAX_REPS)
     tt->t[tt->reps++] = seconds;
   tt->total += seconds;
+}
+
+void suite_repeat(struct suite_times *tt, const struct suite_opts *o,
+                  void (*prepare)(void *), void (*kernel)(void *), void *ctx) {
+  while (suite_more(tt, o)) {
+    if (prepare)
+      prepare(ctx);
+    suite_barrier();
+    double t0 = suite_now();
+    kernel(ctx);
+    suite_add(tt, suite_now() - t0);
+  }
+}
+
+void *suite_need(void *p) {
+  if (!p) {
+    fprintf(stderr, "%s %s: out of memory\n", program.group, program.runtime);
+    exit(1);
+  }
+  return p;
 }
 
 static int by_value(const void *a, const void *b) {

@@ -80,26 +80,21 @@ void suite_barrier(void);
 double suite_max(double v);
 double suite_sum(double v);
 
-/* The repetition loop:
- *
- *   struct suite_times tt = {0};
- *   while (suite_more(&tt, &o)) {
- *     prepare();                    (untimed)
- *     suite_barrier();
- *     double t0 = suite_now();
- *     kernel();
- *     suite_add(&tt, suite_now() - t0);
- *   }
- *
- * suite_more decides the same on every rank; suite_add records the slowest
- * rank's time. */
+/* The repetition loop, while suite_more says so (the same on every rank):
+ * prepare(ctx) untimed (NULL: none), a barrier, then kernel(ctx) timed;
+ * each repetition's time is the slowest rank's. */
 struct suite_times {
   int reps;
   double total;
   double t[SUITE_MAX_REPS];
 };
+void suite_repeat(struct suite_times *tt, const struct suite_opts *o,
+                  void (*prepare)(void *), void (*kernel)(void *), void *ctx);
 int suite_more(const struct suite_times *tt, const struct suite_opts *o);
 void suite_add(struct suite_times *tt, double seconds);
+
+/* p, or the end of the program with a message if memory ran out. */
+void *suite_need(void *p);
 
 /* Prints the SUITE line on rank 0 and returns the exit status (0 if
  * check <= tol). work is in bytes when unit is "GB/s", flops when it is

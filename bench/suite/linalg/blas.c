@@ -46,34 +46,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "blas_tiles.h"
+#include "linalg_program.h"
 #include "suite.h"
 #include "tiles.h" /* samples/cholesky: the Cholesky's kernels, priorities */
 
-/* One run's data: n x n matrices (suite_matrix) in bs x bs tiles, nt tiles
- * a side; those the kernel does not use are NULL. */
-struct problem {
-  long n, bs, nt;
-  void *a, *b, *c; /* A, B, C: double (*)[n] */
-  double *x, *y;   /* gemv's vectors, replicated */
-};
-
-/* p, or the end of the program if memory ran out. */
-static void *need(void *p) {
-  if (!p) {
-    fprintf(stderr, "blas: out of memory\n");
-    exit(1);
-  }
-  return p;
-}
-
-static void *matrix(const struct problem *p) {
-  return need(suite_matrix(p->n, p->n, p->bs, p->bs));
-}
-
 /* Fills matrix m with the input `shape` of `seed`, a task per tile at its
  * home. */
-static void fill(const struct problem *p, void *m, enum blas_shape shape,
+static void fill(const struct blas_problem *p, void *m, enum blas_shape shape,
                  uint64_t seed) {
   long n = p->n, bs = p->bs;
   double(*M)[n] = m;
@@ -81,7 +60,7 @@ static void fill(const struct problem *p, void *m, enum blas_shape shape,
     for (long j = 0; j < p->nt; j++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
       long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma dag task out(M[i0:di][j0:dj]) label("fill")
+#pragma dag task out(M [i0:di] [j0:dj]) label("fill")
       blas_fill(&M[i0][j0], n, 1, shape, seed, n, i0, j0, di, dj);
     }
 #pragma dag taskwait
@@ -90,7 +69,7 @@ static void fill(const struct problem *p, void *m, enum blas_shape shape,
 /* ------------------------------------------------------------- kernels */
 
 /* C += A B. */
-static void gemm(const struct problem *p) {
+static void gemm(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a, (*B)[n] = p->b, (*C)[n] = p->c;
   for (long k = 0; k < nt; k++) {
@@ -99,8 +78,8 @@ static void gemm(const struct problem *p) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
       for (long j = 0; j < nt; j++) {
         long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma dag task in(A[i0:di][k0:dk], B[k0:dk][j0:dj]) inout(C[i0:di][j0:dj])  \
-    label("gemm")
+#pragma dag task in(A [i0:di] [k0:dk],                                         \
+                    B [k0:dk] [j0:dj])inout(C [i0:di] [j0:dj]) label("gemm")
         blas_tile_gemm(&A[i0][k0], &B[k0][j0], &C[i0][j0], di, dj, dk, n);
       }
     }
@@ -109,19 +88,19 @@ static void gemm(const struct problem *p) {
 }
 
 /* C += A A^T on the lower tiles of C. */
-static void syrk(const struct problem *p) {
+static void syrk(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a, (*C)[n] = p->c;
   for (long k = 0; k < nt; k++) {
     long k0 = k * bs, dk = suite_block_dim(n, bs, k);
     for (long i = 0; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma dag task in(A[i0:di][k0:dk]) inout(C[i0:di][i0:di]) label("syrk")
+#pragma dag task in(A [i0:di] [k0:dk])inout(C [i0:di] [i0:di]) label("syrk")
       blas_tile_syrk(&A[i0][k0], &C[i0][i0], di, dk, n);
       for (long j = 0; j < i; j++) {
         long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma dag task in(A[i0:di][k0:dk], A[j0:dj][k0:dk]) inout(C[i0:di][j0:dj])  \
-    label("gemm")
+#pragma dag task in(A [i0:di] [k0:dk],                                         \
+                    A [j0:dj] [k0:dk])inout(C [i0:di] [j0:dj]) label("gemm")
         blas_tile_gemm_nt(&A[i0][k0], &A[j0][k0], &C[i0][j0], di, dj, dk, n);
       }
     }
@@ -130,42 +109,43 @@ static void syrk(const struct problem *p) {
 }
 
 /* y = A x, a task per band of rows. */
-static void gemv(const struct problem *p) {
+static void gemv(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a;
   double *x = p->x, *y = p->y;
   for (long i = 0; i < nt; i++) {
     long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma dag task in(A[i0:di][0:n], x[0:n]) out(y[i0:di]) label("gemv")
+#pragma dag task in(A [i0:di] [0:n], x [0:n])out(y [i0:di]) label("gemv")
     blas_tile_gemv(&A[i0][0], x, &y[i0], di, n, n);
   }
 #pragma dag taskwait
 }
 
 /* A = L L^T, L over the lower tiles of A. */
-static void cholesky(const struct problem *p) {
+static void cholesky(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a;
   for (long k = 0; k < nt; k++) {
     long k0 = k * bs, dk = suite_block_dim(n, bs, k);
-#pragma dag task inout(A[k0:dk][k0:dk]) label("potrf")                        \
+#pragma dag task inout(A [k0:dk] [k0:dk]) label("potrf")                       \
     priority(chol_priority(CHOL_POTRF, k, k, k, nt))
     tile_potrf(&A[k0][k0], dk, n);
     for (long i = k + 1; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma dag task in(A[k0:dk][k0:dk]) inout(A[i0:di][k0:dk]) label("trsm")     \
+#pragma dag task in(A [k0:dk] [k0:dk])inout(A [i0:di] [k0:dk]) label("trsm")   \
     priority(chol_priority(CHOL_TRSM, i, k, k, nt))
       tile_trsm(&A[k0][k0], &A[i0][k0], di, dk, n);
     }
     for (long i = k + 1; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma dag task in(A[i0:di][k0:dk]) inout(A[i0:di][i0:di]) label("syrk")     \
+#pragma dag task in(A [i0:di] [k0:dk])inout(A [i0:di] [i0:di]) label("syrk")   \
     priority(chol_priority(CHOL_SYRK, i, i, k, nt))
       tile_syrk(&A[i0][k0], &A[i0][i0], di, dk, n);
       for (long j = k + 1; j < i; j++) {
         long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma dag task in(A[i0:di][k0:dk], A[j0:dj][k0:dk]) inout(A[i0:di][j0:dj])  \
-    label("gemm") priority(chol_priority(CHOL_GEMM, i, j, k, nt))
+#pragma dag task in(A [i0:di] [k0:dk],                                         \
+                    A [j0:dj] [k0:dk])inout(A [i0:di] [j0:dj]) label("gemm")   \
+    priority(chol_priority(CHOL_GEMM, i, j, k, nt))
         tile_gemm(&A[i0][k0], &A[j0][k0], &A[i0][j0], di, dj, dk, n);
       }
     }
@@ -173,61 +153,16 @@ static void cholesky(const struct problem *p) {
 #pragma dag taskwait
 }
 
-static void (*const run[])(const struct problem *) = {
-    [BLAS_GEMM] = gemm,
-    [BLAS_SYRK] = syrk,
-    [BLAS_GEMV] = gemv,
-    [BLAS_CHOLESKY] = cholesky,
-};
-
-/* ------------------------------------------------------ data and result */
-
-/* Allocates what kernel k uses and fills the inputs it only reads. */
-static struct problem setup(enum blas_kernel k, long n, long bs) {
-  struct problem p = {.n = n, .bs = bs, .nt = suite_nblocks(n, bs)};
-  p.a = k == BLAS_GEMV ? need(suite_bands(n, n, bs, bs)) : matrix(&p);
-  switch (k) {
-  case BLAS_GEMM:
-    p.b = matrix(&p);
-    p.c = matrix(&p);
-    fill(&p, p.a, BLAS_GENERAL, 1);
-    fill(&p, p.b, BLAS_GENERAL, 2);
-    break;
-  case BLAS_SYRK:
-    p.c = matrix(&p);
-    fill(&p, p.a, BLAS_GENERAL, 1);
-    break;
-  case BLAS_GEMV:
-    p.x = need(malloc((size_t)n * sizeof *p.x));
-    p.y = need(malloc((size_t)n * sizeof *p.y));
-    fill(&p, p.a, BLAS_GENERAL, 1);
-    blas_random_vector(p.x, n, 2);
-    break;
-  case BLAS_CHOLESKY: /* A is filled before each repetition */
-    break;
-  }
-  return p;
-}
-
-/* Fills the matrix that kernel k overwrites, before each repetition. */
-static void prepare(const struct problem *p, enum blas_kernel k) {
-  if (k == BLAS_GEMM)
-    fill(p, p->c, BLAS_GENERAL, 3);
-  else if (k == BLAS_SYRK)
-    fill(p, p->c, BLAS_SYMMETRIC, 3);
-  else if (k == BLAS_CHOLESKY)
-    fill(p, p->a, BLAS_SPD, 1);
-}
+/* ------------------------------------------------------------- result */
 
 /* check(m) of the result matrix m, by one task on rank 0 that reads it
  * whole. */
-static double check_on_rank0(const struct problem *p, void *m,
-                             double (*check)(const double *, long, long,
-                                             long)) {
+static double check_on_rank0(const struct blas_problem *p, void *m,
+                             blas_check_fn *check) {
   long n = p->n;
   double(*M)[n] = m;
   double r = 0.0;
-#pragma dag task in(M[0:n][0:n]) out(r) on(0) label("check")
+#pragma dag task in(M [0:n] [0:n])out(r) on(0) label("check")
   r = check(&M[0][0], n, 1, n);
 #pragma dag taskwait
   return r;
@@ -236,15 +171,15 @@ static double check_on_rank0(const struct problem *p, void *m,
 /* The sum of m's entries (of its lower triangle when lower is set): a task
  * per tile, at its home, into one entry of the replicated parts[], then
  * parts[] added in tile order. */
-static double sum_by_tiles(const struct problem *p, void *m, int lower) {
+static double sum_by_tiles(const struct blas_problem *p, void *m, bool lower) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*M)[n] = m;
-  double *parts = need(calloc((size_t)(nt * nt), sizeof *parts));
+  double *parts = suite_need(calloc((size_t)(nt * nt), sizeof *parts));
   for (long i = 0; i < nt; i++)
     for (long j = 0; j <= (lower ? i : nt - 1); j++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
       long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma dag task in(M[i0:di][j0:dj]) out(parts[i * nt + j]) label("sum")
+#pragma dag task in(M [i0:di] [j0:dj])out(parts[i * nt + j]) label("sum")
       parts[i * nt + j] =
           blas_block_sum(&M[i0][j0], n, 1, di, dj, lower && i == j);
     }
@@ -256,64 +191,13 @@ static double sum_by_tiles(const struct problem *p, void *m, int lower) {
   return sum;
 }
 
-/* The check and sum= of kernel k's result. */
-static void result(const struct problem *p, enum blas_kernel k, double *check,
-                   double *sum) {
-  switch (k) {
-  case BLAS_GEMM:
-    *check = check_on_rank0(p, p->c, blas_gemm_check);
-    *sum = sum_by_tiles(p, p->c, 0);
-    break;
-  case BLAS_SYRK:
-    *check = check_on_rank0(p, p->c, blas_syrk_check);
-    *sum = sum_by_tiles(p, p->c, 1);
-    break;
-  case BLAS_GEMV: /* y is valid on every rank */
-    *check = blas_gemv_check(p->y, p->n);
-    *sum = blas_block_sum(p->y, 1, 0, p->n, 1, 0);
-    break;
-  case BLAS_CHOLESKY:
-    *check = check_on_rank0(p, p->a, blas_cholesky_check);
-    *sum = sum_by_tiles(p, p->a, 1);
-    break;
-  }
-}
-
-static void release(struct problem *p) {
-  void *matrices[] = {p->a, p->b, p->c};
-  for (size_t i = 0; i < sizeof matrices / sizeof *matrices; i++)
-    if (matrices[i])
-      suite_free_matrix(matrices[i]);
-  free(p->x);
-  free(p->y);
-}
-
 int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status =
-      suite_init(&argc, &argv, "linalg", SUITE_DAG_RUNTIME, blas_kernels, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  if (!o.b)
-    o.b = suite_tile_rule(o.n);
-  openblas_set_num_threads(1);
-  enum blas_kernel k = blas_kernel_index(o.kernel);
-  struct problem p = setup(k, o.n, o.b);
-  struct suite_times tt = {0};
-  while (suite_more(&tt, &o)) {
-    prepare(&p, k);
-    suite_barrier();
-    double t0 = suite_now();
-    run[k](&p);
-    suite_add(&tt, suite_now() - t0);
-  }
-  double check = NAN, sum = NAN;
-  result(&p, k, &check, &sum);
-  status = suite_report(&o, suite_dag_workers(), &tt, blas_flops(k, o.n),
-                        "GFLOP/s", check, blas_tol(o.n), sum);
-  release(&p);
-  suite_finish();
-  return status;
+  return blas_main(argc, argv,
+                   &(struct blas_program){.runtime = SUITE_DAG_RUNTIME,
+                                          .tiled = true,
+                                          .fill = fill,
+                                          .run = {gemm, syrk, gemv, cholesky},
+                                          .check = check_on_rank0,
+                                          .sum = sum_by_tiles,
+                                          .threads = suite_dag_workers});
 }

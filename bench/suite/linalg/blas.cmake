@@ -11,11 +11,11 @@ if(NOT (SUITE_OPENBLAS_FOUND AND SUITE_LAPACKE_FOUND))
 endif()
 
 set(blas_chol ${PROJECT_SOURCE_DIR}/samples/cholesky)
-set(blas_sources ${CMAKE_CURRENT_LIST_DIR}/blas_tiles.c ${blas_chol}/tiles.c)
+set(blas_sources ${linalg_program} ${blas_chol}/tiles.c)
 
 suite_dag_program(blas
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/blas.c ${blas_sources}
-  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/blas_tiles.h ${blas_chol}/tiles.h
+  DEPENDS ${linalg_headers} ${blas_chol}/tiles.h
   ARGS -I${blas_chol} ${SUITE_OPENBLAS_CFLAGS} ${SUITE_LAPACKE_CFLAGS}
        ${SUITE_LAPACKE_LDFLAGS} ${SUITE_OPENBLAS_LDFLAGS})
 target_include_directories(blas_serial PRIVATE ${blas_chol})
@@ -23,7 +23,7 @@ target_link_libraries(blas_serial PRIVATE PkgConfig::SUITE_LAPACKE
                       PkgConfig::SUITE_OPENBLAS)
 
 add_executable(blas_lapacke ${CMAKE_CURRENT_LIST_DIR}/blas_lapacke.c
-               ${CMAKE_CURRENT_LIST_DIR}/blas_tiles.c)
+               ${linalg_program})
 target_link_libraries(blas_lapacke PRIVATE suite_harness
   PkgConfig::SUITE_LAPACKE PkgConfig::SUITE_OPENBLAS m)
 

@@ -27,33 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "blas_tiles.h"
+#include "linalg_program.h"
 #include "suite.h"
 #include "tiles.h" /* samples/cholesky: the Cholesky's kernels, priorities */
 
-/* One run's data: n x n row-major matrices in bs x bs tiles, nt tiles a
- * side; those the kernel does not use are NULL. */
-struct problem {
-  long n, bs, nt;
-  void *a, *b, *c; /* A, B, C: double (*)[n] */
-  double *x, *y;   /* gemv's vectors */
-};
-
-/* p, or the end of the program if memory ran out. */
-static void *need(void *p) {
-  if (!p) {
-    fprintf(stderr, "blas_omptask: out of memory\n");
-    exit(1);
-  }
-  return p;
-}
-
-static void *doubles(long rows, long cols) {
-  return need(calloc((size_t)rows * (size_t)cols, sizeof(double)));
-}
-
 /* Fills matrix m with the input `shape` of `seed`, tiles in parallel. */
-static void fill(const struct problem *p, void *m, enum blas_shape shape,
+static void fill(const struct blas_problem *p, void *m, enum blas_shape shape,
                  uint64_t seed) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*M)[n] = m;
@@ -69,7 +48,7 @@ static void fill(const struct problem *p, void *m, enum blas_shape shape,
 /* ------------------------------------------------------------- kernels */
 
 /* C += A B. */
-static void gemm(const struct problem *p) {
+static void gemm(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a, (*B)[n] = p->b, (*C)[n] = p->c;
 #pragma omp parallel
@@ -88,7 +67,7 @@ static void gemm(const struct problem *p) {
 }
 
 /* C += A A^T on the lower tiles of C. */
-static void syrk(const struct problem *p) {
+static void syrk(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a, (*C)[n] = p->c;
 #pragma omp parallel
@@ -109,7 +88,7 @@ static void syrk(const struct problem *p) {
 }
 
 /* y = A x, a task per band of rows. */
-static void gemv(const struct problem *p) {
+static void gemv(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a;
   double *x = p->x, *y = p->y;
@@ -125,7 +104,7 @@ static void gemv(const struct problem *p) {
 /* A = L L^T, L over the lower tiles of A. (clang-format would split the
  * clauses of its long pragmas at their colons.) */
 // clang-format off
-static void cholesky(const struct problem *p) {
+static void cholesky(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a;
 #pragma omp parallel
@@ -157,55 +136,15 @@ static void cholesky(const struct problem *p) {
 }
 // clang-format on
 
-static void (*const run[])(const struct problem *) = {
-    [BLAS_GEMM] = gemm,
-    [BLAS_SYRK] = syrk,
-    [BLAS_GEMV] = gemv,
-    [BLAS_CHOLESKY] = cholesky,
-};
+/* ------------------------------------------------------------- result */
 
-/* ------------------------------------------------------ data and result */
-
-/* Allocates what kernel k uses and fills the inputs it only reads. */
-static struct problem setup(enum blas_kernel k, long n, long bs) {
-  struct problem p = {.n = n, .bs = bs, .nt = suite_nblocks(n, bs)};
-  p.a = doubles(n, n);
-  switch (k) {
-  case BLAS_GEMM:
-    p.b = doubles(n, n);
-    p.c = doubles(n, n);
-    fill(&p, p.a, BLAS_GENERAL, 1);
-    fill(&p, p.b, BLAS_GENERAL, 2);
-    break;
-  case BLAS_SYRK:
-    p.c = doubles(n, n);
-    fill(&p, p.a, BLAS_GENERAL, 1);
-    break;
-  case BLAS_GEMV:
-    p.x = doubles(n, 1);
-    p.y = doubles(n, 1);
-    fill(&p, p.a, BLAS_GENERAL, 1);
-    blas_random_vector(p.x, n, 2);
-    break;
-  case BLAS_CHOLESKY: /* A is filled before each repetition */
-    break;
-  }
-  return p;
-}
-
-/* Fills the matrix that kernel k overwrites, before each repetition. */
-static void prepare(const struct problem *p, enum blas_kernel k) {
-  if (k == BLAS_GEMM)
-    fill(p, p->c, BLAS_GENERAL, 3);
-  else if (k == BLAS_SYRK)
-    fill(p, p->c, BLAS_SYMMETRIC, 3);
-  else if (k == BLAS_CHOLESKY)
-    fill(p, p->a, BLAS_SPD, 1);
+static double check(const struct blas_problem *p, void *m, blas_check_fn *fn) {
+  return fn(m, p->n, 1, p->n);
 }
 
 /* The sum of m's entries (of its lower triangle when lower is set), tile
  * sums added in tile order as blas.c adds them. */
-static double sum_by_tiles(const struct problem *p, void *m, int lower) {
+static double sum_by_tiles(const struct blas_problem *p, void *m, bool lower) {
   long n = p->n, bs = p->bs;
   double(*M)[n] = m;
   double sum = 0.0;
@@ -218,62 +157,13 @@ static double sum_by_tiles(const struct problem *p, void *m, int lower) {
   return sum;
 }
 
-/* The check and sum= of kernel k's result. */
-static void result(const struct problem *p, enum blas_kernel k, double *check,
-                   double *sum) {
-  long n = p->n;
-  switch (k) {
-  case BLAS_GEMM:
-    *check = blas_gemm_check(p->c, n, 1, n);
-    *sum = sum_by_tiles(p, p->c, 0);
-    break;
-  case BLAS_SYRK:
-    *check = blas_syrk_check(p->c, n, 1, n);
-    *sum = sum_by_tiles(p, p->c, 1);
-    break;
-  case BLAS_GEMV:
-    *check = blas_gemv_check(p->y, n);
-    *sum = blas_block_sum(p->y, 1, 0, n, 1, 0);
-    break;
-  case BLAS_CHOLESKY:
-    *check = blas_cholesky_check(p->a, n, 1, n);
-    *sum = sum_by_tiles(p, p->a, 1);
-    break;
-  }
-}
-
-static void release(struct problem *p) {
-  free(p->a);
-  free(p->b);
-  free(p->c);
-  free(p->x);
-  free(p->y);
-}
-
 int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status = suite_init(&argc, &argv, "linalg", "omptask", blas_kernels, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  if (!o.b)
-    o.b = suite_tile_rule(o.n);
-  openblas_set_num_threads(1);
-  enum blas_kernel k = blas_kernel_index(o.kernel);
-  struct problem p = setup(k, o.n, o.b);
-  struct suite_times tt = {0};
-  while (suite_more(&tt, &o)) {
-    prepare(&p, k);
-    double t0 = suite_now();
-    run[k](&p);
-    suite_add(&tt, suite_now() - t0);
-  }
-  double check = NAN, sum = NAN;
-  result(&p, k, &check, &sum);
-  status = suite_report(&o, omp_get_max_threads(), &tt, blas_flops(k, o.n),
-                        "GFLOP/s", check, blas_tol(o.n), sum);
-  release(&p);
-  suite_finish();
-  return status;
+  return blas_main(argc, argv,
+                   &(struct blas_program){.runtime = "omptask",
+                                          .tiled = true,
+                                          .fill = fill,
+                                          .run = {gemm, syrk, gemv, cholesky},
+                                          .check = check,
+                                          .sum = sum_by_tiles,
+                                          .threads = omp_get_max_threads});
 }

@@ -57,17 +57,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "factor_tiles.h"
+#include "linalg_program.h"
 #include "suite.h"
 
 /* Fills A, each tile by a task at its home. */
-static void fill(long n, long b, double (*A)[n]) {
-  long nt = suite_nblocks(n, b);
+static void fill(const struct factor_problem *p) {
+  long n = p->n, b = p->b, nt = suite_nblocks(n, b);
+  double(*A)[n] = (double(*)[n])p->a;
   for (long j = 0; j < nt; j++)
     for (long i = 0; i < nt; i++) {
       long ii = i * b, di = suite_block_dim(n, b, i);
       long jj = j * b, dj = suite_block_dim(n, b, j);
-#pragma dag task out(A[jj:dj][ii:di]) label("fill")
+#pragma dag task out(A [jj:dj] [ii:di]) label("fill")
       factor_fill(&A[jj][ii], n, ii, jj, di, dj);
     }
 #pragma dag taskwait
@@ -79,31 +80,31 @@ static void lu_factor(long n, long b, double (*A)[n], int *ipiv) {
   for (long k = 0; k < nt; k++) {
     long kk = k * b, dk = suite_block_dim(n, b, k);
     /* The panel: tile column k from the diagonal down, and its pivots. */
-#pragma dag task inout(A[kk:dk][kk:n - kk]) out(ipiv[kk:dk]) label("panel") \
+#pragma dag task inout(A [kk:dk] [kk:n - kk]) out(ipiv [kk:dk]) label("panel") \
     priority(factor_priority(k, nt))
     lu_panel(&A[kk][kk], n - kk, dk, n, &ipiv[kk], kk);
     /* Each tile column j right of it: the step's interchanges on rows kk
      * and below, U(k, j), then the update of tiles (i, j) below. */
     for (long j = k + 1; j < nt; j++) {
       long jj = j * b, dj = suite_block_dim(n, b, j);
-#pragma dag task in(ipiv[kk:dk]) inout(A[jj:dj][kk:n - kk]) label("swap")    \
+#pragma dag task in(ipiv [kk:dk])inout(A [jj:dj] [kk:n - kk]) label("swap")    \
     priority(factor_priority(j, nt))
       lu_swap(A[jj], dj, n, ipiv, kk, dk);
-#pragma dag task in(A[kk:dk][kk:dk]) inout(A[jj:dj][kk:dk]) label("trsm")    \
+#pragma dag task in(A [kk:dk] [kk:dk])inout(A [jj:dj] [kk:dk]) label("trsm")   \
     priority(factor_priority(j, nt))
       lu_trsm(&A[kk][kk], &A[jj][kk], dk, dj, n);
       for (long i = k + 1; i < nt; i++) {
         long ii = i * b, di = suite_block_dim(n, b, i);
-#pragma dag task in(A[kk:dk][ii:di], A[jj:dj][kk:dk])                         \
-    inout(A[jj:dj][ii:di]) label("gemm") priority(factor_priority(j, nt))
+#pragma dag task in(A [kk:dk] [ii:di], A [jj:dj] [kk:dk])inout(                \
+    A [jj:dj] [ii:di]) label("gemm") priority(factor_priority(j, nt))
         lu_gemm(&A[kk][ii], &A[jj][kk], &A[jj][ii], di, dj, dk, n);
       }
     }
     /* Each tile column left of it: the same interchanges (LAPACK's L). */
     for (long j = 0; j < k; j++) {
       long jj = j * b;
-#pragma dag task in(ipiv[kk:dk]) inout(A[jj:b][kk:n - kk]) label("swap_left") \
-    priority(0)
+#pragma dag task in(ipiv [kk:dk])inout(A [jj:b] [kk:n - kk])                   \
+    label("swap_left") priority(0)
       lu_swap(A[jj], b, n, ipiv, kk, dk);
     }
   }
@@ -113,27 +114,29 @@ static void lu_factor(long n, long b, double (*A)[n], int *ipiv) {
 static void lu_solve(long n, long b, double (*A)[n], const int *ipiv,
                      double *x) {
   long nt = suite_nblocks(n, b);
-#pragma dag task in(ipiv[0:n]) inout(x[0:n]) label("swap_b")
+#pragma dag task in(ipiv [0:n])inout(x [0:n]) label("swap_b")
   solve_swap(x, ipiv, n);
   /* x := L^-1 x: tile k of x, then its share of the tiles below. */
   for (long k = 0; k < nt; k++) {
     long kk = k * b, dk = suite_block_dim(n, b, k);
-#pragma dag task in(A[kk:dk][kk:dk]) inout(x[kk:dk]) label("trsv_l")
+#pragma dag task in(A [kk:dk] [kk:dk])inout(x [kk:dk]) label("trsv_l")
     solve_trsv(&A[kk][kk], &x[kk], dk, n, 1);
     for (long i = k + 1; i < nt; i++) {
       long ii = i * b, di = suite_block_dim(n, b, i);
-#pragma dag task in(A[kk:dk][ii:di], x[kk:dk]) inout(x[ii:di]) label("gemv_l")
+#pragma dag task in(A [kk:dk] [ii:di], x [kk:dk])inout(x [ii:di])              \
+    label("gemv_l")
       solve_gemv(&A[kk][ii], &x[kk], &x[ii], di, dk, n);
     }
   }
   /* x := U^-1 x: the same from the bottom up. */
   for (long k = nt - 1; k >= 0; k--) {
     long kk = k * b, dk = suite_block_dim(n, b, k);
-#pragma dag task in(A[kk:dk][kk:dk]) inout(x[kk:dk]) label("trsv_u")
+#pragma dag task in(A [kk:dk] [kk:dk])inout(x [kk:dk]) label("trsv_u")
     solve_trsv(&A[kk][kk], &x[kk], dk, n, 0);
     for (long i = 0; i < k; i++) {
       long ii = i * b, di = suite_block_dim(n, b, i);
-#pragma dag task in(A[kk:dk][ii:di], x[kk:dk]) inout(x[ii:di]) label("gemv_u")
+#pragma dag task in(A [kk:dk] [ii:di], x [kk:dk])inout(x [ii:di])              \
+    label("gemv_u")
       solve_gemv(&A[kk][ii], &x[kk], &x[ii], di, dk, n);
     }
   }
@@ -147,13 +150,13 @@ static void qr_factor(long n, long b, double (*A)[n], long tw,
   for (long k = 0; k < nt; k++) {
     long kk = k * b, dk = suite_block_dim(n, b, k), tk = k * QR_IB;
     /* Tile (k, k), and its reflectors applied to the tiles right of it. */
-#pragma dag task inout(A[kk:dk][kk:dk]) out(T[kk:dk][tk:QR_IB])              \
+#pragma dag task inout(A [kk:dk] [kk:dk]) out(T [kk:dk] [tk:QR_IB])            \
     label("geqrt") priority(factor_priority(k, nt))
     qr_geqrt(&A[kk][kk], dk, dk, &T[kk][tk], tw, n);
     for (long j = k + 1; j < nt; j++) {
       long jj = j * b, dj = suite_block_dim(n, b, j);
-#pragma dag task in(A[kk:dk][kk:dk], T[kk:dk][tk:QR_IB])                     \
-    inout(A[jj:dj][kk:dk]) label("gemqrt") priority(factor_priority(j, nt))
+#pragma dag task in(A [kk:dk] [kk:dk], T [kk:dk] [tk:QR_IB])inout(             \
+    A [jj:dj] [kk:dk]) label("gemqrt") priority(factor_priority(j, nt))
       qr_gemqrt(&A[kk][kk], &T[kk][tk], &A[jj][kk], dk, dj, tw, n);
     }
     /* Each tile (i, k) below, with R of tile (k, k), and the reflectors
@@ -164,13 +167,13 @@ static void qr_factor(long n, long b, double (*A)[n], long tw,
      * dtpqrt waits for the step's dgemqrt. */
     for (long i = k + 1; i < nt; i++) {
       long ii = i * b, di = suite_block_dim(n, b, i), ti = i * QR_IB;
-#pragma dag task inout(A[kk:dk][ii:di], A[kk:dk][kk:dk])                     \
-    out(T[kk:dk][ti:QR_IB]) label("tpqrt") priority(factor_priority(k, nt))
+#pragma dag task inout(A [kk:dk] [ii:di], A [kk:dk] [kk:dk])                   \
+    out(T [kk:dk] [ti:QR_IB]) label("tpqrt") priority(factor_priority(k, nt))
       qr_tpqrt(&A[kk][kk], &A[kk][ii], &T[kk][ti], di, dk, tw, n);
       for (long j = k + 1; j < nt; j++) {
         long jj = j * b, dj = suite_block_dim(n, b, j);
-#pragma dag task in(A[kk:dk][ii:di], T[kk:dk][ti:QR_IB])                     \
-    inout(A[jj:dj][ii:di], A[jj:dj][kk:dk]) label("tpmqrt")                   \
+#pragma dag task in(A [kk:dk] [ii:di], T [kk:dk] [ti:QR_IB])inout(             \
+    A [jj:dj] [ii:di], A [jj:dj] [kk:dk]) label("tpmqrt")                      \
     priority(factor_priority(j, nt))
         qr_tpmqrt(&A[kk][ii], &T[kk][ti], &A[jj][kk], &A[jj][ii], di, dj, dk,
                   tw, n);
@@ -180,73 +183,41 @@ static void qr_factor(long n, long b, double (*A)[n], long tw,
 }
 
 /* The timed part: one kernel, to its taskwait. */
-static void run(enum factor_kernel kernel, long n, long b, double (*A)[n],
-                long tw, double (*T)[tw], int *ipiv, double *x) {
-  if (kernel == FACTOR_QR) {
-    qr_factor(n, b, A, tw, T);
+static void run(struct factor_problem *p) {
+  long n = p->n, b = p->b, tw = p->tw;
+  double(*A)[n] = (double(*)[n])p->a;
+  if (p->kernel == FACTOR_QR) {
+    qr_factor(n, b, A, tw, (double(*)[tw])p->t);
   } else {
-    lu_factor(n, b, A, ipiv);
-    if (kernel == FACTOR_SOLVE)
-      lu_solve(n, b, A, ipiv, x);
+    lu_factor(n, b, A, p->ipiv);
+    if (p->kernel == FACTOR_SOLVE)
+      lu_solve(n, b, A, p->ipiv, p->x);
   }
 #pragma dag taskwait
 }
 
-/* The residual and checksum of the result (untimed). */
-static struct factor_result check(enum factor_kernel kernel, long n,
-                                  double (*A)[n], const int *ipiv,
-                                  const double *x) {
-  if (kernel == FACTOR_SOLVE)
-    return factor_check(kernel, NULL, NULL, x, n);
+/* The residual and checksum of the result (untimed): x is on every rank
+ * after the taskwait; the factors are checked by a task on rank 0. */
+static struct factor_result check(const struct factor_problem *p) {
+  if (p->kernel == FACTOR_SOLVE)
+    return factor_check_problem(p);
+  long n = p->n;
+  double(*A)[n] = (double(*)[n])p->a;
+  int *ipiv = p->ipiv;
+  enum factor_kernel kernel = p->kernel;
   struct factor_result c;
-#pragma dag task in(A[0:n][0:n], ipiv[0:n]) out(c) on(0) label("check")
+#pragma dag task in(A [0:n] [0:n], ipiv [0:n])out(c) on(0) label("check")
   c = factor_check(kernel, &A[0][0], ipiv, NULL, n);
 #pragma dag taskwait
   return c;
 }
 
 int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status =
-      suite_init(&argc, &argv, "linalg", SUITE_DAG_RUNTIME, factor_kernels, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  /* Tasks call OpenBLAS at the same time: one OpenBLAS thread each. */
-  openblas_set_num_threads(1);
-  enum factor_kernel kernel = factor_kernel_index(o.kernel);
-  long n = o.n;
-  if (!o.b)
-    o.b = suite_tile_rule(n);
-  long b = o.b, tw = suite_nblocks(n, b) * QR_IB;
-  double(*A)[n] = suite_colmajor(n, n, b, b);
-  double(*T)[tw] = kernel == FACTOR_QR ? suite_colmajor(tw, n, QR_IB, b) : NULL;
-  int *ipiv = calloc(n, sizeof *ipiv);
-  double *x = calloc(n, sizeof *x);
-  if (!A || (kernel == FACTOR_QR && !T) || !ipiv || !x) {
-    fprintf(stderr, "factor: out of memory for n = %ld\n", n);
-    suite_finish();
-    return 1;
-  }
-
-  struct suite_times tt = {0};
-  while (suite_more(&tt, &o)) {
-    fill(n, b, A);
-    factor_rhs(x, n);
-    suite_barrier();
-    double t0 = suite_now();
-    run(kernel, n, b, A, tw, T, ipiv, x);
-    suite_add(&tt, suite_now() - t0);
-  }
-  struct factor_result c = check(kernel, n, A, ipiv, x);
-  status = suite_report(&o, suite_dag_workers(), &tt, factor_flops(kernel, n),
-                        "GFLOP/s", c.resid, factor_tol(n), c.sum);
-  suite_free_matrix(A);
-  if (T)
-    suite_free_matrix(T);
-  free(ipiv);
-  free(x);
-  suite_finish();
-  return status;
+  return factor_main(argc, argv,
+                     &(struct factor_program){.runtime = SUITE_DAG_RUNTIME,
+                                              .tiled = true,
+                                              .fill = fill,
+                                              .run = run,
+                                              .check = check,
+                                              .threads = suite_dag_workers});
 }

@@ -3,7 +3,8 @@
 #   factor_serial   the same with plain cc
 #   factor_omptask  OpenMP tasks with depend on the same tile kernels
 #   factor_lapacke  one threaded OpenBLAS/LAPACKE call on the whole matrix
-# All share factor_tiles.c: the problems, their checks and the tile kernels.
+# All share factor_tiles.c (the problems, their checks and the tile
+# kernels) and, with blas, linalg_program.c (their data and main).
 if(NOT (SUITE_OPENBLAS_FOUND AND SUITE_LAPACKE_FOUND))
   message(STATUS "bench/suite/linalg: no openblas or lapacke "
                  "(libopenblas-dev liblapacke-dev), skipping factor")
@@ -11,23 +12,22 @@ if(NOT (SUITE_OPENBLAS_FOUND AND SUITE_LAPACKE_FOUND))
 endif()
 
 set(factor_dir ${CMAKE_CURRENT_LIST_DIR})
-set(factor_tiles ${factor_dir}/factor_tiles.c)
 
 # dagcc gets OpenBLAS and LAPACKE as flags; factor_serial as CMake targets.
-suite_dag_program(factor SOURCES ${factor_dir}/factor.c ${factor_tiles}
-  DEPENDS ${factor_dir}/factor_tiles.h
+suite_dag_program(factor SOURCES ${factor_dir}/factor.c ${linalg_program}
+  DEPENDS ${linalg_headers}
   ARGS ${SUITE_OPENBLAS_CFLAGS} ${SUITE_LAPACKE_CFLAGS}
        ${SUITE_LAPACKE_LDFLAGS} ${SUITE_OPENBLAS_LDFLAGS})
 target_link_libraries(factor_serial PRIVATE PkgConfig::SUITE_LAPACKE
                       PkgConfig::SUITE_OPENBLAS)
 
-add_executable(factor_lapacke ${factor_dir}/factor_lapacke.c ${factor_tiles})
+add_executable(factor_lapacke ${factor_dir}/factor_lapacke.c ${linalg_program})
 target_link_libraries(factor_lapacke PRIVATE suite_harness
   PkgConfig::SUITE_LAPACKE PkgConfig::SUITE_OPENBLAS m)
 
 if(OpenMP_C_FOUND)
   add_executable(factor_omptask ${factor_dir}/factor_omptask.c
-                 ${factor_tiles})
+                 ${linalg_program})
   target_link_libraries(factor_omptask PRIVATE suite_harness
     PkgConfig::SUITE_LAPACKE PkgConfig::SUITE_OPENBLAS OpenMP::OpenMP_C m)
 else()

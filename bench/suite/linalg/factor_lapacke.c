@@ -16,89 +16,59 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "factor_tiles.h"
+#include "linalg_program.h"
 #include "suite.h"
 
-/* What LAPACK needs besides the matrix: lu's and solve's pivots, qr's
- * scalar factors and workspace (lwork doubles). */
-struct lapack_args {
-  int *ipiv;
-  double *tau, *work;
+/* What qr needs besides the matrix: its scalar factors (n doubles) and
+ * dgeqrf's best workspace (lwork doubles), one block. */
+struct qr_scratch {
   lapack_int lwork;
+  double tau_then_work[];
 };
 
-/* Allocates the arguments, asking dgeqrf for its best workspace; NULL
- * pointers in it if memory ran out. */
-static struct lapack_args lapack_args(long n) {
-  struct lapack_args l = {malloc((size_t)n * sizeof(int)),
-                          malloc((size_t)n * sizeof(double)), NULL, 0};
+static void *qr_scratch(long n) {
   double size = 0.0;
   lapack_int m = (lapack_int)n;
   LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, m, NULL, m, NULL, &size, -1);
-  l.lwork = size > 1.0 ? (lapack_int)size : 1;
-  l.work = malloc((size_t)l.lwork * sizeof(double));
-  return l;
+  lapack_int lwork = size > 1.0 ? (lapack_int)size : 1;
+  struct qr_scratch *s =
+      malloc(sizeof *s + ((size_t)n + (size_t)lwork) * sizeof(double));
+  if (s)
+    s->lwork = lwork;
+  return s;
 }
 
 /* The timed part: one LAPACK call, through LAPACKE's _work functions (no
  * NaN scan, no allocation). */
-static void run(enum factor_kernel kernel, long n, double *a, double *x,
-                const struct lapack_args *l) {
-  lapack_int info = 0, m = (lapack_int)n;
-  switch (kernel) {
+static void run(struct factor_problem *p) {
+  lapack_int info = 0, m = (lapack_int)p->n;
+  struct qr_scratch *qr = p->scratch;
+  switch (p->kernel) {
   case FACTOR_LU:
-    info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, m, a, m, l->ipiv);
+    info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, m, p->a, m, p->ipiv);
     break;
   case FACTOR_QR:
-    info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, m, a, m, l->tau, l->work,
-                               l->lwork);
+    info =
+        LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, m, p->a, m, qr->tau_then_work,
+                            qr->tau_then_work + m, qr->lwork);
     break;
   case FACTOR_SOLVE:
-    info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, m, 1, a, m, l->ipiv, x, m);
+    info =
+        LAPACKE_dgesv_work(LAPACK_COL_MAJOR, m, 1, p->a, m, p->ipiv, p->x, m);
     break;
   }
   if (info != 0)
-    fprintf(stderr, "factor_lapacke: %s: info %d\n", factor_kernels[kernel],
+    fprintf(stderr, "factor_lapacke: %s: info %d\n", factor_kernels[p->kernel],
             (int)info);
 }
 
 int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status =
-      suite_init(&argc, &argv, "linalg", "lapacke", factor_kernels, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  enum factor_kernel kernel = factor_kernel_index(o.kernel);
-  long n = o.n;
-  o.b = n;
-  double *a = malloc((size_t)n * (size_t)n * sizeof *a);
-  double *x = malloc((size_t)n * sizeof *x);
-  struct lapack_args l = lapack_args(n);
-  if (!a || !x || !l.ipiv || !l.tau || !l.work) {
-    fprintf(stderr, "factor_lapacke: out of memory for n = %ld\n", n);
-    suite_finish();
-    return 1;
-  }
-
-  struct suite_times tt = {0};
-  while (suite_more(&tt, &o)) {
-    factor_fill(a, n, 0, 0, n, n);
-    factor_rhs(x, n);
-    double t0 = suite_now();
-    run(kernel, n, a, x, &l);
-    suite_add(&tt, suite_now() - t0);
-  }
-  struct factor_result c = factor_check(kernel, a, l.ipiv, x, n);
-  status =
-      suite_report(&o, openblas_get_num_threads(), &tt, factor_flops(kernel, n),
-                   "GFLOP/s", c.resid, factor_tol(n), c.sum);
-  free(a);
-  free(x);
-  free(l.ipiv);
-  free(l.tau);
-  free(l.work);
-  suite_finish();
-  return status;
+  return factor_main(
+      argc, argv,
+      &(struct factor_program){.runtime = "lapacke",
+                               .scratch = qr_scratch,
+                               .fill = factor_fill_problem,
+                               .run = run,
+                               .check = factor_check_problem,
+                               .threads = openblas_get_num_threads});
 }

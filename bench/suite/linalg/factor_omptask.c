@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "factor_tiles.h"
+#include "linalg_program.h"
 #include "suite.h"
 
 /* The LU: A := L \ U, ipiv its pivots (rows, 1-based). Here and below the
@@ -160,62 +160,28 @@ static void qr_factor(long n, long b, double (*A)[n], long tw,
 
 /* The timed part: one kernel, its tasks submitted by one thread of the
  * team and waited for at the region's end. */
-static void run(enum factor_kernel kernel, long n, long b, double (*A)[n],
-                long tw, double (*T)[tw], int *ipiv, double *x) {
+static void run(struct factor_problem *p) {
+  long n = p->n, b = p->b, tw = p->tw;
+  double(*A)[n] = (double(*)[n])p->a;
 #pragma omp parallel
 #pragma omp single
   {
-    if (kernel == FACTOR_QR) {
-      qr_factor(n, b, A, tw, T);
+    if (p->kernel == FACTOR_QR) {
+      qr_factor(n, b, A, tw, (double(*)[tw])p->t);
     } else {
-      lu_factor(n, b, A, ipiv);
-      if (kernel == FACTOR_SOLVE)
-        lu_solve(n, b, A, ipiv, x);
+      lu_factor(n, b, A, p->ipiv);
+      if (p->kernel == FACTOR_SOLVE)
+        lu_solve(n, b, A, p->ipiv, p->x);
     }
   }
 }
 
 int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status =
-      suite_init(&argc, &argv, "linalg", "omptask", factor_kernels, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  openblas_set_num_threads(1);
-  enum factor_kernel kernel = factor_kernel_index(o.kernel);
-  long n = o.n;
-  if (!o.b)
-    o.b = suite_tile_rule(n);
-  long b = o.b, tw = suite_nblocks(n, b) * QR_IB;
-  double(*A)[n] = malloc((size_t)n * (size_t)n * sizeof(double));
-  double(*T)[tw] = kernel == FACTOR_QR
-                       ? malloc((size_t)n * (size_t)tw * sizeof(double))
-                       : NULL;
-  int *ipiv = malloc((size_t)n * sizeof *ipiv);
-  double *x = malloc((size_t)n * sizeof *x);
-  if (!A || (kernel == FACTOR_QR && !T) || !ipiv || !x) {
-    fprintf(stderr, "factor_omptask: out of memory for n = %ld\n", n);
-    suite_finish();
-    return 1;
-  }
-
-  struct suite_times tt = {0};
-  while (suite_more(&tt, &o)) {
-    factor_fill(&A[0][0], n, 0, 0, n, n);
-    factor_rhs(x, n);
-    double t0 = suite_now();
-    run(kernel, n, b, A, tw, T, ipiv, x);
-    suite_add(&tt, suite_now() - t0);
-  }
-  struct factor_result c = factor_check(kernel, &A[0][0], ipiv, x, n);
-  status = suite_report(&o, omp_get_max_threads(), &tt, factor_flops(kernel, n),
-                        "GFLOP/s", c.resid, factor_tol(n), c.sum);
-  free(A);
-  free(T);
-  free(ipiv);
-  free(x);
-  suite_finish();
-  return status;
+  return factor_main(argc, argv,
+                     &(struct factor_program){.runtime = "omptask",
+                                              .tiled = true,
+                                              .fill = factor_fill_problem,
+                                              .run = run,
+                                              .check = factor_check_problem,
+                                              .threads = omp_get_max_threads});
 }
