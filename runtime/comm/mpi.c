@@ -16,10 +16,11 @@
  * behind this design.
  *
  * If the program initialised MPI, the runtime works on a duplicate of
- * MPI_COMM_WORLD and finishes before the program's MPI_Finalize (which it
- * intercepts through the profiling interface); otherwise it initialises and
- * finalises MPI itself.
+ * MPI_COMM_WORLD (or of the communicator dag_init_comm gave) and finishes
+ * before the program's MPI_Finalize (which it intercepts through the profiling
+ * interface); otherwise it initialises and finalises MPI itself.
  */
+#include "comm/mpi_comm.h"
 #include "comm/mpi_internal.h"
 
 #ifdef OPEN_MPI
@@ -33,7 +34,8 @@
 #include <time.h>
 
 static MPI_Comm comm = MPI_COMM_NULL;
-static MPI_Comm clock_comm = MPI_COMM_NULL; /* mpi_clock's messages */
+static MPI_Comm program_comm = MPI_COMM_NULL; /* dag_init_comm's, if any */
+static MPI_Comm clock_comm = MPI_COMM_NULL;   /* mpi_clock's messages */
 static bool we_initialized;
 static int tag_ub;
 
@@ -277,6 +279,15 @@ static void mpi_allgather(uint64_t value, uint64_t *all, comm_done_fn done,
 
 /* ------------------------------------------------------------ lifetime */
 
+void dag__mpi_use_comm(MPI_Comm c) { program_comm = c; }
+
+bool dag__mpi_runs_on(MPI_Comm c) {
+  int same = MPI_UNEQUAL;
+  if (comm != MPI_COMM_NULL)
+    MPI_Comm_compare(comm, c, &same);
+  return same == MPI_IDENT || same == MPI_CONGRUENT;
+}
+
 static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   int initialized = 0, provided = 0;
   MPI_Initialized(&initialized);
@@ -294,7 +305,9 @@ static int mpi_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
                "at least MPI_THREAD_SERIALIZED (and do not call MPI while "
                "tasks run)");
   }
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_dup(program_comm != MPI_COMM_NULL ? program_comm : MPI_COMM_WORLD,
+               &comm);
+  program_comm = MPI_COMM_NULL; /* the program may free it now */
   /* A failure of one rank must end the run, never hang it. */
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
   MPI_Comm_rank(comm, rank);
