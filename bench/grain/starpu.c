@@ -8,9 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "grain.h"
+#include "peer_starpu.h"
 
-#include <starpu.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 struct point_args {
@@ -32,19 +31,7 @@ static void point(void *buffers[], void *cl_arg) {
       grain_task(a->g, a->t, a->p, in, n);
 }
 
-static struct starpu_codelet point_cl = {
-    .where = STARPU_CPU,
-    .cpu_funcs = {point},
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,
-    .name = "point",
-};
-
-static void check(int rc, const char *what) {
-  if (rc) {
-    fprintf(stderr, "starpu: %s failed: %d\n", what, rc);
-    exit(1);
-  }
-}
+static struct starpu_codelet point_cl = PEER_STARPU_CODELET(point, "point");
 
 static void run(const struct grain_graph *g, struct grain_slot *slots) {
   size_t n = (size_t)2 * (size_t)g->width;
@@ -64,9 +51,10 @@ static void run(const struct grain_graph *g, struct grain_slot *slots) {
       descr[k] = (struct starpu_data_descr){h[(size_t)(t % 2) * g->width + p],
                                             STARPU_W};
       struct point_args a = {g, t, p};
-      check(starpu_task_insert(&point_cl, STARPU_DATA_MODE_ARRAY, descr, k + 1,
-                               STARPU_VALUE, &a, sizeof a, 0),
-            "starpu_task_insert");
+      peer_starpu_check(starpu_task_insert(&point_cl, STARPU_DATA_MODE_ARRAY,
+                                           descr, k + 1, STARPU_VALUE, &a,
+                                           sizeof a, 0),
+                        "starpu_task_insert");
     }
   starpu_task_wait_for_all();
   for (size_t i = 0; i < n; i++)
@@ -77,13 +65,7 @@ static void run(const struct grain_graph *g, struct grain_slot *slots) {
 static int start(int threads, int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  struct starpu_conf conf;
-  check(starpu_conf_init(&conf), "starpu_conf_init");
-  conf.ncpus = threads;
-  conf.ncuda = 0;
-  conf.nopencl = 0;
-  conf.sched_policy_name = "lws"; /* STARPU_SCHED in the environment wins */
-  return starpu_init(&conf) ? -1 : threads;
+  return peer_starpu_start("lws", threads) ? -1 : threads;
 }
 
 static void stop(void) { starpu_shutdown(); }

@@ -35,75 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CHOL_STARPU_INSERT(...)                                                \
+  starpu_mpi_task_insert(MPI_COMM_WORLD, __VA_ARGS__)
 #include "chol_codelets.h"
 #include "common.h"
+#include "peer_starpu.h"
 
 #define CHOL_STARPUMPI_SCHED "prio"
-
-/* ------------------------------------------------------------- the walk */
-
-struct chol {
-  starpu_data_handle_t *h; /* nt x nt, lower triangle registered */
-  int nt;
-  int error; /* first starpu_mpi_task_insert failure */
-};
-
-static starpu_data_handle_t tile(const struct chol *c, int i, int j) {
-  return c->h[(size_t)i * c->nt + j];
-}
-
-/* The task's priority in the scheduler's range. */
-static int prio(const struct chol *c, enum chol_kernel kernel, int i, int j,
-                int k) {
-  return chol_starpu_priority(kernel, i, j, k, c->nt);
-}
-
-static void check(struct chol *c, int ret, const char *what) {
-  if (ret != 0 && !c->error) {
-    fprintf(stderr, "chol_starpumpi: starpu_mpi_task_insert(%s): %d\n", what,
-            ret);
-    c->error = ret;
-  }
-}
-
-static void potrf(void *ctx, int k) {
-  struct chol *c = ctx;
-  check(c,
-        starpu_mpi_task_insert(MPI_COMM_WORLD, &potrf_cl, STARPU_RW,
-                               tile(c, k, k), STARPU_PRIORITY,
-                               prio(c, CHOL_POTRF, k, k, k), 0),
-        "potrf");
-}
-
-static void trsm(void *ctx, int i, int k) {
-  struct chol *c = ctx;
-  check(c,
-        starpu_mpi_task_insert(MPI_COMM_WORLD, &trsm_cl, STARPU_R,
-                               tile(c, k, k), STARPU_RW, tile(c, i, k),
-                               STARPU_PRIORITY, prio(c, CHOL_TRSM, i, k, k), 0),
-        "trsm");
-}
-
-static void syrk(void *ctx, int i, int k) {
-  struct chol *c = ctx;
-  check(c,
-        starpu_mpi_task_insert(MPI_COMM_WORLD, &syrk_cl, STARPU_R,
-                               tile(c, i, k), STARPU_RW, tile(c, i, i),
-                               STARPU_PRIORITY, prio(c, CHOL_SYRK, i, i, k), 0),
-        "syrk");
-}
-
-static void gemm(void *ctx, int i, int j, int k) {
-  struct chol *c = ctx;
-  check(c,
-        starpu_mpi_task_insert(MPI_COMM_WORLD, &gemm_cl, STARPU_R,
-                               tile(c, i, k), STARPU_R, tile(c, j, k),
-                               STARPU_RW, tile(c, i, j), STARPU_PRIORITY,
-                               prio(c, CHOL_GEMM, i, j, k), 0),
-        "gemm");
-}
-
-static const struct chol_ops starpumpi_ops = {potrf, trsm, syrk, gemm};
 
 /* ---------------------------------------------------------------- main */
 
@@ -123,12 +61,7 @@ int main(int argc, char **argv) {
   }
   bench_grid(bench_nranks(), &p, &q);
 
-  struct starpu_conf conf;
-  starpu_conf_init(&conf);
-  conf.sched_policy_name = CHOL_STARPUMPI_SCHED; /* STARPU_SCHED overrides */
-  conf.ncuda = 0;
-  conf.nopencl = 0;
-  if (starpu_init(&conf) != 0 ||
+  if (peer_starpu_start(CHOL_STARPUMPI_SCHED, -1) != 0 ||
       starpu_mpi_init_comm(NULL, NULL, 0, MPI_COMM_WORLD) != 0) {
     fprintf(stderr, "chol_starpumpi: cannot start StarPU-MPI\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -138,7 +71,8 @@ int main(int argc, char **argv) {
   int nt = n / b;
   size_t tile_bytes = (size_t)b * b * sizeof(double);
   double **mine = calloc((size_t)nt * nt, sizeof *mine);
-  struct chol c = {calloc((size_t)nt * nt, sizeof *c.h), nt, 0};
+  struct chol c = {calloc((size_t)nt * nt, sizeof *c.h), nt, 0,
+                   "chol_starpumpi: starpu_mpi_task_insert"};
   double *times = calloc((size_t)o.reps, sizeof *times);
   if (!mine || !c.h || !times)
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -158,17 +92,14 @@ int main(int argc, char **argv) {
           for (int x = 0; x < b; x++)
             for (int y = 0; y < b; y++)
               t[(size_t)x * b + y] = bench_spd(n, i * b + x, j * b + y);
-        starpu_data_handle_t *h = &c.h[(size_t)i * nt + j];
-        starpu_matrix_data_register(h, t ? STARPU_MAIN_RAM : -1, (uintptr_t)t,
-                                    (uint32_t)b, (uint32_t)b, (uint32_t)b,
-                                    sizeof(double));
-        starpu_mpi_data_register(*h, (starpu_mpi_tag_t)i * nt + j,
+        starpu_mpi_data_register(chol_register(&c, i, j, t, b, b, b),
+                                 (starpu_mpi_tag_t)i * nt + j,
                                  bench_owner(i, j, p, q));
       }
     starpu_mpi_barrier(MPI_COMM_WORLD);
     uint64_t s0 = bench_bytes_sent();
     double t0 = bench_now();
-    chol_walk(&starpumpi_ops, &c, nt);
+    chol_walk(&chol_starpu_ops, &c, nt);
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
     times[r] = bench_now() - t0;
     sent = bench_bytes_sent() - s0;
@@ -191,9 +122,7 @@ int main(int argc, char **argv) {
           starpu_data_release(h);
         }
     }
-    for (int i = 0; i < nt; i++)
-      for (int j = 0; j <= i; j++)
-        starpu_data_unregister(tile(&c, i, j));
+    chol_unregister(&c);
   }
   starpu_mpi_shutdown();
   starpu_shutdown();

@@ -12,10 +12,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "common.h"
+#include "peer_starpu.h"
 
-#include <starpu.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static int vars[OVH_MAX_CHAINS];
 static starpu_data_handle_t handles[OVH_MAX_CHAINS];
@@ -23,28 +22,10 @@ static char config[64];
 
 static void noop(void *buffers[], void *arg) {}
 
-static struct starpu_codelet noop_cl = {
-    .where = STARPU_CPU,
-    .cpu_funcs = {noop},
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,
-    .name = "noop",
-};
-
-static void check(int rc, const char *what) {
-  if (rc) {
-    fprintf(stderr, "starpu: %s failed: %d\n", what, rc);
-    exit(1);
-  }
-}
+static struct starpu_codelet noop_cl = PEER_STARPU_CODELET(noop, "noop");
 
 static int sp_init(int nthreads) {
-  struct starpu_conf conf;
-  check(starpu_conf_init(&conf), "starpu_conf_init");
-  conf.ncpus = nthreads;
-  conf.ncuda = 0;
-  conf.nopencl = 0;
-  conf.sched_policy_name = "lws"; /* STARPU_SCHED in the environment wins */
-  int rc = starpu_init(&conf);
+  int rc = peer_starpu_start("lws", nthreads);
   if (rc) {
     fprintf(stderr, "starpu: starpu_init failed: %d\n", rc);
     return 1;
@@ -71,11 +52,11 @@ static void sp_finalize(void) {
 static void insert(enum starpu_data_access_mode mode, int var) {
   int rc = mode ? starpu_task_insert(&noop_cl, mode, handles[var], 0)
                 : starpu_task_insert(&noop_cl, 0);
-  check(rc, "starpu_task_insert");
+  peer_starpu_check(rc, "starpu_task_insert");
 }
 
 static void wait_all(void) {
-  check(starpu_task_wait_for_all(), "starpu_task_wait_for_all");
+  peer_starpu_check(starpu_task_wait_for_all(), "starpu_task_wait_for_all");
 }
 
 static void independent(long ntasks) {
