@@ -1,7 +1,9 @@
 # runner.awk — what the runner scripts' awk programs share: they put this
-# text in front of their own. Reading the benchmarks' JSON Lines records
-# (each one flat object on one line, written by the benchmarks themselves),
-# and saying which variant of a peer won (peers.sh).
+# text in front of their own (runner.sh reads it into $awklib). Reading the
+# benchmarks' JSON Lines records (each one flat object on one line, written
+# by the benchmarks themselves) and the key=value lines the programs print,
+# choosing a table's columns and each cell's best, printing a cell with its
+# ratio, and saying which variant of a peer won (peers.sh).
 
 # The string value of key in the current record, or "".
 function str(key) {
@@ -36,4 +38,39 @@ function say_variants(col, n,   j, key, tv, p, line, count, wins) {
     else if (col[j] in config)
       printf "%s: %s\n", col[j], config[col[j]]
   }
+}
+
+# The words key=value of the current line, from the from-th on, into f[key].
+function fields(f, from,   i, kv) {
+  for (i = from; i <= NF; i++) {
+    split($i, kv, "=")
+    f[kv[1]] = kv[2]
+  }
+}
+
+# A table's columns: the runtimes of order (a runner's --runtimes, where a
+# variant such as starpu_lws stands for its runtime) that have records
+# (seen[runtime]), each once, into col[1..]; returns how many.
+function columns(order, seen, col,   all, i, n, taken) {
+  split(order, all, " ")
+  for (i = 1; i in all; i++) {
+    sub(/_.*/, "", all[i])
+    if (all[i] in seen && !(all[i] in taken)) {
+      col[++n] = all[i]; taken[all[i]] = 1
+    }
+  }
+  return n
+}
+
+# Whether v beats arr[key], or arr has no key yet: the larger wins (rates),
+# or the smaller where lower is set (times).
+function beats(v, arr, key, lower) {
+  return !(key in arr) || (lower ? v < arr[key] : v > arr[key])
+}
+
+# A table's cell: v printed with fmt ("%.2f" where empty) and, where
+# ref > 0, its ratio to ref: "12.34 (1.05x)".
+function cell_of(v, ref, fmt,   c) {
+  c = sprintf(fmt == "" ? "%.2f" : fmt, v)
+  return ref > 0 ? sprintf("%s (%.2fx)", c, v / ref) : c
 }

@@ -37,41 +37,25 @@ DAG_*, STARPU_* setting pass through.
 EOF
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
-awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
-# shellcheck source=bench/peers.sh
-. "$here/../peers.sh"
-json='' threads=2 sizes="2048 4096" tiles="128 256 512" reps=3
+here=$(cd "$(dirname "$0")" && pwd) runner=run-cholesky
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh"
+threads=2 sizes="2048 4096" tiles="128 256 512" reps=3
 runtimes="dag dag-pragma gomp libomp starpu lapacke"
 dag=$here/../../samples/cholesky/cholesky
-while [ $# -gt 0 ]; do
-  case $1 in
-  --json) json=${2:?--json needs a file}; shift ;;
-  --threads) threads=${2:?--threads needs a number}; shift ;;
-  --sizes) sizes=${2:?--sizes needs a list}; shift ;;
-  --tiles) tiles=${2:?--tiles needs a list}; shift ;;
-  --reps) reps=${2:?--reps needs a number}; shift ;;
-  --quick) sizes=1024 tiles="128 256" reps=1 ;;
-  --runtimes) runtimes=${2:?--runtimes needs a list}; shift ;;
-  --dag) dag=${2:?--dag needs a path}; shift ;;
-  -h | --help) usage; exit 0 ;;
-  *) echo "run-cholesky: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
+runner_options "$@" <<'EOF'
+a file: json
+a number: threads reps
+a list: sizes tiles runtimes
+a path: dag
+--quick: sizes=1024 tiles="128 256" reps=1
+EOF
 
-# StarPU keeps its calibration under $STARPU_HOME: a temporary directory, so
-# that no performance model lands in the source tree or in $HOME.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-records=$tmp/records.jsonl
-: >"$records"
+# StarPU keeps its calibration under $STARPU_HOME: the temporary directory,
+# so that no performance model lands in the source tree or in $HOME.
+runner_threads "$threads"
+export OPENBLAS_NUM_THREADS="$threads" STARPU_HOME="$tmp"
 
-export DAG_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads"
-export OPENBLAS_NUM_THREADS="$threads" STARPU_NCPU="$threads"
-export STARPU_HOME="$tmp"
-
-status=0 failed=0
 bin_of() {
   case $1 in
   dag) echo "$dag" ;;
@@ -86,21 +70,16 @@ run() {
   # shellcheck disable=SC2086 # the settings are words
   if ! out=$(env $variant_env "$(bin_of "$variant_base")" -n "$2" -b "$3" \
       -r "$reps" --check); then
-    echo "run-cholesky: $1 n=$2 b=$3 FAILED" >&2
-    printf '%s\n' "$out" >&2
-    status=1 failed=$((failed + 1))
+    runner_fail "$1 n=$2 b=$3" "$out"
     return
   fi
   printf '%s\n' "$out" | awk -v rt="$variant_base" -v variant="$1" \
-      -v threads="$threads" -v reps="$reps" '
+      -v threads="$threads" -v reps="$reps" "$awklib"'
   /^cholesky / {
-    for (i = 2; i <= NF; i++) {
-      split($i, kv, "=")
-      f[kv[1]] = kv[2]
-    }
-    config = ""
+    fields(f, 2)
+    cfg = ""
     if (match($0, / config=.*/))
-      config = substr($0, RSTART + 8)
+      cfg = substr($0, RSTART + 8)
     untiled = rt == "lapacke"
     metric = "gflops_n" f["n"] (untiled ? "" : "_b" f["b"])
     printf "{\"bench\":\"cholesky\",\"runtime\":\"%s\",\"variant\":\"%s\"," \
@@ -108,19 +87,20 @@ run() {
            "\"tile\":%d,\"threads\":%d,\"workers\":%d,\"time_s\":%s," \
            "\"residual\":%s,\"reps\":%d,\"config\":\"%s\"}\n",
            rt, variant, metric, f["gflops"], f["n"], untiled ? 0 : f["b"],
-           threads, f["workers"], f["time"], f["residual"], reps, config
+           threads, f["workers"], f["time"], f["residual"], reps, cfg
   }' >>"$records"
 }
 
 # The ceiling, in the same run: a threaded dgemm on the whole matrix.
 for n in $sizes; do
-  "$here/cholesky_dgemm" -n "$n" -r "$reps" | awk -v threads="$threads" '
-    /^dgemm / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+  "$here/cholesky_dgemm" -n "$n" -r "$reps" |
+    awk -v threads="$threads" "$awklib"'
+    /^dgemm / { fields(f, 2)
       printf "{\"bench\":\"cholesky\",\"runtime\":\"dgemm\"," \
              "\"metric\":\"dgemm_gflops_n%d\",\"value\":%s," \
              "\"unit\":\"GFLOP/s\",\"n\":%d,\"tile\":0,\"threads\":%d}\n",
              f["n"], f["gflops"], f["n"], threads }' >>"$records" ||
-    echo "run-cholesky: dgemm n=$n FAILED" >&2
+    echo "$runner: dgemm n=$n FAILED" >&2
 done
 
 # The tighter ceiling, per tile: the kernels' own times with every thread
@@ -128,8 +108,8 @@ done
 for n in $sizes; do
   for b in $tiles; do
     "$here/cholesky_bound" -n "$n" -b "$b" -t "$threads" -r "$reps" |
-      awk -v threads="$threads" '
-      { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
+      awk -v threads="$threads" "$awklib"'
+      { fields(line, 2); for (k in line) f[$1, k] = line[k] }
       END {
         printf "{\"bench\":\"cholesky\",\"runtime\":\"bound\"," \
                "\"metric\":\"bound_gflops_n%d_b%d\",\"value\":%s," \
@@ -140,7 +120,7 @@ for n in $sizes; do
                f["bound", "n"], f["bound", "b"], threads, f["bound", "work"],
                f["bound", "path"], f["kernels", "potrf"], f["kernels", "trsm"],
                f["kernels", "syrk"], f["kernels", "gemm"] }' >>"$records" ||
-      echo "run-cholesky: bound n=$n b=$b FAILED" >&2
+      echo "$runner: bound n=$n b=$b FAILED" >&2
   done
 done
 
@@ -148,17 +128,7 @@ done
 # other, so that a drift of the machine touches them alike; StarPU's
 # history-based models are calibrated first, per tile size (at least 10
 # samples of each kernel), untimed, so that the timed runs use them.
-variants=''
-for rt in $runtimes; do
-  for v in $(peer_variants "$rt"); do
-    peer_variant "$v"
-    if [ -x "$(bin_of "$variant_base")" ]; then
-      variants="$variants $v"
-    else
-      echo "run-cholesky: $v: $(bin_of "$variant_base") not built, skipped" >&2
-    fi
-  done
-done
+variants=$(runner_variants bin_of "$runtimes")
 for rt in $variants; do
   peer_variant "$rt"
   [ "$variant_base" = starpu ] || continue
@@ -166,7 +136,7 @@ for rt in $variants; do
     # shellcheck disable=SC2086 # the settings are words
     env $variant_env "$(bin_of starpu)" -n $((8 * b)) -b "$b" -r 2 \
       >/dev/null ||
-      { echo "run-cholesky: $rt calibration b=$b FAILED" >&2; status=1; }
+      { echo "$runner: $rt calibration b=$b FAILED" >&2; status=1; }
   done
 done
 for n in $sizes; do
@@ -197,21 +167,14 @@ awk -v order="$runtimes" -v sizes="$sizes" -v tiles="$tiles" \
   seen[rt] = 1
   key = rt SUBSEP num("n") SUBSEP num("tile")
   tried[rt, str("variant")] = 1
-  if (!(key in val) || num("value") > val[key]) {
+  if (beats(num("value"), val, key)) {
     val[key] = num("value"); won[key] = str("variant")
   }
   if (str("config") != "") config[rt] = str("config")
 }
 END {
   if (!NR) { print "run-cholesky: no results"; exit 1 }
-  nc = 0
-  split(order, all, " ")
-  for (i = 1; i in all; i++) {
-    sub(/_.*/, "", all[i]) # starpu_lws: starpu
-    if (all[i] in seen && !(all[i] in taken)) {
-      col[++nc] = all[i]; taken[all[i]] = 1
-    }
-  }
+  nc = columns(order, seen, col)
   printf "cholesky: GFLOP/s (n^3/3 flops), best of %d, %d threads; " \
          "(x) = runtime / dag\n", reps, threads
   printf "%6s %5s", "n", "tile"
@@ -225,15 +188,11 @@ END {
       rt = col[j]
       key = rt == "lapacke" ? (rt SUBSEP n SUBSEP 0) : (rt SUBSEP n SUBSEP b)
       if (!(key in val)) { printf " %15s", "-"; continue }
-      v = val[key]
-      cell = sprintf("%.2f", v)
-      if (rt != "dag" && ("dag", n, b) in val && val["dag", n, b] > 0)
-        cell = sprintf("%s (%.2fx)", cell, v / val["dag", n, b])
-      printf " %15s", cell
+      ref = rt != "dag" && ("dag", n, b) in val ? val["dag", n, b] : 0
+      printf " %15s", cell_of(val[key], ref)
     }
     if ((n, b) in bound && ("dag", n, b) in val && val["dag", n, b] > 0)
-      printf " %15s", sprintf("%.2f (%.2fx)", bound[n, b],
-                              bound[n, b] / val["dag", n, b])
+      printf " %15s", cell_of(bound[n, b], val["dag", n, b])
     printf "\n"
   }
   for (s = 1; s <= ns; s++) {
@@ -258,11 +217,4 @@ END {
   say_variants(col, nc)
 }' "$records" || status=1
 peers_config "$variants"
-
-if [ -n "$json" ]; then
-  cat "$records" >>"$json"
-fi
-if [ "$failed" -gt 0 ]; then
-  echo "run-cholesky: $failed run(s) FAILED (see above)" >&2
-fi
-exit "$status"
+runner_finish

@@ -51,36 +51,23 @@ settings pass through; MPIEXEC names the launcher (default mpiexec).
 EOF
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
-awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
-# shellcheck source=bench/peers.sh
-. "$here/../peers.sh"
-json='' threads=2 kernel=compute radix=3 reps=3 sweeps=3 ranks=1
+here=$(cd "$(dirname "$0")" && pwd) runner=run-grain
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh"
+threads=2 kernel=compute radix=3 reps=3 sweeps=3 ranks=1
 patterns="trivial stencil_1d stencil_1d_periodic nearest spread fft tree all_to_all random_nearest"
 widths="2 8" runtimes="dag gomp libomp starpu"
 grains="65536 32768 16384 8192 4096 2048 1024 512 256 128 64 32"
-while [ $# -gt 0 ]; do
-  case $1 in
-  --json) json=${2:?}; shift ;;
-  --threads) threads=${2:?}; shift ;;
-  --patterns) patterns=${2:?}; shift ;;
-  --widths) widths=${2:?}; shift ;;
-  --kernel) kernel=${2:?}; shift ;;
-  --radix) radix=${2:?}; shift ;;
-  --grains) grains=${2:?}; shift ;;
-  --reps) reps=${2:?}; shift ;;
-  --sweeps) sweeps=${2:?}; shift ;;
-  --ranks) ranks=${2:?}; shift ;;
-  --runtimes) runtimes=${2:?}; shift ;;
-  --quick) grains="4096 256 32" patterns="stencil_1d fft" reps=1 sweeps=1 ;;
-  -h | --help) usage; exit 0 ;;
-  *) echo "run-grain: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
+runner_options "$@" <<'EOF'
+a file: json
+a number: threads radix reps sweeps ranks
+a list: patterns widths grains runtimes
+a kernel: kernel
+--quick: grains="4096 256 32" patterns="stencil_1d fft" reps=1 sweeps=1
+EOF
 
-export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
-export STARPU_NCPU="$threads" STARPU_SCHED="${STARPU_SCHED:-lws}"
+runner_threads "$threads"
+export STARPU_SCHED="${STARPU_SCHED:-lws}"
 
 # On several ranks the builds of dag run under the launcher, unbound so that
 # dag shares the node's cores among the ranks (docs/mpi.md).
@@ -99,7 +86,7 @@ for rt in $runtimes; do
   esac
   if [ -n "$peer" ]; then
     if [ "$ranks" -gt 1 ]; then
-      echo "run-grain: $rt runs in one process, left out on $ranks ranks" >&2
+      echo "$runner: $rt runs in one process, left out on $ranks ranks" >&2
       continue
     fi
     peers="$peers $rt"
@@ -109,24 +96,9 @@ for rt in $runtimes; do
     settings=$variant_env
     eval "bin_$rt=\$bin env_$rt=\$settings"
   else
-    echo "run-grain: $rt: $bin not built, skipped" >&2
+    echo "$runner: $rt: $bin not built, skipped" >&2
   fi
 done
-
-records=$(mktemp -d)
-trap 'rm -rf "$records"' EXIT
-
-# The words of $2 turned left by $1 places.
-turned() {
-  # shellcheck disable=SC2086 # the list is words
-  set -- "$1" $2
-  [ $# -gt 1 ] || return 0
-  k=$(($1 % ($# - 1))) && shift
-  while [ "$k" -gt 0 ]; do
-    first=$1 && shift && set -- "$@" "$first" && k=$((k - 1))
-  done
-  echo "$@"
-}
 
 turn=0
 for sweep in $(seq "$sweeps"); do
@@ -146,8 +118,8 @@ for sweep in $(seq "$sweeps"); do
             --pattern "$pattern" --width "$width" --steps "$steps" \
             --radix "$radix" --kernel "$kernel" --iterations "$grain" \
             --threads "$threads" --reps "$reps" \
-            --json "$records/$sweep" >/dev/null ||
-            echo "run-grain: $rt $pattern width $width: failed" >&2
+            --json "$tmp/$sweep" >/dev/null ||
+            echo "$runner: $rt $pattern width $width: failed" >&2
         done
         turn=$((turn + 1))
         printf '.' >&2
@@ -201,7 +173,7 @@ metg_of_sweep() {
 
 # Each runtime's median over the sweeps (the lower middle of an even
 # count), with the sign of the sweep it came from.
-metg=$(for sweep in $(seq "$sweeps"); do metg_of_sweep "$records/$sweep"; done |
+metg=$(for sweep in $(seq "$sweeps"); do metg_of_sweep "$tmp/$sweep"; done |
   sort -k1,1 -k2,2n -k3,3 -k5,5g | awk '
   { key = $1 " " $2 " " $3; n[key]++; line[key, n[key]] = $0
     if (!(key in order)) { order[key] = ++keys; at[keys] = key } }
@@ -236,11 +208,12 @@ echo "$metg" | awk -v built="$built" -v peers="$peers" '
 peers_config "$built"
 if [ -n "$json" ]; then
   for sweep in $(seq "$sweeps"); do
-    sed "s/^{/{\"sweep\":$sweep,/" "$records/$sweep" >>"$json"
+    sed "s/^{/{\"sweep\":$sweep,/" "$tmp/$sweep" >>"$records"
   done
   echo "$metg" | awk -v t="$threads" -v r="$ranks" -v k="$kernel" '{
     printf "{\"bench\":\"grain\",\"metric\":\"metg_us\",\"runtime\":\"%s\",", $3
     printf "\"pattern\":\"%s\",\"width\":%d,\"threads\":%d,\"ranks\":%d,", $1, $2, t, r
     printf "\"kernel\":\"%s\",", k
-    printf "\"bound\":\"%s\",\"value\":%s}\n", $4, $5 }' >>"$json"
+    printf "\"bound\":\"%s\",\"value\":%s}\n", $4, $5 }' >>"$records"
 fi
+runner_finish

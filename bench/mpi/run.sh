@@ -42,49 +42,29 @@ Environment: DAG_*, STARPU_* and OMPI_* settings pass through.
 EOF
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
-awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
-# shellcheck source=bench/peers.sh
-. "$here/../peers.sh"
-json='' ranks="1 2" sizes=4096 tiles="128 256 512" blocks="32 64 128 256"
+here=$(cd "$(dirname "$0")" && pwd) runner=run-mpi
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh"
+ranks="1 2" sizes=4096 tiles="128 256 512" blocks="32 64 128 256"
 reps=3 threads=1
 kernels="cholesky gemm" runtimes="dag scalapack starpumpi"
-launcher="mpiexec --oversubscribe"
-while [ $# -gt 0 ]; do
-  case $1 in
-  --json) json=${2:?--json needs a file}; shift ;;
-  --ranks) ranks=${2:?--ranks needs a list}; shift ;;
-  --sizes) sizes=${2:?--sizes needs a list}; shift ;;
-  --tiles) tiles=${2:?--tiles needs a list}; shift ;;
-  --blocks) blocks=${2:?--blocks needs a list}; shift ;;
-  --reps) reps=${2:?--reps needs a number}; shift ;;
-  --threads) threads=${2:?--threads needs a number}; shift ;;
-  --quick) sizes=1024 tiles=128 blocks="64 128" reps=1 ;;
-  --kernels) kernels=${2:?--kernels needs a list}; shift ;;
-  --runtimes) runtimes=${2:?--runtimes needs a list}; shift ;;
-  --mpiexec) launcher=${2:?--mpiexec needs a command}; shift ;;
-  -h | --help) usage; exit 0 ;;
-  *) echo "run-mpi: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
+mpiexec="mpiexec --oversubscribe"
+runner_options "$@" <<'EOF'
+a file: json
+a list: ranks sizes tiles blocks kernels runtimes
+a number: reps threads
+a command: mpiexec
+--quick: sizes=1024 tiles=128 blocks="64 128" reps=1
+EOF
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-records=$tmp/records.jsonl
-: >"$records"
+# The task threads per rank; one OpenBLAS thread inside every kernel.
+runner_threads "$threads"
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 STARPU_HOME="$tmp"
 
-# One OpenBLAS thread inside every kernel; the task threads per rank.
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-export DAG_NUM_THREADS="$threads" STARPU_NCPU="$threads"
-export STARPU_HOME="$tmp"
-
-status=0 failed=0
-
-bin_of() { # KERNEL RUNTIME
-  case $1 in
-  cholesky) echo "$here/chol_$2" ;;
+bin_of() { # KERNEL RUNTIME; none for StarPU-MPI's GEMM, not written
+  case $1/$2 in
+  gemm/starpumpi) ;;
+  cholesky/*) echo "$here/chol_$2" ;;
   *) echo "$here/$1_$2" ;;
   esac
 }
@@ -94,22 +74,16 @@ bin_of() { # KERNEL RUNTIME
 run() {
   peer_variant "$2"
   # shellcheck disable=SC2086 # the settings and the launcher are words
-  if ! out=$(env $variant_env $launcher -n "$3" \
+  if ! out=$(env $variant_env $mpiexec -n "$3" \
       "$(bin_of "$1" "$variant_base")" -n "$4" -b "$5" -r "$reps" \
       2>"$tmp/err"); then
-    echo "run-mpi: $1 $2 ranks=$3 n=$4 b=$5 FAILED" >&2
-    cat "$tmp/err" >&2
-    printf '%s\n' "$out" >&2
-    status=1 failed=$((failed + 1))
+    runner_fail "$1 $2 ranks=$3 n=$4 b=$5" "$(cat "$tmp/err")" "$out"
     return
   fi
   printf '%s\n' "$out" | awk -v rt="$variant_base" -v variant="$2" \
-      -v threads="$threads" -v reps="$reps" '
+      -v threads="$threads" -v reps="$reps" "$awklib"'
   $1 == "cholesky" || $1 == "gemm" {
-    for (i = 2; i <= NF; i++) {
-      split($i, kv, "=")
-      f[kv[1]] = kv[2]
-    }
+    fields(f, 2)
     key = "r" f["ranks"] "_n" f["n"] "_b" f["b"]
     common = sprintf("\"variant\":\"%s\",\"ranks\":%d,\"grid\":\"%s\"," \
                      "\"n\":%d,\"tile\":%d,\"threads\":%d,\"workers\":%d," \
@@ -132,27 +106,14 @@ run() {
 # them alike.
 all_variants=''
 for k in $kernels; do
-  variants=''
-  for rt in $runtimes; do
-    for v in $(peer_variants "$rt"); do
-      peer_variant "$v"
-      if [ "$k/$variant_base" = gemm/starpumpi ]; then
-        continue # not written: StarPU-MPI runs the Cholesky only
-      elif [ -x "$(bin_of "$k" "$variant_base")" ]; then
-        variants="$variants $v"
-      else
-        echo "run-mpi: $k on $v: $(bin_of "$k" "$variant_base") not built," \
-          "skipped" >&2
-      fi
-    done
-  done
+  variants=$(runner_variants "bin_of $k" "$runtimes" "$k on ")
   all_variants="$all_variants $variants"
   case " $variants " in
   *" starpumpi_"*) # the dm* schedulers' models, per tile, untimed
     for b in $tiles; do
-      STARPU_SCHED=dmda $launcher -n 1 "$(bin_of "$k" starpumpi)" \
+      STARPU_SCHED=dmda $mpiexec -n 1 "$(bin_of "$k" starpumpi)" \
         -n $((8 * b)) -b "$b" -r 2 >/dev/null 2>&1 ||
-        { echo "run-mpi: StarPU-MPI calibration b=$b FAILED" >&2; status=1; }
+        { echo "$runner: StarPU-MPI calibration b=$b FAILED" >&2; status=1; }
     done ;;
   esac
   for r in $ranks; do
@@ -172,9 +133,16 @@ done
 # (a peer of several variants: the best of them); then each runtime at its
 # best tile; then the bytes sent.
 awk -v order="$runtimes" -v reps="$reps" -v threads="$threads" "$awklib"'
-function cell_of(v, ref) {
-  c = sprintf("%.2f", v)
-  return ref > 0 ? sprintf("%s (%.2fx)", c, v / ref) : c
+# The cells of one row, w wide: arr[runtime, key] of each runtime against
+# that of dag; with tiles, each followed by its tile (at[runtime, key]).
+function cells(arr, key, w, tiles,   j, c, ref) {
+  for (j = 1; j <= nc; j++) {
+    if (!((col[j], key) in arr)) { printf " %" w "s", "-"; continue }
+    ref = col[j] != "dag" && ("dag", key) in arr ? arr["dag", key] : 0
+    c = cell_of(arr[col[j], key], ref)
+    printf " %" w "s", tiles ? sprintf("%s b=%d", c, at[col[j], key]) : c
+  }
+  printf "\n"
 }
 {
   rt = str("runtime"); seen[rt] = 1
@@ -191,10 +159,10 @@ function cell_of(v, ref) {
   }
   if (str("unit") == "GFLOP/s") {
     tried[rt, str("variant")] = 1
-    if (!((rt, row) in gf) || num("value") > gf[rt, row]) {
+    if (beats(num("value"), gf, rt SUBSEP row)) {
       gf[rt, row] = num("value"); won[rt, row] = str("variant")
     }
-    if (!((rt, head) in best) || num("value") > best[rt, head]) {
+    if (beats(num("value"), best, rt SUBSEP head)) {
       best[rt, head] = num("value"); at[rt, head] = num("tile")
     }
   } else {
@@ -205,14 +173,7 @@ function cell_of(v, ref) {
 }
 END {
   if (!NR) { print "run-mpi: no results"; exit 1 }
-  nc = 0
-  split(order, all, " ")
-  for (i = 1; i in all; i++) {
-    sub(/_.*/, "", all[i]) # starpumpi_lws: starpumpi
-    if (all[i] in seen && !(all[i] in taken)) {
-      col[++nc] = all[i]; taken[all[i]] = 1
-    }
-  }
+  nc = columns(order, seen, col)
   top = sprintf("%-8s %5s %5s %6s", "kernel", "ranks", "grid", "n")
   printf "GFLOP/s (cholesky n^3/3, gemm 2n^3 flops), best of %d, %d task " \
          "thread(s) per rank; (x) = runtime / dag\n%s %5s", reps, threads,
@@ -223,28 +184,15 @@ END {
     for (i = 1; i <= width[heads[h]]; i++)
       rows[++nrows] = sprintf("%s %5d", heads[h], tile[heads[h], i])
   for (r = 1; r <= nrows; r++) {
-    row = rows[r]; printf "%s", row
-    for (j = 1; j <= nc; j++) {
-      rt = col[j]
-      if (!((rt, row) in gf)) { printf " %15s", "-"; continue }
-      ref = rt != "dag" && ("dag", row) in gf ? gf["dag", row] : 0
-      printf " %15s", cell_of(gf[rt, row], ref)
-    }
-    printf "\n"
+    printf "%s", rows[r]
+    cells(gf, rows[r], 15)
   }
   printf "\nEach at its best tile (b=...); (x) = runtime / dag\n%s", top
   for (j = 1; j <= nc; j++) printf " %22s", col[j]
   printf "\n"
   for (h = 1; h <= nheads; h++) {
-    head = heads[h]; printf "%s", head
-    for (j = 1; j <= nc; j++) {
-      rt = col[j]
-      if (!((rt, head) in best)) { printf " %22s", "-"; continue }
-      ref = rt != "dag" && ("dag", head) in best ? best["dag", head] : 0
-      c = cell_of(best[rt, head], ref)
-      printf " %22s", sprintf("%s b=%d", c, at[rt, head])
-    }
-    printf "\n"
+    printf "%s", heads[h]
+    cells(best, heads[h], 22, 1)
   }
   say_variants(col, nc)
   printed = 0
@@ -264,20 +212,10 @@ END {
       rt = col[j]
       if (!((rt, row) in won)) { printf " %15s", "-"; continue }
       bytes = sent[rt, row, won[rt, row]]
-      c = sprintf("%.1f", bytes / 1048576)
-      if (minimum[row] > 0)
-        c = sprintf("%s (%.2fx)", c, bytes / minimum[row])
-      printf " %15s", c
+      printf " %15s", cell_of(bytes / 1048576, minimum[row] / 1048576, "%.1f")
     }
     printf "\n"
   }
 }' "$records" || status=1
 peers_config "$(echo "$all_variants" | tr ' ' '\n' | sort -u)"
-
-if [ -n "$json" ]; then
-  cat "$records" >>"$json"
-fi
-if [ "$failed" -gt 0 ]; then
-  echo "run-mpi: $failed run(s) FAILED (see above)" >&2
-fi
-exit "$status"
+runner_finish

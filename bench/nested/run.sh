@@ -48,6 +48,7 @@ sparselu 40 64
 tsp 18 3
 uts 13 6
 spawn 200000 5'
+# shellcheck disable=SC2034 # --smoke's code reads it (runner_options)
 smoke_rows='fib 27 12
 fib 22 0
 nqueens 11 3
@@ -58,39 +59,28 @@ tsp 12 3
 uts 10 4
 spawn 2000 5'
 
-here=$(cd "$(dirname "$0")" && pwd)
-awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
-# shellcheck source=bench/peers.sh
-. "$here/../peers.sh"
-json='' threads="1 2" reps=3 kernels='' rows='' limit=120
+here=$(cd "$(dirname "$0")" && pwd) runner=run-nested
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh"
+threads="1 2" reps=3 kernels='' row='' timeout=120
 versions="serial serial-clang dag dag-noinline dag-clang gomp gomp_active"
 versions="$versions libomp libomp_active"
-while [ $# -gt 0 ]; do
-  case $1 in
-  --json) json=${2:?--json needs a file}; shift ;;
-  --threads) threads=${2:?--threads needs a list}; shift ;;
-  --reps) reps=${2:?--reps needs a number}; shift ;;
-  --kernels) kernels=${2:?--kernels needs a list}; shift ;;
-  --row) rows="$rows${rows:+
-}${2:?--row needs \"KERNEL N C\"}"; shift ;;
-  --versions) versions=${2:?--versions needs a list}; shift ;;
-  --timeout) limit=${2:?--timeout needs seconds}; shift ;;
-  --smoke) rows=$smoke_rows versions=dag reps=1 threads="1 2" limit=30 ;;
-  -h | --help) usage; exit 0 ;;
-  *) echo "run-nested: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
-rows=${rows:-$default_rows}
+runner_options "$@" <<'EOF'
+a file: json
+a list: threads kernels versions
+a number: reps
+"KERNEL N C": row+
+seconds: timeout
+--smoke: row=$smoke_rows versions=dag reps=1 threads="1 2" timeout=30
+EOF
+rows=${row:-$default_rows}
 if [ -n "$kernels" ]; then
   rows=$(printf '%s\n' "$rows" | while read -r k n c; do
     case " $kernels " in *" $k "*) echo "$k $n $c" ;; esac
   done)
 fi
 
-records=$(mktemp) one=$(mktemp)
-trap 'rm -f "$records" "$one"' EXIT
-failed=0
+one=$tmp/one
 
 # The runs of one row: version:threads, the serial versions with 1 thread.
 plan=''
@@ -100,13 +90,11 @@ for v in $versions; do
   *) for t in $threads; do plan="$plan $v:$t"; done ;;
   esac
 done
-# shellcheck disable=SC2086 # the plan is words
-nplan=$(echo $plan | wc -w)
 for v in $versions; do
   peer_variant "${v%-noinline}"
   for k in $(printf '%s\n' "$rows" | awk '{ print $1 }' | sort -u); do
     [ -x "$here/nested_${k}_$variant_base" ] ||
-      echo "run-nested: $here/nested_${k}_$variant_base not built, skipped" >&2
+      echo "$runner: $here/nested_${k}_$variant_base not built, skipped" >&2
   done
 done
 
@@ -120,7 +108,7 @@ run() {
   : >"$one"
   # shellcheck disable=SC2086 # the settings are words
   out=$(env $variant_env DAG_INLINE=$inline DAG_NUM_THREADS=$2 \
-        OMP_NUM_THREADS=$2 timeout -k 5 "$limit" "$bin" -n "$4" -c "$5" \
+        OMP_NUM_THREADS=$2 timeout -k 5 "$timeout" "$bin" -n "$4" -c "$5" \
         --json "$one" 2>&1 </dev/null) || rc=$?
   sed "s/\"version\":\"$variant_base\"/\"version\":\"$1\"/" "$one" \
     >>"$records"
@@ -134,7 +122,7 @@ run() {
   2) why="usage" ;;
   *) if [ "$rc" -gt 128 ]; then why="signal $((rc - 128))"; else why="exit $rc"; fi ;;
   esac
-  echo "run-nested: $3 -n $4 -c $5, $1 with $2 threads: FAILED ($why)" >&2
+  echo "$runner: $3 -n $4 -c $5, $1 with $2 threads: FAILED ($why)" >&2
   printf '%s\n' "$out" | tail -n 5 | sed 's/^/  /' >&2
   printf '{"bench":"nested","version":"%s","kernel":"%s","size":%s,"cutoff":%s,"threads":%s,"error":"%s"}\n' \
     "$1" "$3" "$4" "$5" "$2" "$why" >>"$records"
@@ -147,13 +135,7 @@ while [ "$rep" -lt "$reps" ]; do
   while read -r k n c; do
     [ -n "$k" ] || continue
     # This repetition's order: the plan turned by rep - 1 places.
-    # shellcheck disable=SC2086 # the plan is words
-    set -- $plan
-    i=1
-    while [ "$i" -lt "$rep" ] && [ "$nplan" -gt 1 ]; do
-      first=$1; shift; set -- "$@" "$first"; i=$((i + 1))
-    done
-    for vt in "$@"; do
+    for vt in $(turned $((rep - 1)) "$plan"); do
       run "${vt%%:*}" "${vt##*:}" "$k" "$n" "$c"
     done
   done <<EOF
@@ -204,8 +186,7 @@ function rowlabel(r,   p) {
     err[key] = str("error"); nerr++
     next
   }
-  s = num("seconds")
-  if (!(key in best) || s < best[key]) best[key] = s
+  if (beats(num("seconds"), best, key, 1)) best[key] = num("seconds")
   if (num("peak_rss_kib") > rss[key]) rss[key] = num("peak_rss_kib")
 }
 END {
@@ -271,11 +252,4 @@ END {
   }
 }' "$records" || failed=$((failed + 1))
 peers_config "$versions"
-
-if [ -n "$json" ]; then
-  cat "$records" >>"$json"
-fi
-if [ "$failed" -gt 0 ]; then
-  echo "run-nested: $failed run(s) FAILED (see above)" >&2
-  exit 1
-fi
+runner_finish

@@ -27,38 +27,26 @@ usage: run-overhead-mpi [--json FILE] [--ranks N] [--cores N] [--threads N]
 EOF
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
-awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
-# shellcheck source=bench/peers.sh
-. "$here/../peers.sh" # Open MPI as root
-json='' ranks=2 cores=$(nproc) per_rank='' reps=5 rounds=5 pattern=all
-quick=''
-while [ $# -gt 0 ]; do
-  case $1 in
-  --json) json=${2:?--json needs a file}; shift ;;
-  --ranks) ranks=${2:?--ranks needs a number}; shift ;;
-  --cores) cores=${2:?--cores needs a number}; shift ;;
-  --threads) per_rank=${2:?--threads needs a number}; shift ;;
-  --reps) reps=${2:?--reps needs a number}; shift ;;
-  --rounds) rounds=${2:?--rounds needs a number}; shift ;;
-  --pattern) pattern=${2:?--pattern needs a value}; shift ;;
-  --quick) quick=--quick rounds=1 ;;
-  -h | --help) usage; exit 0 ;;
-  *) echo "run-overhead-mpi: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
+here=$(cd "$(dirname "$0")" && pwd) runner=run-overhead-mpi
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh" # Open MPI as root (peers.sh)
+ranks=2 cores=$(nproc) threads='' reps=5 rounds=5 pattern=all quick=''
+runner_options "$@" <<'EOF'
+a file: json
+a number: ranks cores threads reps rounds
+a value: pattern
+--quick: quick=--quick rounds=1
+EOF
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 round=0
 while [ "$round" -lt "$rounds" ]; do
   round=$((round + 1))
   for n in 1 "$ranks"; do
-    threads=${per_rank:-$((cores / n > 0 ? cores / n : 1))}
+    workers=${threads:-$((cores / n > 0 ? cores / n : 1))}
+    # shellcheck disable=SC2086 # $quick is a word or none
     mpiexec --oversubscribe -n "$n" "$here/overhead_dag_dist" \
-      --threads "$threads" --reps "$reps" --pattern "$pattern" $quick \
-      --json "$tmp/records" >/dev/null
+      --threads "$workers" --reps "$reps" --pattern "$pattern" $quick \
+      --json "$records" >/dev/null
   done
 done
 
@@ -71,7 +59,7 @@ awk -v many="$many_config" -v ranks="$ranks" -v rounds="$rounds" \
   -v best_file="$tmp/best" "$awklib"'
 {
   k = str("config") SUBSEP str("metric")
-  if (!(k in best) || num("value") < best[k]) { best[k] = num("value"); line[k] = $0 }
+  if (beats(num("value"), best, k, 1)) { best[k] = num("value"); line[k] = $0 }
 }
 END {
   for (k in line) {
@@ -88,5 +76,5 @@ END {
     one = val["1 rank", p]; n = val[many, p]
     printf "%-3s %-12s %14.4f %14.4f %7.2fx\n", p, substr(label[i], 3), one, n, n / one
   }
-}' "$tmp/records"
+}' "$records"
 if [ -n "$json" ]; then sort "$tmp/best" >>"$json"; fi

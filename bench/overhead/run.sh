@@ -31,54 +31,38 @@ runtimes; OpenMP binds its threads (OMP_PROC_BIND=close OMP_PLACES=cores,
 EOF
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
-awklib=$(cat "$here/../runner.awk") # str(), num(), say_variants()
-# shellcheck source=bench/peers.sh
-. "$here/../peers.sh"
-json='' threads=2 pattern=all reps='' quick=''
+here=$(cd "$(dirname "$0")" && pwd) runner=run-overhead
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh"
+threads=2 pattern=all reps='' quick=''
 runtimes="dag dag-noinline gomp libomp starpu"
-while [ $# -gt 0 ]; do
-  case $1 in
-  --json) json=${2:?--json needs a file}; shift ;;
-  --threads) threads=${2:?--threads needs a number}; shift ;;
-  --pattern) pattern=${2:?--pattern needs a value}; shift ;;
-  --reps) reps="--reps ${2:?--reps needs a number}"; shift ;;
-  --quick) quick=--quick ;;
-  --runtimes) runtimes=${2:?--runtimes needs a list}; shift ;;
-  -h | --help) usage; exit 0 ;;
-  *) echo "run-overhead: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
+runner_options "$@" <<'EOF'
+a file: json
+a number: threads reps
+a value: pattern
+a list: runtimes
+--quick: quick=--quick
+EOF
 
-export OMP_NUM_THREADS="$threads" DAG_NUM_THREADS="$threads"
-export STARPU_NCPU="$threads"
-
-# StarPU keeps what it learns under $STARPU_HOME: a temporary directory, not
-# $HOME.
-records=$(mktemp) one=$(mktemp) STARPU_HOME=$(mktemp -d)
-export STARPU_HOME
-trap 'rm -rf "$records" "$one" "$STARPU_HOME"' EXIT
-variants='' ran=''
-for rt in $runtimes; do
-  variants="$variants $(peer_variants "$rt")"
-done
-for v in $variants; do
+# StarPU keeps what it learns under $STARPU_HOME: the temporary directory,
+# not $HOME.
+runner_threads "$threads"
+export STARPU_HOME="$tmp"
+one=$tmp/one
+bin_of() { echo "$here/overhead_${1%-noinline}"; }
+ran=$(runner_variants bin_of "$runtimes")
+for v in $ran; do
   # dag-noinline: dag with every task deferred (DAG_INLINE=0), beside dag
   # running tiny ready tasks in the submitting thread, which its peers do
   # not do in these patterns. A peer's variant: its settings (peers.sh).
   peer_variant "$v"
-  rt=$variant_base bin=$here/overhead_${variant_base%-noinline} inline=1
+  rt=$variant_base inline=1
   [ "$rt" = dag-noinline ] && inline=0
-  if [ ! -x "$bin" ]; then
-    echo "run-overhead: $v: $bin not built, skipped" >&2
-    continue
-  fi
-  : >"$one" && ran="$ran $v"
-  # shellcheck disable=SC2086 # settings, $reps and $quick are words
-  env $variant_env DAG_INLINE=$inline "$bin" --pattern "$pattern" \
-    --threads "$threads" --json "$one" $reps $quick ||
-    echo "run-overhead: $v failed (exit $?)" >&2
+  : >"$one"
+  # shellcheck disable=SC2086 # settings and $quick are words
+  env $variant_env DAG_INLINE=$inline "$(bin_of "$rt")" --pattern "$pattern" \
+    --threads "$threads" --json "$one" ${reps:+--reps "$reps"} $quick ||
+    echo "$runner: $v failed (exit $?)" >&2
   sed "s/\"runtime\":\"${rt%-noinline}\"/\"runtime\":\"$rt\",\"variant\":\"$v\"/" \
     "$one" >>"$records"
 done
@@ -89,7 +73,7 @@ awk -v order="$runtimes" "$awklib"'
 {
   rt = str("runtime"); m = str("metric"); v = str("variant")
   tasks[m] = num("tasks"); seen[rt] = 1; tried[rt, v] = 1
-  if (!((rt, m) in val) || num("value") < val[rt, m]) { # the best variant
+  if (beats(num("value"), val, rt SUBSEP m, 1)) { # the best variant
     val[rt, m] = num("value"); won[rt, m] = v
   }
   reps = num("reps"); threads = num("threads")
@@ -97,14 +81,7 @@ awk -v order="$runtimes" "$awklib"'
 }
 END {
   if (!NR) { print "run-overhead: no results"; exit 1 }
-  n = 0
-  split(order, all, " ")
-  for (i = 1; i in all; i++) {
-    sub(/_.*/, "", all[i]) # starpu_lws: starpu
-    if (all[i] in seen && !(all[i] in taken)) {
-      col[++n] = all[i]; taken[all[i]] = 1
-    }
-  }
+  n = columns(order, seen, col)
   nm = split("a_us_per_task b_us_per_task c_us_per_task d_us_per_task " \
              "a_rss_bytes_per_task", metrics, " ")
   label["a_us_per_task"] = "a independent"
@@ -124,18 +101,12 @@ END {
     for (j = 1; j <= n; j++) {
       rt = col[j]
       if (!((rt, m) in val)) { printf " %17s", "-"; continue }
-      v = val[rt, m]
-      cell = sprintf(m ~ /rss/ ? "%.1f" : "%.3f", v)
-      if (rt != "dag" && m !~ /rss/ && ("dag", m) in val && val["dag", m] > 0)
-        cell = sprintf("%s (%.2fx)", cell, v / val["dag", m])
-      printf " %17s", cell
+      ref = rt != "dag" && m !~ /rss/ && ("dag", m) in val ? val["dag", m] : 0
+      printf " %17s", cell_of(val[rt, m], ref, m ~ /rss/ ? "%.1f" : "%.3f")
     }
     printf "\n"
   }
   say_variants(col, n)
 }' "$records"
 peers_config "$ran"
-
-if [ -n "$json" ]; then
-  cat "$records" >>"$json"
-fi
+runner_finish

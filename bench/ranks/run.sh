@@ -6,8 +6,10 @@
 # messages it plans in both (from DAG_STATS). With --json FILE it appends JSON
 # records {"bench","runtime","metric","value","unit","ranks"}.
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-json='' tiles=48 ranks="16 64 256 1024 4096"
+here=$(cd "$(dirname "$0")" && pwd) runner=run-ranks
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh"
+tiles=48 ranks="16 64 256 1024 4096"
 while [ $# -gt 0 ]; do
   case $1 in
   --json) json=${2:?--json needs a file}; shift ;;
@@ -30,11 +32,10 @@ for n in $ranks; do
   recv=$(printf '%s\n' "$out" | sed -n 's/.*received \([0-9]*\) (.*/\1/p')
   printf '%8s %10s %14s %14s %10s %12s\n' "$n" "$tasks" "$ns" "$warm" "$sent" \
     "$recv"
-  if [ -n "$json" ]; then
-    {
-      printf '{"bench":"ranks","runtime":"dag","metric":"submit_ns_per_task","value":%s,"unit":"ns","ranks":%s}\n' "$ns" "$n"
-      printf '{"bench":"ranks","runtime":"dag","metric":"warm_submit_ns_per_task","value":%s,"unit":"ns","ranks":%s}\n' "$warm" "$n"
-      printf '{"bench":"ranks","runtime":"dag","metric":"messages_planned","value":%s,"unit":"messages","ranks":%s}\n' "$((sent + recv))" "$n"
-    } >>"$json"
-  fi
+  {
+    record ranks dag submit_ns_per_task "$ns" ns "\"ranks\":$n"
+    record ranks dag warm_submit_ns_per_task "$warm" ns "\"ranks\":$n"
+    record ranks dag messages_planned "$((sent + recv))" messages "\"ranks\":$n"
+  } >>"$records"
 done
+runner_finish

@@ -24,24 +24,17 @@ usage: run-rewrite [--json FILE] [--lines N] [--pragmas N] [--reps N] [--cc CC]
 EOF
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
-json='' lines=5000 pragmas=200 reps=5 cc=gcc
-while [ $# -gt 0 ]; do
-  case $1 in
-  --json) json=${2:?--json needs a file}; shift ;;
-  --lines) lines=${2:?--lines needs a number}; shift ;;
-  --pragmas) pragmas=${2:?--pragmas needs a number}; shift ;;
-  --reps) reps=${2:?--reps needs a number}; shift ;;
-  --cc) cc=${2:?--cc needs a compiler}; shift ;;
-  -h | --help) usage; exit 0 ;;
-  *) echo "run-rewrite: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
+here=$(cd "$(dirname "$0")" && pwd) runner=run-rewrite
+# shellcheck source=bench/runner.sh
+. "$here/../runner.sh"
+lines=5000 pragmas=200 reps=5 cc=gcc
+runner_options "$@" <<'EOF'
+a file: json
+a number: lines pragmas reps
+a compiler: cc
+EOF
 
 dagcc=$here/../../tool/dagcc
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 src=$tmp/generated.c
 "$here/gen_source" "$lines" "$pragmas" >"$src"
 export DAG_CC="$cc"
@@ -55,7 +48,7 @@ best() {
   while [ $i -lt "$reps" ]; do
     t0=$(date +%s.%N)
     "$@" >/dev/null 2>"$tmp/err" || {
-      echo "run-rewrite: $name failed:" >&2
+      echo "$runner: $name failed:" >&2
       cat "$tmp/err" >&2
       exit 1
     }
@@ -80,8 +73,7 @@ for row in "syntax $syntax" "rewrite $rewrite" "cc $plain" "dagcc $driver"; do
   set -- $row
   echo "$1 $2 $syntax $plain" |
     awk '{ printf "%-10s %8.4f %10.2f %10.2f\n", $1, $2, $2 / $3, $2 / $4 }'
-  if [ -n "$json" ]; then
-    printf '{"bench":"rewrite","runtime":"%s","metric":"seconds","value":%s,"unit":"s","lines":%s,"pragmas":%s,"cc":"%s"}\n' \
-      "$1" "$2" "$lines" "$pragmas" "$cc" >>"$json"
-  fi
+  record rewrite "$1" seconds "$2" s \
+    "\"lines\":$lines,\"pragmas\":$pragmas,\"cc\":\"$cc\"" >>"$records"
 done
+runner_finish
