@@ -145,15 +145,6 @@ static void broadcast(struct unit *u) {
 
 /* --------------------------------------------------------------- placing */
 
-/* The accesses of the task being planned, worked out: n regions and modes,
- * as the local tracker takes them, and where each lies. */
-struct planned {
-  const struct region *regs;
-  const enum dag_mode *modes;
-  const struct resolved *where;
-  size_t n;
-};
-
 /* Access i of the task being planned, and the rank that runs the task. */
 struct access_plan {
   const struct region *region;
@@ -285,15 +276,10 @@ static void submit_here(const struct dag_task_info *info, dag_task_fn body,
     dag__local_submit(info, body, args, args_size, regs, modes, n, 0);
 }
 
-/* Plans a task whose accesses are worked out; submits it here if it runs
- * here. */
-static void plan(const struct dag_task_info *info, dag_task_fn body,
-                 const void *args, size_t args_size, const struct planned *p) {
+void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
+                  const void *args, size_t args_size, const struct planned *p,
+                  int exec) {
   size_t n = p->n; /* in a local: the calls below could change *p */
-  size_t unchecked = dag__uniformity_record(info, p->where, n);
-  int exec = place(info, p);
-  if (++round_robin == dag__nranks)
-    round_robin = 0;
   for (size_t i = 0; i < n; i++)
     each_unit(p, i, exec, plan_read);
   stats.tasks++;
@@ -307,6 +293,21 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
   for (size_t i = 0; i < n; i++)
     if (p->modes[i] != DAG_IN)
       each_unit(p, i, exec, apply_write);
+}
+
+/* Plans a task whose accesses are worked out, now or, if it joins a group
+ * of commutative tasks (commute_group.c), when the group ends; submits it
+ * here if it runs here. */
+static void plan(const struct dag_task_info *info, dag_task_fn body,
+                 const void *args, size_t args_size, const struct planned *p) {
+  size_t unchecked = dag__uniformity_record(info, p->where, p->n);
+  int exec = place(info, p);
+  if (++round_robin == dag__nranks)
+    round_robin = 0;
+  if (!dag__commute_group_takes(info, body, args, args_size, p, exec)) {
+    dag__commute_group_end();
+    dag__plan_at(info, body, args, args_size, p, exec);
+  }
   if (check_every_task)
     dag__uniformity_check("this task");
   else if (unchecked == check_period)
@@ -376,6 +377,7 @@ static void flush_unit(struct unit *u) {
 
 int dag__plan_taskwait(bool flush_data) {
   init_once();
+  dag__commute_group_end();
   size_t nwatched = 0;
   struct watched *watched =
       check_values && flush_data ? dag__units_watch(&nwatched) : NULL;
@@ -393,6 +395,7 @@ int dag__plan_taskwait(bool flush_data) {
 
 void dag__plan_check(const char *where) {
   init_once();
+  dag__commute_group_end();
   dag__uniformity_check(where);
 }
 
@@ -403,6 +406,7 @@ static void collect_unit(struct unit *u, void *arg) {
 
 void dag__plan_collect(const struct region *regs, size_t n) {
   init_once();
+  dag__commute_group_end();
   for (size_t i = 0; i < n; i++)
     dag__units_each(dag__dist_find((const void *)regs[i].lo), &regs[i], 0,
                     collect_unit, NULL);
@@ -428,6 +432,7 @@ void dag__plan_write_stats(void) {
 }
 
 void dag__plan_release(void) {
+  dag__commute_group_release();
   dag__access_cache_forget();
   dag__units_release();
   dag__uniformity_release();

@@ -131,6 +131,36 @@ void dag__access_remember(const struct dag_access *a,
                           const struct resolved *r);
 void dag__access_cache_forget(void);
 
+/* --------------------------------------------------------------- plan.c */
+
+/* The accesses of the task being planned, worked out: n regions and modes,
+ * as the local tracker takes them, and where each lies. */
+struct planned {
+  const struct region *regs;
+  const enum dag_mode *modes;
+  const struct resolved *where;
+  size_t n;
+};
+
+/* Plans a task placed on rank exec: its transfers, its submission here if
+ * exec is this rank, and who holds what it writes. */
+void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
+                  const void *args, size_t args_size, const struct planned *p,
+                  int exec);
+
+/* ------------------------------------------------------ commute_group.c */
+
+/* Whether the task, placed on rank exec, joins the group of commutative
+ * tasks being gathered (which it may start), to be planned when the group
+ * ends; false if it cannot: the caller ends the group and plans it. */
+bool dag__commute_group_takes(const struct dag_task_info *info,
+                              dag_task_fn body, const void *args,
+                              size_t args_size, const struct planned *p,
+                              int exec);
+/* Plans the group's tasks, rank by rank, and empties it. */
+void dag__commute_group_end(void);
+void dag__commute_group_release(void);
+
 /* -------------------------------------------------------- uniformity.c */
 
 /* What ranks must agree on about one access, hashed: its mode, shape and,

@@ -1,0 +1,155 @@
+/* commute_group.c — consecutive commutative tasks on the same data, placed
+ * on several ranks, planned rank by rank.
+ *
+ * Planned one by one in submission order, such tasks on ranks 0, 1, 2, 0,
+ * 1, 2, ... make the data they update hop from rank to rank once per task.
+ * Their order does not matter (that is what `commutative` says), so the
+ * planner gathers them and, when the group ends, plans all of one rank's
+ * tasks, then all of the next one's, the ranks in the order their first
+ * task came: the data makes one hop per rank. Every rank gathers and
+ * orders alike, so the plan stays rank-uniform.
+ *
+ * A task joins the group when its commutative items are those of the
+ * group's first task, the same regions in the same order, and it only reads
+ * everything else, none of it overlapping those items: then any order of
+ * the group's tasks computes the same. Any other task, a taskwait, a check
+ * of the ranks, dag_free, or GROUP_MOST tasks gathered end the group first;
+ * a commutative task on other items ends it and starts the next.
+ * A task that joins is recorded and placed when it comes (its uniformity
+ * record, its round-robin turn), so only its planning waits.
+ */
+#include "plan/planner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* At most this many tasks wait in a group. */
+#define GROUP_MOST 4096
+
+/* A task of the group, with copies of what its submitter handed in. */
+struct member {
+  const struct dag_task_info *info;
+  dag_task_fn body;
+  void *args;
+  size_t args_size;
+  struct region *regs;
+  enum dag_mode *modes;
+  struct resolved *where;
+  size_t n;
+  int exec;
+};
+
+static struct member *members;
+static size_t nmembers, capacity;
+
+static bool overlaps_a_commutative(const struct planned *p,
+                                   const struct region *r) {
+  for (size_t i = 0; i < p->n; i++)
+    if (p->modes[i] == DAG_COMMUTATIVE && dag__region_overlap(r, &p->regs[i]))
+      return true;
+  return false;
+}
+
+/* Whether p's commutative items are the first member's, in order. */
+static bool same_commutative_items(const struct planned *p) {
+  const struct member *first = &members[0];
+  size_t k = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    if (p->modes[i] != DAG_COMMUTATIVE)
+      continue;
+    while (k < first->n && first->modes[k] != DAG_COMMUTATIVE)
+      k++;
+    if (k == first->n || !dag__region_same(&p->regs[i], &first->regs[k]))
+      return false;
+    k++;
+  }
+  while (k < first->n && first->modes[k] != DAG_COMMUTATIVE)
+    k++;
+  return k == first->n;
+}
+
+/* Whether the task could be a member of a group: it updates some items
+ * commutatively and only reads the rest, none of it overlapping them. Most
+ * tasks write something else: the first loop says no to them. */
+static bool may_be_member(const struct dag_task_info *info,
+                          const struct planned *p) {
+  bool commutes = false;
+  for (size_t i = 0; i < p->n; i++) {
+    if (p->modes[i] == DAG_COMMUTATIVE)
+      commutes = true;
+    else if (p->modes[i] != DAG_IN)
+      return false;
+  }
+  if (!commutes || (info->flags & DAG_TASK_UNDEFERRED))
+    return false;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->modes[i] == DAG_IN && overlaps_a_commutative(p, &p->regs[i]))
+      return false;
+  return true;
+}
+
+static void *copy(const void *from, size_t bytes) {
+  void *to = malloc(bytes ? bytes : 1);
+  if (!to)
+    dag__out_of_memory("a group of commutative tasks");
+  if (bytes)
+    memcpy(to, from, bytes);
+  return to;
+}
+
+bool dag__commute_group_takes(const struct dag_task_info *info,
+                              dag_task_fn body, const void *args,
+                              size_t args_size, const struct planned *p,
+                              int exec) {
+  if (!may_be_member(info, p))
+    return false;
+  if (nmembers == GROUP_MOST || (nmembers > 0 && !same_commutative_items(p)))
+    dag__commute_group_end(); /* and this task starts the next */
+  if (nmembers == capacity) {
+    capacity = capacity ? 2 * capacity : 16;
+    members = realloc(members, capacity * sizeof *members);
+    if (!members)
+      dag__out_of_memory("a group of commutative tasks");
+  }
+  members[nmembers++] = (struct member){info,
+                                        body,
+                                        copy(args, args_size),
+                                        args_size,
+                                        copy(p->regs, p->n * sizeof *p->regs),
+                                        copy(p->modes, p->n * sizeof *p->modes),
+                                        copy(p->where, p->n * sizeof *p->where),
+                                        p->n,
+                                        exec};
+  return true;
+}
+
+static void plan_member(struct member *m) {
+  dag__plan_at(m->info, m->body, m->args, m->args_size,
+               &(struct planned){m->regs, m->modes, m->where, m->n}, m->exec);
+  free(m->args);
+  free(m->regs);
+  free(m->modes);
+  free(m->where);
+  m->exec = -1; /* planned */
+}
+
+void dag__commute_group_end(void) {
+  /* Rank by rank, in the order of each rank's first task; within a rank,
+   * in submission order. */
+  for (size_t first = 0; first < nmembers; first++) {
+    int rank = members[first].exec;
+    if (rank < 0)
+      continue;
+    for (size_t i = first; i < nmembers; i++)
+      if (members[i].exec == rank)
+        plan_member(&members[i]);
+  }
+  nmembers = 0;
+}
+
+void dag__commute_group_release(void) {
+  dag__commute_group_end();
+  free(members);
+  members = NULL;
+  capacity = 0;
+}
