@@ -168,6 +168,14 @@ bool dag__region_overlap(const struct region *a, const struct region *b);
  * to forget history, where a false answer only costs memory. */
 bool dag__region_covers(const struct region *a, const struct region *b);
 
+/* The bytes of a that lie in u, as *out, where they form a region of the
+ * shapes tiles and rows take: a contiguous u and a contiguous a or rows of
+ * a that each lie wholly in or out of u, or rows of u and rows of a of the
+ * same stride (or a within one row of u). False for other shapes, and when
+ * nothing of a lies in u. */
+bool dag__region_within(const struct region *a, const struct region *u,
+                        struct region *out);
+
 /* Whether a and b have the same shape (then the same bytes; the converse
  * need not hold), and a hash of the shape, for tables of regions. */
 bool dag__region_same(const struct region *a, const struct region *b);

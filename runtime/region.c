@@ -338,6 +338,67 @@ bool dag__region_covers(const struct region *a, const struct region *b) {
   return view_covers(view_of(a), view_of(b));
 }
 
+/* *out: `rows` rows of `span` bytes, `stride` apart, from lo. */
+static bool rows_region(uintptr_t lo, size_t rows, size_t stride, size_t span,
+                        struct region *out) {
+  const char *why;
+  if (rows == 0 || span == 0)
+    return false;
+  struct dag_region r = {(const void *)lo, span, rows > 1, {{rows, stride}}};
+  return dag__region_make(&r, out, &why) == 0;
+}
+
+/* a's rows (a contiguous a: one row) that lie in the contiguous u; false if
+ * one lies partly in it. */
+static bool rows_in_span(const struct region *a, const struct region *u,
+                         struct region *out) {
+  size_t rows = a->ndims ? a->dim[0].count : 1;
+  size_t stride = a->ndims ? a->dim[0].stride : 0;
+  if (rows == 1 && a->ndims == 0) { /* contiguous: the overlap */
+    uintptr_t lo = a->lo > u->lo ? a->lo : u->lo;
+    uintptr_t hi = a->hi < u->hi ? a->hi : u->hi;
+    return lo < hi && rows_region(lo, 1, 0, hi - lo, out);
+  }
+  size_t first = rows, last = 0;
+  for (size_t i = 0; i < rows; i++) {
+    uintptr_t lo = a->lo + i * stride, hi = lo + a->span;
+    if (hi <= u->lo || lo >= u->hi)
+      continue;
+    if (lo < u->lo || hi > u->hi)
+      return false; /* partly in u */
+    first = i < first ? i : first;
+    last = i;
+  }
+  return first <= last && rows_region(a->lo + first * stride, last - first + 1,
+                                      stride, a->span, out);
+}
+
+bool dag__region_within(const struct region *a, const struct region *u,
+                        struct region *out) {
+  if (a->ndims > 1 || u->ndims > 1 || dag__region_empty(a) ||
+      dag__region_empty(u))
+    return false;
+  if (u->ndims == 0)
+    return rows_in_span(a, u, out);
+  /* Rows of u: a's rows in u's frame, row `row` and byte `col` of it. */
+  size_t s = u->dim[0].stride, rows = a->ndims ? a->dim[0].count : 1;
+  if (a->ndims && a->dim[0].stride != s)
+    return false;
+  intptr_t rel = (intptr_t)(a->lo - u->lo);
+  intptr_t row =
+      rel >= 0 ? rel / (intptr_t)s : -((-rel + (intptr_t)s - 1) / (intptr_t)s);
+  size_t col = (size_t)(rel - row * (intptr_t)s);
+  if (col + a->span > s || col >= u->span)
+    return false;
+  intptr_t r0 = row > 0 ? row : 0;
+  intptr_t r1 = row + (intptr_t)rows;
+  if (r1 > (intptr_t)u->dim[0].count)
+    r1 = (intptr_t)u->dim[0].count;
+  size_t hi = col + a->span < u->span ? col + a->span : u->span;
+  return r0 < r1 && rows_region(u->lo + (size_t)r0 * s + col, (size_t)(r1 - r0),
+                                s, hi - col, out);
+}
+
 static void each_span_below(const struct region *r, int d, uintptr_t at,
                             void (*fn)(uintptr_t, uintptr_t, void *),
                             void *arg) {

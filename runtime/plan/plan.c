@@ -81,9 +81,10 @@ static void recv_body(void *p) {
   dag__comm_recv(&x->region, x->peer, x->tag, transfer_done, dag__task_hold());
 }
 
-/* A local task for this rank's side of moving unit u from rank `from` to
- * rank `to`: the send reads u, the receive writes it. */
-static void plan_transfer(const struct unit *u, int from, int to) {
+/* A local task for this rank's side of moving region r (a unit or part of
+ * one) from rank `from` to rank `to`: the send reads it, the receive
+ * writes it. */
+static void plan_transfer(const struct region *r, int from, int to) {
   /* Transfers go first among ready tasks: other ranks wait for them. */
   static const struct dag_task_info send_info = {
       .fn = send_body, .label = "send", .priority = 1 << 30};
@@ -95,16 +96,15 @@ static void plan_transfer(const struct unit *u, int from, int to) {
   int peer = sending ? to : from;
   if (sending) {
     stats.sends++;
-    stats.sent_bytes += dag__region_bytes(&u->region);
+    stats.sent_bytes += dag__region_bytes(r);
   } else {
     stats.recvs++;
-    stats.received_bytes += dag__region_bytes(&u->region);
+    stats.received_bytes += dag__region_bytes(r);
   }
-  struct transfer x = {u->region, peer,
-                       sending ? sent[to]++ : received[from]++};
+  struct transfer x = {*r, peer, sending ? sent[to]++ : received[from]++};
   enum dag_mode mode = sending ? DAG_IN : DAG_OUT;
   const struct dag_task_info *info = sending ? &send_info : &recv_info;
-  dag__local_submit(info, info->fn, &x, sizeof x, &u->region, &mode, 1,
+  dag__local_submit(info, info->fn, &x, sizeof x, r, &mode, 1,
                     CORE_NO_INLINE | (sending ? DEVICES_READ_IN_PLACE : 0));
 }
 
@@ -123,8 +123,40 @@ void dag__unit_fetch(struct unit *u, int to) {
   if (dag__rankset_has(&u->valid, to))
     return;
   if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
-    plan_transfer(u, holder(u), to);
+    plan_transfer(&u->region, holder(u), to);
   dag__rankset_add(&u->valid, to);
+}
+
+/* Whether rank `rank` received a part of block u since its last write
+ * that holds every byte of r (any part, r NULL). */
+static bool has_part(const struct unit *u, int rank, const struct region *r) {
+  for (size_t i = 0; u->parts && i < u->parts->n; i++)
+    if (u->parts->at[i].rank == rank &&
+        (!r || dag__region_covers(&u->parts->at[i].region, r)))
+      return true;
+  return false;
+}
+
+/* Brings rank `to` the bytes `part` of block u, which it lacks, and only
+ * those (a halo, a row), where it can keep track of them: false if it
+ * cannot (no room for another part), and the caller fetches the block. */
+static bool fetch_part(struct unit *u, const struct region *part, int to) {
+  if (has_part(u, to, part))
+    return true;
+  if (!u->parts && !(u->parts = calloc(1, sizeof *u->parts)))
+    dag__out_of_memory("parts of blocks");
+  if (u->parts->n == PART_COPIES_MOST)
+    return false;
+  u->parts->at[u->parts->n++] = (struct part_copy){to, *part};
+  if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
+    plan_transfer(part, holder(u), to);
+  return true;
+}
+
+/* After a write of block u: the parts received of it are stale. */
+static void forget_parts(struct unit *u) {
+  if (u->parts)
+    u->parts->n = 0;
 }
 
 /* Makes u valid on every rank along a binomial tree rooted at its holder:
@@ -137,7 +169,7 @@ static void broadcast(struct unit *u) {
     for (int i = 0; i < step && i + step < n; i++) {
       int to = (root + i + step) % n;
       if (!dag__rankset_has(&u->valid, to)) {
-        plan_transfer(u, (root + i) % n, to);
+        plan_transfer(&u->region, (root + i) % n, to);
         dag__rankset_add(&u->valid, to);
       }
     }
@@ -163,11 +195,23 @@ static void each_unit(const struct planned *p, size_t i, int exec,
     dag__units_each(a.where->alloc, a.region, exec, fn, &a);
 }
 
+/* A read of part of a block another rank holds receives that part only
+ * (a halo row receives the row); the block is not valid there then, and a
+ * read of the rest receives the rest. */
+static bool read_part(struct unit *u, const struct access_plan *a) {
+  struct region part;
+  return a->mode == DAG_IN && u->home >= 0 &&
+         dag__region_within(a->region, &u->region, &part) &&
+         dag__region_bytes(&part) < dag__region_bytes(&u->region) &&
+         fetch_part(u, &part, a->exec);
+}
+
 static void plan_read(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   /* A write of part of a unit needs the rest of it current too. */
   if ((a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region)) &&
-      !dag__rankset_has(&u->valid, a->exec)) /* the usual case, inline */
+      !dag__rankset_has(&u->valid, a->exec) && /* the usual case, inline */
+      !read_part(u, a))
     dag__unit_fetch(u, a->exec);
 }
 
@@ -200,8 +244,11 @@ static struct task_site planning;
 static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   if (u->home >= 0 && u->home != dag__rank && a->exec != dag__rank &&
-      dag__rankset_has(&u->valid, dag__rank))
+      (dag__rankset_has(&u->valid, dag__rank) ||
+       unlikely(has_part(u, dag__rank, NULL))))
     discard_copy(u);
+  if (unlikely(u->parts != NULL))
+    forget_parts(u);
   dag__rankset_only(&u->valid, a->exec);
   dag__units_mark_dirty(u);
   if (unlikely(check_values) && u->home < 0)

@@ -55,6 +55,20 @@ struct unit {
   struct rankset valid;
   int home;   /* -1: replicated */
   bool dirty; /* written since the last taskwait */
+  /* Blocks: the parts of it ranks outside `valid` received since it was
+   * last written (plan.c); NULL when none. */
+  struct part_copies *parts;
+};
+
+/* Parts of a block received by ranks that lack the rest (plan.c). */
+#define PART_COPIES_MOST 8
+struct part_copy {
+  int rank;
+  struct region region;
+};
+struct part_copies {
+  size_t n;
+  struct part_copy at[PART_COPIES_MOST];
 };
 
 /* The one block of allocation a that holds every byte region r may touch,

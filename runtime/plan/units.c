@@ -127,14 +127,17 @@ static struct unit *block_unit(struct blocks *b, size_t i) {
         dag__dist_home(b->alloc, u->region.lo - (uintptr_t)b->alloc->base);
     u->valid = (struct rankset){u->home, NULL};
     u->dirty = false;
+    u->parts = NULL;
   }
   return u;
 }
 
 static void free_blocks(struct blocks *b) {
   for (size_t i = 0; i < b->nblocks; i++)
-    if (b->unit[i].home >= 0)
+    if (b->unit[i].home >= 0) {
       dag__rankset_free(&b->unit[i].valid);
+      free(b->unit[i].parts);
+    }
   free(b->unit);
   free(b->shapes);
   ((struct allocation *)b->alloc)->units = NULL;
@@ -329,7 +332,7 @@ static struct unit *replicated_unit(const struct region *r, int gather) {
     dag__out_of_memory("replicated units");
   struct unit *u = &merged->unit;
   *merged = (struct replicated){
-      {{lo, hi, hi - lo, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false},
+      {{lo, hi, hi - lo, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false, NULL},
       {0, NULL, NULL, 0},
       nmade++};
   bool was_dirty = false;

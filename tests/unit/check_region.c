@@ -259,6 +259,73 @@ START_TEST(random_against_bytes) {
 }
 END_TEST
 
+/* A region of rows (one row: contiguous) of stride 64 or 128 in the arena,
+ * its bytes marked in `bytes`. */
+static struct dag_region random_rows(bool *bytes, size_t stride) {
+  size_t span = 1 + rnd(stride), rows = 1 + rnd(8);
+  size_t off = rnd(ARENA - (rows - 1) * stride - span);
+  memset(bytes, 0, ARENA);
+  for (size_t i = 0; i < rows; i++)
+    memset(bytes + off + i * stride, 1, span);
+  return rows > 1 ? R2(off, rows, span, stride) : R1(off, span);
+}
+
+/* dag__region_within: where it answers, exactly the bytes of a in u; and
+ * it answers for contiguous pairs and rows of one stride within a row. */
+START_TEST(within_against_bytes) {
+  static bool a_bytes[ARENA], u_bytes[ARENA];
+  rng_state = 777 + (uint64_t)_i;
+  size_t answered = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    size_t stride = rnd(2) ? 64 : 128;
+    struct dag_region ra = random_rows(a_bytes, rnd(3) ? stride : 192);
+    struct dag_region ru = random_rows(u_bytes, stride);
+    struct region a = make(ra), u = make(ru), out;
+    size_t common = 0;
+    for (size_t i = 0; i < ARENA; i++)
+      common += a_bytes[i] && u_bytes[i];
+    if (!dag__region_within(&a, &u, &out)) {
+      ck_assert_msg(common == 0 || ra.ndims || ru.ndims,
+                    "iteration %d: no answer for two contiguous regions", iter);
+      continue;
+    }
+    answered++;
+    ck_assert_msg(common > 0, "iteration %d: an answer without a common byte",
+                  iter);
+    ck_assert_uint_eq(dag__region_bytes(&out), common);
+    size_t in_out = 0;
+    for (size_t i = 0; i < ARENA; i++)
+      if (a_bytes[i] && u_bytes[i]) {
+        struct region one = make(R1(i, 1));
+        in_out += dag__region_overlap(&out, &one);
+      }
+    ck_assert_uint_eq(in_out, common);
+  }
+  ck_assert_msg(answered > 500, "within() answered only %zu times", answered);
+}
+END_TEST
+
+/* The shapes a halo and a column take: rows of a block, a column of a
+ * tile. */
+START_TEST(within_halo_and_column) {
+  struct region out;
+  /* Two rows above a contiguous block of 4 rows of 128 bytes, from a
+   * read of 6 rows: the block's 4 rows. */
+  struct region a = make(R1(0, 6 * 128)), u = make(R1(2 * 128, 4 * 128));
+  ck_assert(dag__region_within(&a, &u, &out));
+  ck_assert(dag__region_same(&out, &u));
+  /* One column of a 4 x 16-byte tile of rows 128 apart. */
+  a = make(R2(8, 4, 8, 128));
+  u = make(R2(0, 4, 16, 128));
+  ck_assert(dag__region_within(&a, &u, &out));
+  ck_assert(dag__region_same(&out, &a));
+  /* A row that is only partly in a contiguous block: no answer. */
+  a = make(R2(100, 2, 64, 128));
+  u = make(R1(0, 128));
+  ck_assert(!dag__region_within(&a, &u, &out));
+}
+END_TEST
+
 int main(void) {
   build_cases();
   Suite *s = suite_create("region");
@@ -267,6 +334,8 @@ int main(void) {
   tcase_add_test(tc, canonical_forms);
   tcase_add_test(tc, invalid_regions);
   tcase_add_loop_test(tc, random_against_bytes, 0, 4);
+  tcase_add_loop_test(tc, within_against_bytes, 0, 2);
+  tcase_add_test(tc, within_halo_and_column);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -1,0 +1,178 @@
+/* mpi_part_bytes: a task that reads part of a block another rank holds
+ * receives that part only. Counts the bytes the runtime hands to MPI (its
+ * MPI_Isend, wrapped here through the profiling interface) and checks them
+ * against the least the reads need:
+ *
+ *   rows     blocks of ROWS whole rows of an N x N matrix, dealt to the
+ *            ranks in turn; the task of block b reads its rows and the row
+ *            above and below (a halo), and writes block b of another
+ *            matrix at its home: one row from each neighbour's rank;
+ *   column   T x T tiles, 2-D block-cyclic; the task of tile (i, j) reads
+ *            the last column of tile (i, j - 1), a strided column of T
+ *            doubles, and writes tile (i, j) of another matrix at its home.
+ *
+ * Every rank checks the results it is the home of against the same
+ * computation done sequentially.
+ * Built with dagcc (-rdynamic, so that libdag's MPI_Isend is this one);
+ * run under mpiexec with any number of ranks. Exits non-zero when the
+ * bytes are not the least, or a result differs. */
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dag.h>
+
+enum { N = 96, ROWS = 8, T = 16 };
+
+static uint64_t sent_bytes; /* by the runtime, through MPI_Isend */
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest,
+              int tag, MPI_Comm comm, MPI_Request *req) {
+  int size = 0;
+  MPI_Type_size(type, &size);
+  __atomic_fetch_add(&sent_bytes, (uint64_t)count * (uint64_t)size,
+                     __ATOMIC_RELAXED);
+  return PMPI_Isend(buf, count, type, dest, tag, comm, req);
+}
+
+static double value(int i, int j) { return (double)((i * 131 + j * 17) % 97); }
+
+static void fill(double *m, int i0, int rows, int j0, int cols) {
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++)
+      m[(size_t)i * N + j] = value(i0 + i, j0 + j);
+}
+
+/* Row i of the result: row i plus the rows above and below (those that
+ * exist). */
+static void smooth(const double *x, double *y, int i0, int rows) {
+  for (int i = i0; i < i0 + rows; i++)
+    for (int j = 0; j < N; j++)
+      y[(size_t)(i - i0) * N + j] = x[(size_t)i * N + j] +
+                                    (i > 0 ? x[(size_t)(i - 1) * N + j] : 0) +
+                                    (i < N - 1 ? x[(size_t)(i + 1) * N + j] : 0);
+}
+
+/* Tile of the result: each row scaled by the entry of the column left of
+ * it (the last column of the tile on the left, wrapping). */
+static void scale(const double *column, double *tile) {
+  for (int i = 0; i < T; i++)
+    for (int j = 0; j < T; j++)
+      tile[(size_t)i * N + j] *= column[(size_t)i * N];
+}
+
+/* Whether the entries of m this rank is the home of are want's. */
+static bool same_here(const double *m, const double *want) {
+  for (size_t k = 0; k < (size_t)N * N; k++)
+    if (dag_owner(&m[k]) == dag_rank() && m[k] != want[k])
+      return false;
+  return true;
+}
+
+static uint64_t total(uint64_t mine) {
+  uint64_t all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+static int check(const char *what, uint64_t got, uint64_t least,
+                 uint64_t blocks) {
+  if (dag_rank() == 0)
+    printf("mpi_part_bytes: %s: %llu bytes sent, the least %llu (whole "
+           "blocks: %llu)\n",
+           what, (unsigned long long)got, (unsigned long long)least,
+           (unsigned long long)blocks);
+  if (got == least)
+    return 0;
+  fprintf(stderr, "mpi_part_bytes: %s: %llu bytes sent, not %llu\n", what,
+          (unsigned long long)got, (unsigned long long)least);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  size_t bytes = sizeof(double) * N * N;
+  int failed = 0;
+
+  /* rows */
+  double *x = dag_alloc(bytes, dag_dist_block(sizeof(double), ROWS * N));
+  double *y = dag_alloc(bytes, dag_dist_block(sizeof(double), ROWS * N));
+  double(*X)[N] = (double(*)[N])x, (*Y)[N] = (double(*)[N])y;
+  for (int b = 0; b < N / ROWS; b++) {
+#pragma dag task out(X[b * ROWS:ROWS][0:N])
+    fill(&X[b * ROWS][0], b * ROWS, ROWS, 0, N);
+  }
+#pragma dag taskwait
+  uint64_t before = sent_bytes, least = 0;
+  for (int b = 0; b < N / ROWS; b++) {
+    int lo = b > 0 ? b * ROWS - 1 : 0;
+    int hi = b < N / ROWS - 1 ? (b + 1) * ROWS + 1 : N;
+#pragma dag task in(X[lo:hi - lo][0:N]) out(Y[b * ROWS:ROWS][0:N])
+    smooth(&X[0][0], &Y[b * ROWS][0], b * ROWS, ROWS);
+    int home = dag_owner(&Y[b * ROWS][0]);
+    if (b > 0 && dag_owner(&X[lo][0]) != home)
+      least += N * sizeof(double);
+    if (b < N / ROWS - 1 && dag_owner(&X[hi - 1][0]) != home)
+      least += N * sizeof(double);
+  }
+#pragma dag taskwait
+  failed |= check("rows", total(sent_bytes - before), least,
+                  least / (N * sizeof(double)) * ROWS * N * sizeof(double));
+  double *want = malloc(bytes), *seq = malloc(bytes);
+  fill(seq, 0, N, 0, N);
+  smooth(seq, want, 0, N);
+  if (!same_here(y, want)) {
+    fprintf(stderr, "mpi_part_bytes: rank %d: rows differ\n", dag_rank());
+    failed = 1;
+  }
+
+  /* column */
+  int p, q;
+  dag_grid(dag_nranks(), &p, &q);
+  double *a = dag_alloc(bytes, dag_dist_2d(sizeof(double), N, T, T, p, q));
+  double *c = dag_alloc(bytes, dag_dist_2d(sizeof(double), N, T, T, p, q));
+  double(*A)[N] = (double(*)[N])a, (*C)[N] = (double(*)[N])c;
+  for (int i = 0; i < N; i += T)
+    for (int j = 0; j < N; j += T) {
+#pragma dag task out(A[i:T][j:T], C[i:T][j:T])
+      {
+        fill(&A[i][j], i, T, j, T);
+        fill(&C[i][j], i, T, j, T);
+      }
+    }
+#pragma dag taskwait
+  before = sent_bytes;
+  least = 0;
+  for (int i = 0; i < N; i += T)
+    for (int j = 0; j < N; j += T) {
+      int left = (j + N - 1) % N;
+#pragma dag task in(A[i:T][left:1]) inout(C[i:T][j:T])
+      scale(&A[i][left], &C[i][j]);
+      if (dag_owner(&A[i][left]) != dag_owner(&C[i][j]))
+        least += T * sizeof(double);
+    }
+#pragma dag taskwait
+  failed |= check("column", total(sent_bytes - before), least,
+                  least / sizeof(double) * T * sizeof(double));
+  fill(seq, 0, N, 0, N);
+  memcpy(want, seq, bytes);
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      want[(size_t)i * N + j] *= seq[(size_t)i * N + (j / T * T + N - 1) % N];
+  if (!same_here(c, want)) {
+    fprintf(stderr, "mpi_part_bytes: rank %d: columns differ\n", dag_rank());
+    failed = 1;
+  }
+  free(want);
+  free(seq);
+  dag_free(x);
+  dag_free(y);
+  dag_free(a);
+  dag_free(c);
+  MPI_Finalize();
+  return failed;
+}
