@@ -18,14 +18,15 @@ extern "C" {
  * a duplicate of it. Collective over `comm`: each of its ranks calls it
  * once, before any other dag call (the first one would start the runtime on
  * MPI_COMM_WORLD); ranks outside it never call dag. The program initialises
- * MPI first (MPI_THREAD_MULTIPLE if it calls MPI itself while tasks run,
- * else MPI_THREAD_SERIALIZED) and may free `comm` afterwards. The ranks of
- * `comm` on one machine share its cores, unless mpiexec bound each rank to
- * cores of its own.
+ * MPI first, with MPI_THREAD_SERIALIZED at least (docs/mpi.md says when it
+ * may call MPI itself), and may free `comm` afterwards. The ranks of `comm`
+ * on one machine share its cores, unless mpiexec bound each rank to cores
+ * of its own.
  * Returns 0 (also when the runtime already runs on a congruent
  * communicator); DAG_EINVAL when MPI is not initialised, `comm` is
- * MPI_COMM_NULL, DAG_SIMULATE_RANKS is set, or the runtime already runs on
- * another communicator; dag_init's errors otherwise. */
+ * MPI_COMM_NULL or an intercommunicator, DAG_SIMULATE_RANKS is set, or the
+ * runtime already runs on another communicator; dag_init's errors
+ * otherwise. */
 DAG_API int dag_init_comm(MPI_Comm comm);
 
 #ifdef __cplusplus

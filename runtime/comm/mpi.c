@@ -283,8 +283,10 @@ void dag__mpi_use_comm(MPI_Comm c) { program_comm = c; }
 
 bool dag__mpi_runs_on(MPI_Comm c) {
   int same = MPI_UNEQUAL;
+  pthread_mutex_lock(&mpi_lock); /* the progress thread may be in MPI */
   if (comm != MPI_COMM_NULL)
     MPI_Comm_compare(comm, c, &same);
+  pthread_mutex_unlock(&mpi_lock);
   return same == MPI_IDENT || same == MPI_CONGRUENT;
 }
 

@@ -12,8 +12,8 @@
  * A task joins the group when its commutative items are those of the
  * group's first task, the same regions in the same order, and it only reads
  * everything else, none of it overlapping those items: then any order of
- * the group's tasks computes the same. Any other task, a taskwait, a check
- * of the ranks, dag_free, or GROUP_MOST tasks gathered end the group first;
+ * the group's tasks computes the same. Any other task, a taskwait (also
+ * with on(...)), dag_free, or GROUP_MOST tasks gathered end the group first;
  * a commutative task on other items ends it and starts the next.
  * A task that joins is recorded and placed when it comes (its uniformity
  * record, its round-robin turn), so only its planning waits.
@@ -26,9 +26,11 @@
 /* At most this many tasks wait in a group. */
 #define GROUP_MOST 4096
 
-/* A task of the group, with copies of what its submitter handed in. */
+/* A task of the group, with copies of what its submitter handed in: its
+ * info too, which dagcc makes a local of the pragma's block when the
+ * pragma has priority(), if() or on(), gone by the time the group ends. */
 struct member {
-  const struct dag_task_info *info;
+  struct dag_task_info info; /* variants and pointers: copies, owned */
   dag_task_fn body;
   void *args;
   size_t args_size;
@@ -37,6 +39,7 @@ struct member {
   struct resolved *where;
   size_t n;
   int exec;
+  uint64_t number; /* in submission order, for DAG_CHECK_UNIFORMITY=values */
 };
 
 static struct member *members;
@@ -100,18 +103,26 @@ static void *copy(const void *from, size_t bytes) {
 bool dag__commute_group_takes(const struct dag_task_info *info,
                               dag_task_fn body, const void *args,
                               size_t args_size, const struct planned *p,
-                              int exec) {
+                              int exec, uint64_t number) {
   if (!may_be_member(info, p))
     return false;
   if (nmembers == GROUP_MOST || (nmembers > 0 && !same_commutative_items(p)))
     dag__commute_group_end(); /* and this task starts the next */
   if (nmembers == capacity) {
-    capacity = capacity ? 2 * capacity : 16;
-    members = realloc(members, capacity * sizeof *members);
-    if (!members)
+    size_t more = capacity ? 2 * capacity : 16;
+    struct member *grown = realloc(members, more * sizeof *members);
+    if (!grown)
       dag__out_of_memory("a group of commutative tasks");
+    members = grown;
+    capacity = more;
   }
-  members[nmembers++] = (struct member){info,
+  struct dag_task_info own = *info;
+  own.variants =
+      copy(info->variants, (size_t)info->nvariants * sizeof *info->variants);
+  own.pointers =
+      copy(info->pointers, (size_t)info->npointers * sizeof *info->pointers);
+  own.items = NULL; /* for messages about accesses, all said by now */
+  members[nmembers++] = (struct member){own,
                                         body,
                                         copy(args, args_size),
                                         args_size,
@@ -119,13 +130,17 @@ bool dag__commute_group_takes(const struct dag_task_info *info,
                                         copy(p->modes, p->n * sizeof *p->modes),
                                         copy(p->where, p->n * sizeof *p->where),
                                         p->n,
-                                        exec};
+                                        exec,
+                                        number};
   return true;
 }
 
 static void plan_member(struct member *m) {
-  dag__plan_at(m->info, m->body, m->args, m->args_size,
-               &(struct planned){m->regs, m->modes, m->where, m->n}, m->exec);
+  dag__plan_at(&m->info, m->body, m->args, m->args_size,
+               &(struct planned){m->regs, m->modes, m->where, m->n}, m->exec,
+               m->number);
+  free((void *)m->info.variants);
+  free((void *)m->info.pointers);
   free(m->args);
   free(m->regs);
   free(m->modes);
@@ -147,8 +162,11 @@ void dag__commute_group_end(void) {
   nmembers = 0;
 }
 
+/* Every way out of the planner ends the group first (dag_finalize's
+ * taskwait): one left here would never run. */
 void dag__commute_group_release(void) {
-  dag__commute_group_end();
+  if (nmembers)
+    DAG_BUG("%zu commutative tasks left unplanned", nmembers);
   free(members);
   members = NULL;
   capacity = 0;

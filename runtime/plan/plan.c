@@ -325,14 +325,12 @@ static void submit_here(const struct dag_task_info *info, dag_task_fn body,
 
 void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
                   const void *args, size_t args_size, const struct planned *p,
-                  int exec) {
+                  int exec, uint64_t number) {
   size_t n = p->n; /* in a local: the calls below could change *p */
   for (size_t i = 0; i < n; i++)
     each_unit(p, i, exec, plan_read);
-  stats.tasks++;
   if (unlikely(check_values))
-    planning =
-        (struct task_site){stats.tasks, info->label, info->file, info->line};
+    planning = (struct task_site){number, info->label, info->file, info->line};
   if (exec == dag__rank) {
     stats.here++;
     submit_here(info, body, args, args_size, p->regs, p->modes, n);
@@ -351,9 +349,10 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
   int exec = place(info, p);
   if (++round_robin == dag__nranks)
     round_robin = 0;
-  if (!dag__commute_group_takes(info, body, args, args_size, p, exec)) {
+  uint64_t number = ++stats.tasks;
+  if (!dag__commute_group_takes(info, body, args, args_size, p, exec, number)) {
     dag__commute_group_end();
-    dag__plan_at(info, body, args, args_size, p, exec);
+    dag__plan_at(info, body, args, args_size, p, exec, number);
   }
   if (check_every_task)
     dag__uniformity_check("this task");

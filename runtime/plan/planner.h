@@ -156,11 +156,12 @@ struct planned {
   size_t n;
 };
 
-/* Plans a task placed on rank exec: its transfers, its submission here if
- * exec is this rank, and who holds what it writes. */
+/* Plans a task placed on rank exec, the number-th submitted: its
+ * transfers, its submission here if exec is this rank, and who holds what
+ * it writes. */
 void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
                   const void *args, size_t args_size, const struct planned *p,
-                  int exec);
+                  int exec, uint64_t number);
 
 /* ------------------------------------------------------ commute_group.c */
 
@@ -170,7 +171,7 @@ void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
 bool dag__commute_group_takes(const struct dag_task_info *info,
                               dag_task_fn body, const void *args,
                               size_t args_size, const struct planned *p,
-                              int exec);
+                              int exec, uint64_t number);
 /* Plans the group's tasks, rank by rank, and empties it. */
 void dag__commute_group_end(void);
 void dag__commute_group_release(void);
