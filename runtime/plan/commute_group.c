@@ -6,8 +6,9 @@
  * Their order does not matter (that is what `commutative` says), so the
  * planner gathers them and, when the group ends, plans all of one rank's
  * tasks, then all of the next one's, the ranks in the order their first
- * task came: the data makes one hop per rank. Every rank gathers and
- * orders alike, so the plan stays rank-uniform.
+ * task came, starting from one that holds the data already: the data makes
+ * at most one hop per rank. Every rank gathers and orders alike, so the
+ * plan stays rank-uniform.
  *
  * A task joins the group when its commutative items are those of the
  * group's first task, the same regions in the same order, and it only reads
@@ -148,17 +149,39 @@ static void plan_member(struct member *m) {
   m->exec = -1; /* planned */
 }
 
+/* Whether rank `rank` holds every commutative item of m valid. */
+static bool holds_items(const struct member *m, int rank) {
+  for (size_t i = 0; i < m->n; i++)
+    if (m->modes[i] == DAG_COMMUTATIVE &&
+        !dag__units_valid_on(m->where[i].alloc, &m->regs[i], rank))
+      return false;
+  return true;
+}
+
+/* Plans the tasks of the rank of members[first] (those not planned yet),
+ * in submission order. */
+static void plan_rank(size_t first) {
+  int rank = members[first].exec;
+  for (size_t i = first; i < nmembers; i++)
+    if (members[i].exec == rank)
+      plan_member(&members[i]);
+}
+
 void dag__commute_group_end(void) {
-  /* Rank by rank, in the order of each rank's first task; within a rank,
-   * in submission order. */
-  for (size_t first = 0; first < nmembers; first++) {
-    int rank = members[first].exec;
-    if (rank < 0)
-      continue;
-    for (size_t i = first; i < nmembers; i++)
-      if (members[i].exec == rank)
-        plan_member(&members[i]);
-  }
+  if (!nmembers)
+    return;
+  /* Rank by rank, in the order of each rank's first task, starting from
+   * the first rank that holds the items already (the data then makes one
+   * hop fewer); within a rank, in submission order. */
+  size_t start = 0;
+  while (start < nmembers && !holds_items(&members[0], members[start].exec))
+    start++;
+  if (start == nmembers)
+    start = 0;
+  plan_rank(start);
+  for (size_t first = 0; first < nmembers; first++)
+    if (members[first].exec >= 0)
+      plan_rank(first);
   nmembers = 0;
 }
 

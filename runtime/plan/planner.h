@@ -83,6 +83,11 @@ struct unit *dag__units_block(const struct allocation *a,
 void dag__units_each(const struct allocation *a, const struct region *r,
                      int gather, void (*fn)(struct unit *, void *), void *arg);
 
+/* Whether rank `rank` holds valid every unit region r (in allocation a, or
+ * replicated memory if a is NULL) touches; changes nothing (no merge). */
+bool dag__units_valid_on(const struct allocation *a, const struct region *r,
+                         int rank);
+
 /* Makes u valid on rank `to` (plan.c): merging replicated units needs it. */
 void dag__unit_fetch(struct unit *u, int to);
 

@@ -379,6 +379,30 @@ void dag__units_each(const struct allocation *a, const struct region *r,
     walk_blocks(blocks_of(a), r, fn, arg);
 }
 
+/* What dag__units_valid_on asks each unit. */
+struct valid_on {
+  int rank;
+  bool all;
+};
+
+static void note_valid_on(struct unit *u, void *arg) {
+  struct valid_on *v = arg;
+  v->all &= dag__rankset_has(&u->valid, v->rank);
+}
+
+bool dag__units_valid_on(const struct allocation *a, const struct region *r,
+                         int rank) {
+  struct valid_on v = {rank, true};
+  if (a) {
+    walk_blocks(blocks_of(a), r, note_valid_on, &v);
+    return v.all;
+  }
+  for (size_t i = 0; i < nreps && reps[i]->region.lo < r->hi; i++)
+    if (reps[i]->region.hi > r->lo)
+      note_valid_on(reps[i], &v);
+  return v.all; /* bytes in no unit yet are valid everywhere */
+}
+
 void dag__units_flush(void (*fn)(struct unit *)) {
   for (size_t i = 0; i < ndirty; i++) {
     dirty[i]->dirty = false;
