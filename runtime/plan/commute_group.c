@@ -44,7 +44,8 @@ struct member {
 };
 
 static struct member *members;
-static size_t nmembers, capacity;
+size_t dag__commute_group_size; /* tasks gathered (planner.h) */
+static size_t capacity;
 
 static bool overlaps_a_commutative(const struct planned *p,
                                    const struct region *r) {
@@ -107,9 +108,10 @@ bool dag__commute_group_takes(const struct dag_task_info *info,
                               int exec, uint64_t number) {
   if (!may_be_member(info, p))
     return false;
-  if (nmembers == GROUP_MOST || (nmembers > 0 && !same_commutative_items(p)))
+  if (dag__commute_group_size == GROUP_MOST ||
+      (dag__commute_group_size > 0 && !same_commutative_items(p)))
     dag__commute_group_end(); /* and this task starts the next */
-  if (nmembers == capacity) {
+  if (dag__commute_group_size == capacity) {
     size_t more = capacity ? 2 * capacity : 16;
     struct member *grown = realloc(members, more * sizeof *members);
     if (!grown)
@@ -123,16 +125,17 @@ bool dag__commute_group_takes(const struct dag_task_info *info,
   own.pointers =
       copy(info->pointers, (size_t)info->npointers * sizeof *info->pointers);
   own.items = NULL; /* for messages about accesses, all said by now */
-  members[nmembers++] = (struct member){own,
-                                        body,
-                                        copy(args, args_size),
-                                        args_size,
-                                        copy(p->regs, p->n * sizeof *p->regs),
-                                        copy(p->modes, p->n * sizeof *p->modes),
-                                        copy(p->where, p->n * sizeof *p->where),
-                                        p->n,
-                                        exec,
-                                        number};
+  members[dag__commute_group_size++] =
+      (struct member){own,
+                      body,
+                      copy(args, args_size),
+                      args_size,
+                      copy(p->regs, p->n * sizeof *p->regs),
+                      copy(p->modes, p->n * sizeof *p->modes),
+                      copy(p->where, p->n * sizeof *p->where),
+                      p->n,
+                      exec,
+                      number};
   return true;
 }
 
@@ -162,34 +165,33 @@ static bool holds_items(const struct member *m, int rank) {
  * in submission order. */
 static void plan_rank(size_t first) {
   int rank = members[first].exec;
-  for (size_t i = first; i < nmembers; i++)
+  for (size_t i = first; i < dag__commute_group_size; i++)
     if (members[i].exec == rank)
       plan_member(&members[i]);
 }
 
 void dag__commute_group_end(void) {
-  if (!nmembers)
-    return;
   /* Rank by rank, in the order of each rank's first task, starting from
    * the first rank that holds the items already (the data then makes one
    * hop fewer); within a rank, in submission order. */
   size_t start = 0;
-  while (start < nmembers && !holds_items(&members[0], members[start].exec))
+  while (start < dag__commute_group_size &&
+         !holds_items(&members[0], members[start].exec))
     start++;
-  if (start == nmembers)
+  if (start == dag__commute_group_size)
     start = 0;
   plan_rank(start);
-  for (size_t first = 0; first < nmembers; first++)
+  for (size_t first = 0; first < dag__commute_group_size; first++)
     if (members[first].exec >= 0)
       plan_rank(first);
-  nmembers = 0;
+  dag__commute_group_size = 0;
 }
 
 /* Every way out of the planner ends the group first (dag_finalize's
  * taskwait): one left here would never run. */
 void dag__commute_group_release(void) {
-  if (nmembers)
-    DAG_BUG("%zu commutative tasks left unplanned", nmembers);
+  if (dag__commute_group_size)
+    DAG_BUG("%zu commutative tasks left unplanned", dag__commute_group_size);
   free(members);
   members = NULL;
   capacity = 0;

@@ -129,7 +129,8 @@ void dag__unit_fetch(struct unit *u, int to) {
 
 /* Whether rank `rank` received a part of block u since its last write
  * that holds every byte of r (any part, r NULL). */
-static bool has_part(const struct unit *u, int rank, const struct region *r) {
+static __attribute__((noinline)) bool has_part(const struct unit *u, int rank,
+                                               const struct region *r) {
   for (size_t i = 0; u->parts && i < u->parts->n; i++)
     if (u->parts->at[i].rank == rank &&
         (!r || dag__region_covers(&u->parts->at[i].region, r)))
@@ -195,6 +196,13 @@ static void each_unit(const struct planned *p, size_t i, int exec,
     dag__units_each(a.where->alloc, a.region, exec, fn, &a);
 }
 
+/* Whether r's bounds hold those of u, as a tile's access holds its tile:
+ * then u travels whole (r reads all of it, or is an odd shape). */
+static inline bool holds_bounds(const struct region *r,
+                                const struct region *u) {
+  return r->lo <= u->lo && r->hi >= u->hi;
+}
+
 /* A read of part of a block another rank holds receives that part only
  * (a halo row receives the row); the block is not valid there then, and a
  * read of the rest receives the rest. */
@@ -206,13 +214,24 @@ static bool read_part(struct unit *u, const struct access_plan *a) {
          fetch_part(u, &part, a->exec);
 }
 
+/* Out of plan_read, whose usual case moves nothing, or a whole block:
+ * inlined there, its frame cost every read a third more (callgrind). */
+static __attribute__((noinline)) void
+fetch_for_read(struct unit *u, const struct access_plan *a) {
+  if (!read_part(u, a))
+    dag__unit_fetch(u, a->exec);
+}
+
 static void plan_read(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   /* A write of part of a unit needs the rest of it current too. */
   if ((a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region)) &&
-      !dag__rankset_has(&u->valid, a->exec) && /* the usual case, inline */
-      !read_part(u, a))
-    dag__unit_fetch(u, a->exec);
+      !dag__rankset_has(&u->valid, a->exec)) { /* the usual case, inline */
+    if (holds_bounds(a->region, &u->region))
+      dag__unit_fetch(u, a->exec);
+    else
+      fetch_for_read(u, a);
+  }
 }
 
 /* Span by span: the pages between the rows of a tile hold other tiles. */
@@ -323,9 +342,11 @@ static void submit_here(const struct dag_task_info *info, dag_task_fn body,
     dag__local_submit(info, body, args, args_size, regs, modes, n, 0);
 }
 
-void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
-                  const void *args, size_t args_size, const struct planned *p,
-                  int exec, uint64_t number) {
+static DAG_ALWAYS_INLINE void plan_placed(const struct dag_task_info *info,
+                                          dag_task_fn body, const void *args,
+                                          size_t args_size,
+                                          const struct planned *p, int exec,
+                                          uint64_t number) {
   size_t n = p->n; /* in a local: the calls below could change *p */
   for (size_t i = 0; i < n; i++)
     each_unit(p, i, exec, plan_read);
@@ -340,6 +361,12 @@ void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
       each_unit(p, i, exec, apply_write);
 }
 
+void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
+                  const void *args, size_t args_size, const struct planned *p,
+                  int exec, uint64_t number) {
+  plan_placed(info, body, args, args_size, p, exec, number);
+}
+
 /* Plans a task whose accesses are worked out, now or, if it joins a group
  * of commutative tasks (commute_group.c), when the group ends; submits it
  * here if it runs here. */
@@ -350,9 +377,10 @@ static void plan(const struct dag_task_info *info, dag_task_fn body,
   if (++round_robin == dag__nranks)
     round_robin = 0;
   uint64_t number = ++stats.tasks;
-  if (!dag__commute_group_takes(info, body, args, args_size, p, exec, number)) {
-    dag__commute_group_end();
-    dag__plan_at(info, body, args, args_size, p, exec, number);
+  if (likely(!dag__commutes(p)) ||
+      !dag__commute_group_takes(info, body, args, args_size, p, exec, number)) {
+    dag__commute_group_close();
+    plan_placed(info, body, args, args_size, p, exec, number);
   }
   if (check_every_task)
     dag__uniformity_check("this task");
@@ -423,7 +451,7 @@ static void flush_unit(struct unit *u) {
 
 int dag__plan_taskwait(bool flush_data) {
   init_once();
-  dag__commute_group_end();
+  dag__commute_group_close();
   size_t nwatched = 0;
   struct watched *watched =
       check_values && flush_data ? dag__units_watch(&nwatched) : NULL;
@@ -441,7 +469,7 @@ int dag__plan_taskwait(bool flush_data) {
 
 void dag__plan_check(const char *where) {
   init_once();
-  dag__commute_group_end();
+  dag__commute_group_close();
   dag__uniformity_check(where);
 }
 
@@ -452,7 +480,7 @@ static void collect_unit(struct unit *u, void *arg) {
 
 void dag__plan_collect(const struct region *regs, size_t n) {
   init_once();
-  dag__commute_group_end();
+  dag__commute_group_close();
   for (size_t i = 0; i < n; i++)
     dag__units_each(dag__dist_find((const void *)regs[i].lo), &regs[i], 0,
                     collect_unit, NULL);

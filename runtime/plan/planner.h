@@ -179,6 +179,21 @@ bool dag__commute_group_takes(const struct dag_task_info *info,
                               int exec, uint64_t number);
 /* Plans the group's tasks, rank by rank, and empties it. */
 void dag__commute_group_end(void);
+extern size_t dag__commute_group_size; /* tasks gathered */
+
+/* Ends the group if there is one: one load in the usual case. */
+static inline void dag__commute_group_close(void) {
+  if (unlikely(dag__commute_group_size))
+    dag__commute_group_end();
+}
+
+/* Whether a task has commutative accesses: only those may join a group. */
+static inline bool dag__commutes(const struct planned *p) {
+  for (size_t i = 0; i < p->n; i++)
+    if (p->modes[i] == DAG_COMMUTATIVE)
+      return true;
+  return false;
+}
 void dag__commute_group_release(void);
 
 /* -------------------------------------------------------- uniformity.c */
