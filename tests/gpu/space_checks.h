@@ -15,6 +15,7 @@
 
 #include "mem/space.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -33,14 +34,18 @@
 #endif
 
 /* Completions, in the order their done functions ran (on the space's
- * threads), and the failures among them. */
+ * threads: the copy engines' own, two at once, hence the lock), and the
+ * failures among them. norder counts a completion once it is written. */
 static int order[16];
 static atomic_int norder, nfailed;
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 static inline void note(void *arg, const char *failure) {
   if (failure)
     atomic_fetch_add(&nfailed, 1);
+  pthread_mutex_lock(&order_lock);
   order[atomic_load(&norder)] = (int)(intptr_t)arg;
   atomic_fetch_add(&norder, 1);
+  pthread_mutex_unlock(&order_lock);
 }
 
 static inline void drain(int expected) {
