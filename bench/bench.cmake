@@ -82,6 +82,7 @@ function(bench_smoke_test name)
   if(DEFINED arg_ENVIRONMENT)
     set_tests_properties(${test} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
   endif()
+  dag_own_mpi_sessions(${test})
 endfunction()
 
 # suite_omp_peer(NAME FLAGS flag... KERNELS kernel...)
