@@ -112,12 +112,80 @@ struct dag_region {
 /* ----------------------------------------------------------------- tasks */
 
 enum dag_mode {
-  DAG_IN = 1,         /* reads */
-  DAG_OUT = 2,        /* writes without reading first */
-  DAG_INOUT = 3,      /* reads and writes */
-  DAG_COMMUTATIVE = 7 /* read-write, in any order among its group,
-                         never two at once */
+  DAG_IN = 1,          /* reads */
+  DAG_OUT = 2,         /* writes without reading first */
+  DAG_INOUT = 3,       /* reads and writes */
+  DAG_COMMUTATIVE = 7, /* read-write, in any order among its group,
+                          never two at once */
+  DAG_REDUCTION = 8    /* with an operator and a type, as DAG_REDUCE(op,
+                          type) makes it: combines into the region */
 };
+
+/* The operator of a reduction (`reduction(op: item)`), as OpenMP's. The
+ * bitwise ones take integer types only. */
+#define DAG_REDUCE_OPS(X)                                                      \
+  X(SUM, "+")                                                                  \
+  X(PROD, "*")                                                                 \
+  X(MIN, "min")                                                                \
+  X(MAX, "max")                                                                \
+  X(BAND, "&")                                                                 \
+  X(BOR, "|")                                                                  \
+  X(BXOR, "^")                                                                 \
+  X(LAND, "&&")                                                                \
+  X(LOR, "||")
+
+enum dag_reduce_op {
+#define DAG_REDUCE_OP_ENUMERATOR(id, spelling) DAG_REDUCE_##id,
+  DAG_REDUCE_OPS(DAG_REDUCE_OP_ENUMERATOR)
+#undef DAG_REDUCE_OP_ENUMERATOR
+};
+
+/* The C arithmetic types a reduction combines, X(ENUMERATOR, type,
+ * integer). */
+#define DAG_REDUCE_TYPES(X)                                                    \
+  X(BOOL, _Bool, 1)                                                            \
+  X(CHAR, char, 1)                                                             \
+  X(SCHAR, signed char, 1)                                                     \
+  X(UCHAR, unsigned char, 1)                                                   \
+  X(SHORT, short, 1)                                                           \
+  X(USHORT, unsigned short, 1)                                                 \
+  X(INT, int, 1)                                                               \
+  X(UINT, unsigned, 1)                                                         \
+  X(LONG, long, 1)                                                             \
+  X(ULONG, unsigned long, 1)                                                   \
+  X(LLONG, long long, 1)                                                       \
+  X(ULLONG, unsigned long long, 1)                                             \
+  X(FLOAT, float, 0)                                                           \
+  X(DOUBLE, double, 0)                                                         \
+  X(LDOUBLE, long double, 0)
+
+enum dag_reduce_type {
+  DAG_REDUCE_NO_TYPE, /* not a reduction */
+#define DAG_REDUCE_TYPE_ENUMERATOR(id, type, integer) DAG_REDUCE_##id,
+  DAG_REDUCE_TYPES(DAG_REDUCE_TYPE_ENUMERATOR)
+#undef DAG_REDUCE_TYPE_ENUMERATOR
+};
+
+/* The dag_reduce_type of the expression e's type; DAG_REDUCE_NO_TYPE for a
+ * type that is not one of them, which dag_submit refuses. */
+#define DAG_REDUCE_TYPE_OF(e)                                                  \
+  _Generic((e), DAG_REDUCE_TYPES(DAG_REDUCE_TYPE_ASSOC) default                \
+           : DAG_REDUCE_NO_TYPE)
+#define DAG_REDUCE_TYPE_ASSOC(id, type, integer)                               \
+  type:                                                                        \
+  DAG_REDUCE_##id,
+
+/* The mode of a reduction access, `reduction(op: item)`: the tasks that
+ * name the same region with the same operator and type, one after
+ * another in submission order, form a group. They run in parallel, each
+ * into a private copy of the region that starts at the operator's
+ * identity: the task's pointers into the region (those dag_task_info's
+ * pointers lists) reach its copy instead. The first other access to the
+ * region, or a taskwait, sees it combined with every copy, in an order
+ * fixed by the order of the tasks (docs/pragmas.md). */
+#define DAG_REDUCE(op, type)                                                   \
+  ((enum dag_mode)(DAG_REDUCTION | (unsigned)(op) << 4 |                       \
+                   (unsigned)(type) << 12))
 
 struct dag_access {
   enum dag_mode mode;

@@ -189,4 +189,28 @@ void dag__region_each_span(const struct region *r,
                            void (*fn)(uintptr_t lo, uintptr_t hi, void *arg),
                            void *arg);
 
+/* -------------------------------------------------------- reduce_ops.c */
+
+/* The operator and the element type of a DAG_REDUCTION mode. */
+static inline enum dag_reduce_op dag__reduce_op_of(enum dag_mode m) {
+  return (enum dag_reduce_op)(((unsigned)m >> 4) & 0xff);
+}
+static inline enum dag_reduce_type dag__reduce_type_of(enum dag_mode m) {
+  return (enum dag_reduce_type)((unsigned)m >> 12);
+}
+static inline bool dag__is_reduction(enum dag_mode m) {
+  return ((unsigned)m & 0xf) == DAG_REDUCTION;
+}
+
+/* What is wrong with a reduction of operator op on type, or NULL. */
+const char *dag__reduce_check(unsigned op, unsigned type);
+const char *dag__reduce_op_spelling(enum dag_reduce_op op);
+size_t dag__reduce_type_size(enum dag_reduce_type type);
+/* Fills `bytes` bytes at into with op's identity. */
+void dag__reduce_identity(enum dag_reduce_op op, enum dag_reduce_type type,
+                          void *into, size_t bytes);
+/* into[i] = into[i] op from[i] over `bytes` bytes of elements. */
+void dag__reduce_combine(enum dag_reduce_op op, enum dag_reduce_type type,
+                         void *into, const void *from, size_t bytes);
+
 #endif /* DAG_BASE_H */

@@ -51,7 +51,8 @@ struct validated {
   enum dag_mode modes_stack[ACCESSES_ON_STACK];
   struct region *regs;
   enum dag_mode *modes;
-  long kept; /* regions kept (empty ones left out), or a DAG_E* code */
+  long kept;         /* regions kept (empty ones left out), or a DAG_E* code */
+  size_t reductions; /* of them, DAG_REDUCTION accesses */
 };
 
 /* Validates the n accesses acc of the task `info` into v, leaving out empty
@@ -60,5 +61,42 @@ struct validated {
 void dag__validate(struct validated *v, const struct dag_task_info *info,
                    const struct dag_access *acc, size_t n);
 void dag__validated_release(struct validated *v);
+
+/* ----------------------------------------------------------- submit.c */
+
+/* Submits a validated top-level task or child, through the planner when
+ * dag__planned(). */
+void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t n);
+
+/* ----------------------------------------------------------- reduce.c */
+
+/* Reduction groups open (only the program's thread reads it). */
+extern size_t dag__reductions_open;
+
+/* Submits a task with DAG_REDUCTION accesses (validated): each works on
+ * a private copy of its item. Returns 0 or DAG_EINVAL. */
+int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
+                       const void *args, size_t args_size,
+                       const struct region *regs, const enum dag_mode *modes,
+                       size_t n);
+/* Ends the groups that an access of acc touches other than as the same
+ * reduction: their tasks combine into the item before the access. */
+void dag__reduce_end_touched(const struct dag_access *acc, size_t n);
+/* Ends the groups whose items overlap regs (taskwait on, dag_free). */
+void dag__reduce_end_overlapping(const struct region *regs, size_t n);
+/* Ends every group (taskwait, dag_finalize). */
+void dag__reduce_end_all(void);
+/* Forgets the groups and their memory (dag_finalize: freed with every
+ * allocation). */
+void dag__reduce_release(void);
+
+/* Whether the calling thread may end reduction groups: the program's,
+ * with groups open. */
+static inline bool dag__reductions_to_end(void) {
+  return dag__current_task() == &dag__root_task && dag__reductions_open;
+}
 
 #endif /* DAG_API_H */

@@ -195,6 +195,8 @@ int dag_finalize(void) {
   if (dag__current_task() != &dag__root_task)
     return dag__user_error(NULL, DAG_EINVAL,
                            "dag_finalize called from inside a task");
+  if (dag__run_state() == RUN_RUNNING && dag__reductions_to_end())
+    dag__reduce_end_all(); /* submits tasks: before the lock */
   pthread_mutex_lock(&lifecycle);
   if (atomic_load(&state) == RUN_RUNNING) {
     /* Every rank checks that all submitted the same tasks, then drains. */
@@ -206,6 +208,7 @@ int dag_finalize(void) {
     if (dag__stats)
       dag__plan_write_stats();
     dag__plan_release(); /* before the allocation records it points to */
+    dag__reduce_release();
     dag__dist_release();
     dag__comm_stop();
   }

@@ -51,6 +51,8 @@ int dag_free(void *p) {
   if (dag__region_make(&(struct dag_region){a->base, a->bytes, 0, {{0, 0}}},
                        &all, &why))
     DAG_BUG("the region of a dag_alloc allocation: %s", why);
+  if (dag__reductions_to_end())
+    dag__reduce_end_overlapping(&all, 1);
   enum dag_mode mode = DAG_INOUT;
   dag__core_wait_on(&all, &mode, 1);
   dag__plan_forget(a->base, a->bytes);

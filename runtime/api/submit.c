@@ -128,11 +128,15 @@ static int planned_submit(const struct dag_task_info *info, dag_task_fn body,
     return 0;
   struct validated v;
   dag__validate(&v, info, acc, n);
-  if (v.kept >= 0)
+  int err = v.kept < 0 ? (int)v.kept : 0;
+  if (!err && unlikely(v.reductions))
+    err = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
+                             (size_t)v.kept);
+  else if (!err)
     dag__plan_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
                      (size_t)v.kept);
   dag__validated_release(&v);
-  return v.kept < 0 ? (int)v.kept : 0;
+  return err;
 }
 
 /* A task of this rank alone. */
@@ -147,11 +151,25 @@ static DAG_ALWAYS_INLINE int local_submit(const struct dag_task_info *info,
   }
   struct validated v;
   dag__validate(&v, info, acc, n);
-  if (v.kept >= 0)
+  int err = v.kept < 0 ? (int)v.kept : 0;
+  if (!err && unlikely(v.reductions))
+    err = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
+                             (size_t)v.kept);
+  else if (!err)
     dag__local_submit(info, body, args, args_size, v.regs, v.modes,
                       (size_t)v.kept, 0);
   dag__validated_release(&v);
-  return v.kept < 0 ? (int)v.kept : 0;
+  return err;
+}
+
+void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct region *regs, const enum dag_mode *modes,
+                         size_t n) {
+  if (dag__planned())
+    dag__plan_submit(info, body, args, args_size, NULL, n, regs, modes, n);
+  else
+    dag__local_submit(info, body, args, args_size, regs, modes, n, 0);
 }
 
 /* Any task: validated with a message for each mistake. Not inlined into
@@ -169,6 +187,8 @@ submit_checked(const struct dag_task_info *info, const void *args,
   err = check_info(info, args, args_size, acc, naccesses, &body);
   if (err)
     return err;
+  if (unlikely(dag__reductions_to_end()))
+    dag__reduce_end_touched(acc, naccesses);
   if (dag__planned())
     return planned_submit(info, body, args, args_size, acc, naccesses);
   return local_submit(info, body, args, args_size, acc, naccesses);

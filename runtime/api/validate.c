@@ -10,10 +10,23 @@
 #include <stdlib.h>
 
 static const char *mode_name(enum dag_mode m) {
-  return m == DAG_IN      ? "in"
-         : m == DAG_OUT   ? "out"
-         : m == DAG_INOUT ? "inout"
-                          : "commutative";
+  return m == DAG_IN            ? "in"
+         : m == DAG_OUT         ? "out"
+         : m == DAG_INOUT       ? "inout"
+         : m == DAG_COMMUTATIVE ? "commutative"
+                                : "reduction";
+}
+
+/* What is wrong with the reduction access of mode m on r, or NULL. */
+static const char *bad_reduction(enum dag_mode m, const struct region *r) {
+  const char *why =
+      dag__reduce_check(dag__reduce_op_of(m), dag__reduce_type_of(m));
+  if (why)
+    return why;
+  size_t size = dag__reduce_type_size(dag__reduce_type_of(m));
+  if (r->span % size || r->lo % size)
+    return "its spans are not whole elements of the reduction's type";
+  return NULL;
 }
 
 /* Access i of the task, for messages: "access 2 'A[k:n]'" when the
@@ -59,17 +72,22 @@ static int crossing_error(const struct dag_task_info *info, size_t i,
  * number kept, or a negative DAG_E* code. */
 static long make_regions(const struct dag_task_info *info,
                          const struct dag_access *acc, size_t n,
-                         struct region *regs, enum dag_mode *modes) {
+                         struct region *regs, enum dag_mode *modes,
+                         size_t *reductions) {
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
     enum dag_mode m = acc[i].mode;
-    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE) {
+    bool reduction = dag__is_reduction(m);
+    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE &&
+        !reduction) {
       char name[256];
       return dag__user_error(info, DAG_EINVAL, "%s: unknown mode %d",
                              access_name(info, i, name, sizeof name), (int)m);
     }
     const char *why = NULL;
     int err = dag__region_make(&acc[i].region, &regs[kept], &why);
+    if (!err && reduction && !dag__region_empty(&regs[kept]))
+      err = (why = bad_reduction(m, &regs[kept])) ? DAG_EINVAL : 0;
     if (err) {
       char name[256];
       return dag__user_error(info, err, "%s: %s",
@@ -77,6 +95,7 @@ static long make_regions(const struct dag_task_info *info,
     }
     if (dag__region_empty(&regs[kept]))
       continue;
+    *reductions += reduction;
     const struct allocation *first, *last;
     if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
       return crossing_error(info, i, &acc[i], &regs[kept], first, last);
@@ -89,6 +108,7 @@ void dag__validate(struct validated *v, const struct dag_task_info *info,
                    const struct dag_access *acc, size_t n) {
   v->regs = v->regs_stack;
   v->modes = v->modes_stack;
+  v->reductions = 0;
   if (n > ACCESSES_ON_STACK) {
     v->regs = malloc(n * sizeof *v->regs);
     v->modes = malloc(n * sizeof *v->modes);
@@ -102,7 +122,7 @@ void dag__validate(struct validated *v, const struct dag_task_info *info,
       return;
     }
   }
-  v->kept = make_regions(info, acc, n, v->regs, v->modes);
+  v->kept = make_regions(info, acc, n, v->regs, v->modes, &v->reductions);
 }
 
 void dag__validated_release(struct validated *v) {

@@ -28,6 +28,8 @@ static int wait_all(const char *call, bool flush) {
   int r = runs(call);
   if (r <= 0)
     return r;
+  if (dag__reductions_to_end())
+    dag__reduce_end_all();
   int err = dag__planned() ? dag__plan_taskwait(flush) : dag__wait_children();
   if (flush && !err)
     dag__devices_flush_waited();
@@ -51,6 +53,8 @@ int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
   struct validated v;
   dag__validate(&v, &info, acc, naccesses);
   if (v.kept >= 0) {
+    if (dag__reductions_to_end())
+      dag__reduce_end_overlapping(v.regs, (size_t)v.kept);
     /* The listed data becomes valid on every rank first (a collect). */
     if (dag__planned() && v.kept > 0)
       dag__plan_collect(v.regs, (size_t)v.kept);

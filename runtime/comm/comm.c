@@ -102,16 +102,28 @@ static void set_flag(void *done) {
   atomic_store_explicit((atomic_bool *)done, true, memory_order_release);
 }
 
-void dag__comm_barrier(void) {
+/* The least of the values the ranks give, once every rank has given its
+ * own. */
+static uint64_t least_of_all(uint64_t value, const char *what) {
   uint64_t *all = malloc((size_t)dag__nranks * sizeof *all);
   if (!all)
-    dag__out_of_memory("a barrier");
+    dag__out_of_memory(what);
   atomic_bool done = false;
-  comm->allgather(0, all, set_flag, &done);
+  comm->allgather(value, all, set_flag, &done);
   while (!atomic_load_explicit(&done, memory_order_acquire))
     if (!comm->poll())
       nanosleep(&(struct timespec){0, 20000}, NULL);
+  uint64_t least = all[0];
+  for (int r = 1; r < dag__nranks; r++)
+    least = all[r] < least ? all[r] : least;
   free(all);
+  return least;
+}
+
+void dag__comm_barrier(void) { least_of_all(0, "a barrier"); }
+
+uint64_t dag__comm_least(uint64_t value) {
+  return least_of_all(value, "a collective minimum");
 }
 
 void dag__comm_clock(struct comm_clock *c) {

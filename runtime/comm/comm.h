@@ -103,6 +103,9 @@ void dag__comm_clock(struct comm_clock *c);
 /* Returns once every rank has called it (collective, blocking: not from a
  * task, nor while this rank's tasks are still needed by others). */
 void dag__comm_barrier(void);
+/* The least of the values every rank gives (collective, blocking, as
+ * dag__comm_barrier). */
+uint64_t dag__comm_least(uint64_t value);
 
 /* ------------------------------------------------------- comm_trace.c */
 

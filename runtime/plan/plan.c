@@ -415,22 +415,27 @@ bool dag__plan_submit_known(const struct dag_task_info *info, dag_task_fn body,
   return true;
 }
 
+/* Where access r lies: its allocation and block, and its hash for the
+ * uniformity check. */
+static struct resolved resolve(const struct region *r, enum dag_mode mode) {
+  const struct allocation *a = dag__dist_find((const void *)r->lo);
+  return (struct resolved){a, a ? dag__units_block(a, r) : NULL,
+                           dag__uniformity_access_hash(r, mode, a)};
+}
+
 void dag__plan_submit(const struct dag_task_info *info, dag_task_fn body,
                       const void *args, size_t args_size,
                       const struct dag_access *acc, size_t n,
                       const struct region *regs, const enum dag_mode *modes,
                       size_t kept) {
   init_once();
-  dag__access_cache_valid(); /* emptied if allocations changed */
-  bool remember = kept == n;
+  dag__access_cache_valid();        /* emptied if allocations changed */
+  bool remember = acc && kept == n; /* acc NULL: reductions' own */
   struct resolved few[FEW_ACCESSES], *where = few;
   if (kept > FEW_ACCESSES && !(where = malloc(kept * sizeof *where)))
     dag__out_of_memory("task accesses");
   for (size_t i = 0; i < kept; i++) {
-    const struct allocation *a = dag__dist_find((const void *)regs[i].lo);
-    where[i] =
-        (struct resolved){a, a ? dag__units_block(a, &regs[i]) : NULL,
-                          dag__uniformity_access_hash(&regs[i], modes[i], a)};
+    where[i] = resolve(&regs[i], modes[i]);
     if (remember)
       dag__access_remember(&acc[i], &regs[i], &where[i]);
   }
@@ -438,6 +443,20 @@ void dag__plan_submit(const struct dag_task_info *info, dag_task_fn body,
        &(struct planned){regs, modes, where, kept});
   if (where != few)
     free(where);
+}
+
+int dag__plan_place(const struct dag_task_info *info, const struct region *regs,
+                    const enum dag_mode *modes, size_t n) {
+  init_once();
+  struct resolved few[FEW_ACCESSES], *where = few;
+  if (n > FEW_ACCESSES && !(where = malloc(n * sizeof *where)))
+    dag__out_of_memory("task accesses");
+  for (size_t i = 0; i < n; i++)
+    where[i] = resolve(&regs[i], modes[i]);
+  int rank = place(info, &(struct planned){regs, modes, where, n});
+  if (where != few)
+    free(where);
+  return rank;
 }
 
 /* A taskwait's flush: replicated units back on every rank, blocks at

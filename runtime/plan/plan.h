@@ -9,7 +9,7 @@
 /* Plans a top-level task on every rank: placement, transfers, bookkeeping;
  * submits it to the local core on the rank that runs it. regs and modes
  * are its accesses acc (n as written), validated: `kept` of them, the empty
- * ones left out. */
+ * ones left out; acc may be NULL (then n == kept). */
 void dag__plan_submit(const struct dag_task_info *info, dag_task_fn body,
                       const void *args, size_t args_size,
                       const struct dag_access *acc, size_t n,
@@ -24,6 +24,10 @@ void dag__plan_submit_plain(const struct dag_task_info *info, dag_task_fn body,
 bool dag__plan_submit_known(const struct dag_task_info *info, dag_task_fn body,
                             const void *args, size_t args_size,
                             const struct dag_access *acc, size_t n);
+/* The rank that a task with these accesses (validated) would run on, as
+ * dag__plan_submit places it now; nothing is planned. */
+int dag__plan_place(const struct dag_task_info *info, const struct region *regs,
+                    const enum dag_mode *modes, size_t n);
 /* taskwait of the program: flushes written data (unless !flush), checks
  * that the ranks agree, waits. */
 int dag__plan_taskwait(bool flush);

@@ -123,6 +123,7 @@ static void body(void *p) {
           *w += mix(h, at);
           break;
         case DAG_IN:
+        case DAG_REDUCTION: /* not drawn */
           break;
         }
       }

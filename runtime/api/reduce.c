@@ -1,0 +1,419 @@
+/* reduce.c — task reductions (DAG_REDUCTION accesses): their groups, the
+ * private copies, and how the copies combine, on one rank or several.
+ *
+ * A group is the run of top-level tasks that reduce into the same region
+ * with the same operator and type. Each of its tasks works on a private
+ * copy of the region, a slot: its access becomes inout on the slot, and
+ * the pointers of its argument block into the region move to the slot.
+ * Every rank has S slots, S the fewest workers any rank has, and its tasks
+ * of the group take them in turn: the tasks of a slot run one after
+ * another in submission order, those of different slots in parallel, and
+ * the result depends only on the order of the tasks, the ranks and S.
+ *
+ * Everything else is ordinary tasks, which the core orders and, under
+ * MPI, the planner places and moves: a task that fills a slot with the
+ * operator's identity before its first use; and, when the group ends,
+ * a task on each rank that folds its slots into its first, tasks that
+ * combine the ranks' first slots along a binary tree, and one that folds
+ * the result into the region. The slots are dag_alloc memory, slot (r, k)
+ * homed on rank r, so a rank commits only its own slots and those it
+ * receives in the tree; they go back to a pool when the group ends.
+ *
+ * Only the program's thread touches this state (top-level submissions,
+ * its waits, dag_free), as it alone drives the planner.
+ */
+#include "api/api.h"
+#include "plan/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct slot_memory {
+  char *base;
+  size_t stride; /* bytes per slot, a multiple of the page size */
+  int count;     /* slots: ranks x slots per rank */
+};
+
+struct group {
+  struct region item; /* the region reduced into, on this rank */
+  enum dag_mode mode; /* DAG_REDUCE(op, type) */
+  struct slot_memory mem;
+  uint64_t *tasks; /* per rank: the group's tasks placed there so far */
+};
+
+static struct group *open_groups;
+size_t dag__reductions_open; /* open groups, at open_groups */
+static size_t cap_open;
+static struct slot_memory *pool; /* slot memory of ended groups */
+static size_t npool, cap_pool;
+static int slots_per_rank; /* S; 0 until the first group */
+
+/* ---------------------------------------------------------- task bodies */
+
+struct fill_args {
+  enum dag_mode mode;
+  struct region slot;
+};
+
+static void fill_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  enum dag_mode mode = *(const enum dag_mode *)arg;
+  dag__reduce_identity(dag__reduce_op_of(mode), dag__reduce_type_of(mode),
+                       (void *)lo, hi - lo);
+}
+
+static void fill_body(void *p) {
+  struct fill_args *a = p;
+  dag__region_each_span(&a->slot, fill_span, &a->mode);
+}
+
+/* into op= each source, in order: the sources are copies of into's shape
+ * at into's address plus their delta. */
+struct combine_args {
+  enum dag_mode mode;
+  struct region into;
+  int nfrom;
+  ptrdiff_t from_delta[];
+};
+
+struct combine_span_arg {
+  const struct combine_args *a;
+  ptrdiff_t delta;
+};
+
+static void combine_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct combine_span_arg *c = arg;
+  dag__reduce_combine(dag__reduce_op_of(c->a->mode),
+                      dag__reduce_type_of(c->a->mode), (void *)lo,
+                      (const void *)(lo + (uintptr_t)c->delta), hi - lo);
+}
+
+static void combine_body(void *p) {
+  const struct combine_args *a = p;
+  for (int i = 0; i < a->nfrom; i++)
+    dag__region_each_span(&a->into, combine_span,
+                          &(struct combine_span_arg){a, a->from_delta[i]});
+}
+
+static const struct dag_task_info fill_info = {.fn = fill_body,
+                                               .label = "reduction identity"};
+static const struct dag_task_info combine_info = {.fn = combine_body,
+                                                  .label = "reduction combine"};
+
+/* ---------------------------------------------------------------- slots */
+
+static struct dag_region public_region(const struct region *r) {
+  struct dag_region d = {(const void *)r->lo, r->span, r->ndims, {{0, 0}}};
+  for (int i = 0; i < r->ndims; i++)
+    d.dim[i] = (struct dag_dim){r->dim[i].count, (ptrdiff_t)r->dim[i].stride};
+  return d;
+}
+
+/* r moved by delta bytes. */
+static struct region shifted(const struct region *r, ptrdiff_t delta) {
+  struct region s = *r;
+  s.lo += (uintptr_t)delta;
+  s.hi += (uintptr_t)delta;
+  return s;
+}
+
+/* From the item to its copy in slot k of rank r, the (k * nranks + r)-th
+ * slot: dag_dist_block deals the slots to the ranks in turn. A copy starts
+ * its slot, page-aligned and at the same address on every rank (the
+ * item's own address is a rank's own when it is replicated memory). */
+static ptrdiff_t slot_delta(const struct group *g, int rank, int k) {
+  uintptr_t slot =
+      (uintptr_t)g->mem.base + (size_t)(k * dag__nranks + rank) * g->mem.stride;
+  return (ptrdiff_t)(slot - g->item.lo);
+}
+
+static int uniform_slots_per_rank(void) {
+  if (!slots_per_rank) {
+    int workers = dag_num_workers();
+    slots_per_rank =
+        dag__nranks > 1 ? (int)dag__comm_least((uint64_t)workers) : workers;
+  }
+  return slots_per_rank;
+}
+
+/* Slot memory for regions of `extent` bytes, from the pool or new. */
+static struct slot_memory take_slots(size_t extent) {
+  size_t page = 4096;
+  size_t stride = (extent + page - 1) / page * page;
+  int count = uniform_slots_per_rank() * dag__nranks;
+  for (size_t i = 0; i < npool; i++)
+    if (pool[i].stride >= stride && pool[i].count == count) {
+      struct slot_memory m = pool[i];
+      pool[i] = pool[--npool];
+      return m;
+    }
+  void *base = dag_alloc(stride * (size_t)count, dag_dist_block(stride, 1));
+  if (!base)
+    dag__out_of_memory("the private copies of a reduction");
+  return (struct slot_memory){base, stride, count};
+}
+
+/* ------------------------------------------------------- the task graph */
+
+static void submit_internal(const struct dag_task_info *info, const void *args,
+                            size_t size, const struct dag_access *acc,
+                            size_t n) {
+  int err = dag_submit(info, args, size, acc, n);
+  if (err)
+    DAG_BUG("a reduction's own task: %s", dag_last_error());
+}
+
+static struct dag_access access_of(enum dag_mode mode, const struct region *r) {
+  return (struct dag_access){mode, public_region(r)};
+}
+
+/* into op= the copies at from_delta[0..nfrom), in that order. */
+static void combine(const struct group *g, const struct region *into,
+                    const ptrdiff_t *from_delta, int nfrom) {
+  size_t size = sizeof(struct combine_args) + (size_t)nfrom * sizeof(ptrdiff_t);
+  struct combine_args *a = malloc(size);
+  struct dag_access *acc = malloc((size_t)(nfrom + 1) * sizeof *acc);
+  if (!a || !acc)
+    dag__out_of_memory("a reduction's combining task");
+  a->mode = g->mode;
+  a->into = *into;
+  a->nfrom = nfrom;
+  acc[0] = access_of(DAG_INOUT, into);
+  for (int i = 0; i < nfrom; i++) {
+    a->from_delta[i] = from_delta[i];
+    struct region from = shifted(into, from_delta[i]);
+    acc[i + 1] = access_of(DAG_IN, &from);
+  }
+  submit_internal(&combine_info, a, size, acc, (size_t)nfrom + 1);
+  free(a);
+  free(acc);
+}
+
+/* Ends group g (taken out of the open ones): the copies combine into the
+ * item, each rank's first, then the ranks' along a tree. */
+static void end_group(struct group *g) {
+  int S = uniform_slots_per_rank();
+  int *ranks = malloc((size_t)dag__nranks * sizeof *ranks);
+  ptrdiff_t *deltas = malloc((size_t)S * sizeof *deltas);
+  if (!ranks || !deltas)
+    dag__out_of_memory("ending a reduction");
+  int m = 0;
+  for (int r = 0; r < dag__nranks; r++) {
+    if (!g->tasks[r])
+      continue;
+    ranks[m++] = r;
+    int used = g->tasks[r] < (uint64_t)S ? (int)g->tasks[r] : S;
+    if (used == 1)
+      continue;
+    struct region first = shifted(&g->item, slot_delta(g, r, 0));
+    for (int k = 1; k < used; k++)
+      deltas[k - 1] = slot_delta(g, r, k) - slot_delta(g, r, 0);
+    combine(g, &first, deltas, used - 1);
+  }
+  for (int d = 1; d < m; d *= 2)
+    for (int i = 0; i + d < m; i += 2 * d) {
+      struct region into = shifted(&g->item, slot_delta(g, ranks[i], 0));
+      ptrdiff_t delta =
+          slot_delta(g, ranks[i + d], 0) - slot_delta(g, ranks[i], 0);
+      combine(g, &into, &delta, 1);
+    }
+  if (m) {
+    ptrdiff_t delta = slot_delta(g, ranks[0], 0);
+    combine(g, &g->item, &delta, 1);
+  }
+  free(ranks);
+  free(deltas);
+  free(g->tasks);
+  if (npool == cap_pool) {
+    cap_pool = cap_pool ? 2 * cap_pool : 4;
+    pool = realloc(pool, cap_pool * sizeof *pool);
+    if (!pool)
+      dag__out_of_memory("the pool of reduction copies");
+  }
+  pool[npool++] = g->mem;
+}
+
+/* Ends open group i; the last open one takes its place, alike on every
+ * rank. */
+static void end_open_group(size_t i) {
+  struct group g = open_groups[i];
+  open_groups[i] = open_groups[--dag__reductions_open];
+  end_group(&g);
+}
+
+static struct group *find_group(const struct region *r, enum dag_mode mode) {
+  for (size_t i = 0; i < dag__reductions_open; i++)
+    if (open_groups[i].mode == mode &&
+        dag__region_same(&open_groups[i].item, r))
+      return &open_groups[i];
+  return NULL;
+}
+
+static struct group *open_group(const struct region *r, enum dag_mode mode) {
+  if (dag__reductions_open == cap_open) {
+    cap_open = cap_open ? 2 * cap_open : 4;
+    open_groups = realloc(open_groups, cap_open * sizeof *open_groups);
+    if (!open_groups)
+      dag__out_of_memory("reduction groups");
+  }
+  struct group *g = &open_groups[dag__reductions_open];
+  *g = (struct group){*r, mode, take_slots(r->hi - r->lo),
+                      calloc((size_t)dag__nranks, sizeof *g->tasks)};
+  if (!g->tasks)
+    dag__out_of_memory("a reduction group");
+  dag__reductions_open++;
+  return g;
+}
+
+/* ------------------------------------------------------------ interface */
+
+/* Whether the argument block holds a listed pointer into r. */
+static bool points_into(const struct dag_task_info *info, const char *args,
+                        const struct region *r) {
+  for (int j = 0; j < info->npointers; j++)
+    for (size_t c = 0; c < info->pointers[j].count; c++) {
+      uintptr_t p;
+      memcpy(&p, args + info->pointers[j].offset + c * sizeof p, sizeof p);
+      if (p >= r->lo && p < r->hi)
+        return true;
+    }
+  return false;
+}
+
+/* Moves the listed pointers of args into r by delta. */
+static void move_pointers(const struct dag_task_info *info, char *args,
+                          const struct region *r, ptrdiff_t delta) {
+  for (int j = 0; j < info->npointers; j++)
+    for (size_t c = 0; c < info->pointers[j].count; c++) {
+      char *at = args + info->pointers[j].offset + c * sizeof(uintptr_t);
+      uintptr_t p;
+      memcpy(&p, at, sizeof p);
+      if (p >= r->lo && p < r->hi) {
+        p += (uintptr_t)delta;
+        memcpy(at, &p, sizeof p);
+      }
+    }
+}
+
+/* What is wrong with the reductions of a task, or NULL; *bad is the
+ * access. */
+static const char *misused(const struct dag_task_info *info, const void *args,
+                           const struct region *regs,
+                           const enum dag_mode *modes, size_t n, size_t *bad) {
+  for (size_t i = 0; i < n; i++) {
+    if (!dag__is_reduction(modes[i]))
+      continue;
+    *bad = i;
+    if (!points_into(info, args, &regs[i]))
+      return "no pointer of the argument block (dag_task_info.pointers) "
+             "points into it, so the body could not reach its private copy";
+    for (size_t j = 0; j < i; j++)
+      if (dag__is_reduction(modes[j]) &&
+          dag__region_overlap(&regs[j], &regs[i]))
+        return "it overlaps another reduction item of the task";
+  }
+  return NULL;
+}
+
+/* The rank the task runs on: where its other accesses place it. */
+static int placed_on(const struct dag_task_info *info,
+                     const struct region *regs, const enum dag_mode *modes,
+                     size_t n, struct region *others, enum dag_mode *modes_of) {
+  if (!dag__planned())
+    return dag__rank;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!dag__is_reduction(modes[i])) {
+      others[m] = regs[i];
+      modes_of[m++] = modes[i];
+    }
+  return dag__plan_place(info, others, modes_of, m);
+}
+
+int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
+                       const void *args, size_t args_size,
+                       const struct region *regs, const enum dag_mode *modes,
+                       size_t n) {
+  if (dag__current_task() != &dag__root_task)
+    return dag__user_error(info, DAG_EINVAL,
+                           "a reduction in a task submitted by a task body: "
+                           "only top-level tasks reduce");
+  size_t bad;
+  const char *why = misused(info, args, regs, modes, n, &bad);
+  if (why)
+    return dag__user_error(info, DAG_EINVAL, "reduction item %zu%s%s%s: %s",
+                           bad, info->items ? " '" : "",
+                           info->items ? info->items[bad] : "",
+                           info->items ? "'" : "", why);
+  struct region *tregs = malloc(n * sizeof *tregs);
+  enum dag_mode *tmodes = malloc(n * sizeof *tmodes);
+  char *targs = malloc(args_size ? args_size : 1);
+  if (!tregs || !tmodes || !targs)
+    dag__out_of_memory("a reduction task");
+  memcpy(targs, args, args_size);
+  int exec = placed_on(info, regs, modes, n, tregs, tmodes);
+  int S = uniform_slots_per_rank();
+  for (size_t i = 0; i < n; i++) {
+    tregs[i] = regs[i];
+    tmodes[i] = modes[i];
+    if (!dag__is_reduction(modes[i]))
+      continue;
+    struct group *g = find_group(&regs[i], modes[i]);
+    if (!g)
+      g = open_group(&regs[i], modes[i]);
+    uint64_t k = g->tasks[exec]++ % (uint64_t)S;
+    ptrdiff_t delta = slot_delta(g, exec, (int)k);
+    tregs[i] = shifted(&regs[i], delta);
+    tmodes[i] = DAG_INOUT;
+    if (g->tasks[exec] <= (uint64_t)S) { /* the slot's first use */
+      struct fill_args fill = {g->mode, tregs[i]};
+      struct dag_access out = access_of(DAG_OUT, &tregs[i]);
+      submit_internal(&fill_info, &fill, sizeof fill, &out, 1);
+    }
+    move_pointers(info, targs, &regs[i], delta);
+  }
+  dag__submit_regions(info, body, targs, args_size, tregs, tmodes, n);
+  free(tregs);
+  free(tmodes);
+  free(targs);
+  return 0;
+}
+
+void dag__reduce_end_touched(const struct dag_access *acc, size_t n) {
+  for (size_t a = 0; a < n; a++) {
+    struct region r;
+    const char *why;
+    if (dag__region_make(&acc[a].region, &r, &why) || dag__region_empty(&r))
+      continue; /* validation reports it */
+    for (size_t i = 0; i < dag__reductions_open;) {
+      const struct group *g = &open_groups[i];
+      bool same = acc[a].mode == g->mode && dag__region_same(&g->item, &r);
+      if (!same && dag__region_overlap(&g->item, &r))
+        end_open_group(i);
+      else
+        i++;
+    }
+  }
+}
+
+void dag__reduce_end_overlapping(const struct region *regs, size_t n) {
+  for (size_t a = 0; a < n; a++)
+    for (size_t i = 0; i < dag__reductions_open;)
+      if (dag__region_overlap(&open_groups[i].item, &regs[a]))
+        end_open_group(i);
+      else
+        i++;
+}
+
+void dag__reduce_end_all(void) {
+  while (dag__reductions_open)
+    end_open_group(0);
+}
+
+void dag__reduce_release(void) {
+  free(open_groups);
+  free(pool);
+  open_groups = NULL;
+  pool = NULL;
+  dag__reductions_open = cap_open = npool = cap_pool = 0;
+  slots_per_rank = 0;
+}
