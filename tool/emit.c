@@ -18,7 +18,12 @@
  *
  * A shared variable travels as a pointer, `__dag_sh_<name>` in the body,
  * and the body's references to it are rewritten to `(*__dag_sh_<name>)`;
- * a private one does not travel: the body declares it. */
+ * a private one does not travel: the body declares it.
+ *
+ * A reduction item's access has the mode `DAG_REDUCE(DAG_REDUCE_<OP>,
+ * DAG_REDUCE_TYPE_OF(<its first scalar>))`, and its task lists the pointers
+ * of its argument struct: the runtime points those that fall in the item's
+ * region at the task's private copy. */
 #include "emit.h"
 
 #include <stdlib.h>
@@ -94,15 +99,12 @@ static void item_len(struct edit *ed, const struct unit_file *f,
   edit_text(ed, ")");
 }
 
-/* One `struct dag_access` initializer. */
-static void access(struct edit *ed, const struct unit_file *f,
-                   enum clause_kind kind, const struct item *it) {
-  edit_text(ed, "{%s, {(const void *)&", mode_name(kind));
+/* The item's first element: the whole item `(base)`, or the section's
+ * `((base)[lo0]...[lo(n-1)])`, absent lows being 0. */
+static void item_first(struct edit *ed, const struct unit_file *f,
+                       const struct item *it) {
   if (it->nsubs == 0) {
     item_base(ed, f, it);
-    edit_text(ed, ", sizeof ");
-    item_base(ed, f, it);
-    edit_text(ed, ", 0, {{0, 0}}}}");
     return;
   }
   edit_text(ed, "(");
@@ -115,7 +117,44 @@ static void access(struct edit *ed, const struct unit_file *f,
       edit_text(ed, "0");
     edit_text(ed, "]");
   }
-  edit_text(ed, "), ");
+  edit_text(ed, ")");
+}
+
+/* The mode of an access: for a reduction `DAG_REDUCE(op, type)`, the type
+ * given by the scalar that the item's first element holds first. */
+static void access_mode(struct edit *ed, const struct unit_file *f,
+                        const struct clause *cl, const struct item *it) {
+  static const char *const ops[] = {
+#define REDUCE_OP_ENUMERATOR(id, spelling)                                     \
+  [DAG_REDUCE_##id] = "DAG_REDUCE_" #id,
+      DAG_REDUCE_OPS(REDUCE_OP_ENUMERATOR)
+#undef REDUCE_OP_ENUMERATOR
+  };
+  if (cl->kind != CLAUSE_REDUCTION) {
+    edit_text(ed, "%s", mode_name(cl->kind));
+    return;
+  }
+  edit_text(ed, "DAG_REDUCE(%s, DAG_REDUCE_TYPE_OF(", ops[cl->reduce]);
+  item_first(ed, f, it);
+  for (unsigned k = 0; k < it->scalar_levels; k++)
+    edit_text(ed, "[0]");
+  edit_text(ed, "))");
+}
+
+/* One `struct dag_access` initializer. */
+static void access(struct edit *ed, const struct unit_file *f,
+                   const struct clause *cl, const struct item *it) {
+  edit_text(ed, "{");
+  access_mode(ed, f, cl, it);
+  edit_text(ed, ", {(const void *)&");
+  item_first(ed, f, it);
+  if (it->nsubs == 0) {
+    edit_text(ed, ", sizeof ");
+    item_base(ed, f, it);
+    edit_text(ed, ", 0, {{0, 0}}}}");
+    return;
+  }
+  edit_text(ed, ", ");
   item_len(ed, f, &it->subs[it->nsubs - 1]);
   edit_text(ed, " * sizeof ");
   item_zeros(ed, f, it, it->nsubs);
@@ -142,7 +181,7 @@ static unsigned accesses(struct edit *ed, const struct unit_file *f,
     for (unsigned i = 0; deps && i < cl->nitems; i++) {
       edit_text(ed,
                 n ? ",\n    " : "\nstruct dag_access __dag_acc[] = {\n    ");
-      access(ed, f, cl->kind, &cl->items[i]);
+      access(ed, f, cl, &cl->items[i]);
       n++;
     }
   }
@@ -264,10 +303,14 @@ static void task_info(struct edit *ed, const struct unit_file *f,
             npointers ? "__dag_pointers" : "0", npointers, work ? work : "0");
 }
 
-/* Whether the task may run on a device: its own clause, or a variant's. */
-static bool may_run_on_device(const struct directive *d, unsigned nvariants) {
+/* Whether the runtime must know which members of the task's argument block
+ * are pointers: to give a body that may run on a device (its own clause,
+ * or a variant's) the device addresses, and a reduction's body its private
+ * copy. */
+static bool lists_pointers(const struct directive *d, unsigned nvariants) {
   const struct clause *dev = find_clause(d, CLAUSE_DEVICE);
-  return nvariants > 0 || (dev && dev->device != DAG_DEVICE_CPU);
+  return nvariants > 0 || (dev && dev->device != DAG_DEVICE_CPU) ||
+         find_clause(d, CLAUSE_REDUCTION);
 }
 
 /* One run of `static const struct dag_pointers __dag_pointers[]`: member
@@ -289,7 +332,8 @@ static unsigned pointer_runs_end(struct edit *ed, unsigned n) {
 }
 
 /* The pointer members of a statement task's argument struct, which a
- * device body gets as device addresses; returns how many. */
+ * device body gets as device addresses, and a reduction's body as
+ * addresses in its private copy; returns how many. */
 static unsigned statement_pointers(struct edit *ed, const struct task *t,
                                    unsigned index) {
   char type[40];
@@ -533,7 +577,7 @@ static void submit_statement(struct emitter *em, unsigned n) {
     access_items(ed, f, d);
   char body[32];
   snprintf(body, sizeof body, "__dag_body_%u", n);
-  unsigned np = has_arguments(t) && may_run_on_device(d, 0)
+  unsigned np = has_arguments(t) && lists_pointers(d, 0)
                     ? statement_pointers(ed, t, n)
                     : 0;
   task_info(ed, f, d, body, t->label, NULL, 0, na, np, NULL);
@@ -676,7 +720,7 @@ static void function_wrapper(struct emitter *em, unsigned index, unsigned at) {
   unsigned na = accesses(ed, f, d);
   if (na)
     access_items(ed, f, d);
-  unsigned np = may_run_on_device(d, nvariants) ? function_pointers(ed, fn) : 0;
+  unsigned np = lists_pointers(d, nvariants) ? function_pointers(ed, fn) : 0;
   task_info(ed, f, d, body, name, nvariants ? table : NULL, nvariants, na, np,
             work ? work_fn : NULL);
   submit_call(ed, fn->nparams > 0, na);

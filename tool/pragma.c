@@ -29,6 +29,7 @@ static const char *const clause_names[NCLAUSES] = {
     [CLAUSE_OUT] = "out",
     [CLAUSE_INOUT] = "inout",
     [CLAUSE_COMMUTATIVE] = "commutative",
+    [CLAUSE_REDUCTION] = "reduction",
     [CLAUSE_DEVICE] = "device",
     [CLAUSE_IMPLEMENTS] = "implements",
     [CLAUSE_ON] = "on",
@@ -47,7 +48,19 @@ const char *clause_name(enum clause_kind kind) {
 
 bool clause_is_dependency(enum clause_kind kind) {
   return kind == CLAUSE_IN || kind == CLAUSE_OUT || kind == CLAUSE_INOUT ||
-         kind == CLAUSE_COMMUTATIVE;
+         kind == CLAUSE_COMMUTATIVE || kind == CLAUSE_REDUCTION;
+}
+
+#define NREDUCE_OPS (sizeof reduce_ops / sizeof *reduce_ops)
+
+static const char *const reduce_ops[] = {
+#define REDUCE_OP_SPELLING(id, spelling) [DAG_REDUCE_##id] = spelling,
+    DAG_REDUCE_OPS(REDUCE_OP_SPELLING)
+#undef REDUCE_OP_SPELLING
+};
+
+const char *reduce_op_name(enum dag_reduce_op op) {
+  return (unsigned)op < NREDUCE_OPS ? reduce_ops[op] : "?";
 }
 
 /* Clauses that may appear once per directive. */
@@ -630,17 +643,63 @@ static const char *const device_names[DAG_NDEVICE_KINDS] = {
 #undef DEVICE_NAME
 };
 
+/* "'a', 'b' or 'c'": the `n` words a clause may take, into `list` (once:
+ * the words never change). */
+static const char *choices(char *list, size_t size, const char *const *words,
+                           size_t n) {
+  if (!list[0])
+    for (size_t k = 0; k < n; k++)
+      snprintf(list + strlen(list), size - strlen(list), "%s'%s'",
+               k == 0       ? ""
+               : k == n - 1 ? " or "
+                            : ", ",
+               words[k]);
+  return list;
+}
+
 /* "'cpu', 'cuda' or 'hip'": the kinds a device clause may name. */
 static const char *device_choices(void) {
   static char list[256];
-  if (!list[0])
-    for (int k = 0; k < DAG_NDEVICE_KINDS; k++)
-      snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'",
-               k == 0                       ? ""
-               : k == DAG_NDEVICE_KINDS - 1 ? " or "
-                                            : ", ",
-               device_names[k]);
-  return list;
+  return choices(list, sizeof list, device_names, DAG_NDEVICE_KINDS);
+}
+
+/* "'+', '*', ... or '||'": the operators of a reduction. */
+static const char *reduce_choices(void) {
+  static char list[256];
+  return choices(list, sizeof list, reduce_ops, NREDUCE_OPS);
+}
+
+/* reduction(op: list): the operator, then the items. */
+static void parse_reduction(struct parser *p, struct clause *c, unsigned lo,
+                            unsigned hi) {
+  unsigned stride, colon = section_colon(p, lo, hi, &stride), a = lo, b;
+  if (colon == hi) {
+    parse_error(p, skip_blanks(p, lo, hi),
+                "missing ':' in clause 'reduction'; write the operator, a "
+                "colon and the items, as in 'reduction(+: s)'");
+    return;
+  }
+  b = colon;
+  trim(p, &a, &b);
+  bool known = false;
+  for (size_t k = 0; k < NREDUCE_OPS && !known; k++)
+    if (is_word(p, a, b, reduce_ops[k])) {
+      c->reduce = (enum dag_reduce_op)k;
+      known = true;
+    }
+  if (a == b)
+    parse_error(p, colon,
+                "missing operator before ':' in clause 'reduction'; expected "
+                "%s",
+                reduce_choices());
+  else if (is_word(p, a, b, "-"))
+    parse_error(p, a,
+                "reduction operator '-' is '+' in dag (OpenMP's '-' adds the "
+                "partial results all the same): write 'reduction(+: ...)'");
+  else if (!known)
+    parse_error(p, a, "unknown reduction operator '%s'; expected %s",
+                show(p->s + a, b - a).text, reduce_choices());
+  parse_list(p, c, colon + 1, hi);
 }
 
 static void parse_device(struct parser *p, struct clause *c, unsigned lo,
@@ -711,6 +770,9 @@ static void parse_argument(struct parser *p, enum directive_kind dk,
     break;
   case CLAUSE_LABEL:
     parse_label(p, c, lo, hi);
+    break;
+  case CLAUSE_REDUCTION:
+    parse_reduction(p, c, lo, hi);
     break;
   default: /* in, out, inout, commutative, shared, firstprivate */
     parse_list(p, c, lo, hi);
@@ -792,6 +854,9 @@ struct openmp_word {
 };
 
 #define NO_SUCH_CLAUSE "dag needs no such clause: remove it"
+#define IN_REDUCTION                                                           \
+  "dag has no task group reductions: write 'reduction(op: item)' on each "     \
+  "task that combines into the item; dag groups consecutive ones itself"
 
 static const struct openmp_word openmp_clauses[] = {
     {"default", "dag has no default data sharing: a task copies the locals "
@@ -801,10 +866,8 @@ static const struct openmp_word openmp_clauses[] = {
                 "body assigns before it reads it is the body's own already"},
     {"mergeable", NO_SUCH_CLAUSE},
     {"untied", NO_SUCH_CLAUSE},
-    {"reduction", "dag has no reductions: let each task write a partial "
-                  "result, and one task add them"},
-    {"in_reduction", "dag has no reductions: let each task write a partial "
-                     "result, and one task add them"},
+    {"in_reduction", IN_REDUCTION},
+    {"task_reduction", IN_REDUCTION},
 };
 
 #define NO_SUCH_DIRECTIVE "dag needs no such directive: remove it"

@@ -45,6 +45,10 @@ struct item {
   struct expr base;
   struct subscript *subs;
   unsigned nsubs;
+  /* An item of a reduction: the number of array levels from its element
+   * (the item itself, or its section's first element) down to the scalar
+   * that the reduction combines. Set by sema, which knows the types. */
+  unsigned scalar_levels;
 };
 
 enum directive_kind { DIRECTIVE_TASK, DIRECTIVE_TASKWAIT };
@@ -54,6 +58,7 @@ enum clause_kind {
   CLAUSE_OUT,
   CLAUSE_INOUT,
   CLAUSE_COMMUTATIVE,
+  CLAUSE_REDUCTION, /* reduction(op: list) */
   CLAUSE_DEVICE,
   CLAUSE_IMPLEMENTS,
   CLAUSE_ON, /* task: on(expr) names a rank; taskwait: on(list) */
@@ -69,14 +74,15 @@ enum clause_kind {
 struct clause {
   enum clause_kind kind;
   struct span at; /* the clause, from its name to its ')' */
-  /* in, out, inout, commutative, taskwait's on: the items; shared and
-   * firstprivate: items that are plain identifiers (in base). */
+  /* in, out, inout, commutative, reduction, taskwait's on: the items;
+   * shared and firstprivate: items that are plain identifiers (in base). */
   struct item *items;
   unsigned nitems;
   /* on (task), priority, if: an expression; label: the string literal with
    * its quotes; implements: an identifier. */
   struct expr arg;
-  enum dag_device device; /* device */
+  enum dag_device device;    /* device */
+  enum dag_reduce_op reduce; /* reduction: the operator */
 };
 
 struct directive {
@@ -97,7 +103,9 @@ void directive_release(struct directive *d);
 
 /* The clause's name as written in pragmas, such as "inout". */
 const char *clause_name(enum clause_kind kind);
-/* True for in, out, inout and commutative. */
+/* The spelling of a reduction operator, such as "min". */
+const char *reduce_op_name(enum dag_reduce_op op);
+/* True for in, out, inout, commutative and reduction. */
 bool clause_is_dependency(enum clause_kind kind);
 
 #endif

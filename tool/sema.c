@@ -7,12 +7,13 @@
  * each task directive, every call of a task function and every reference
  * to a variable, found by walking the functions that need it
  * (sema_walk.c); the types of the items, in the probe expressions
- * (sema_items.c); the captures of each task body (sema_captures.c), the
- * function's declarations it needs (sema_locals.c), and the warnings
- * about it (sema_warnings.c, with sema_liveness.c, sema_item_warnings.c
- * and sema_mpi_lint.c). Libclang's cursors, types and offsets come through
- * sema_cursor.c. Also where libclang's own headers are, which the driver
- * must know. Only the sema files include clang-c/Index.h. */
+ * (sema_items.c, and sema_reductions.c for reductions); the captures of each
+ * task body (sema_captures.c), the function's declarations it needs
+ * (sema_locals.c), and the warnings about it (sema_warnings.c, with
+ * sema_liveness.c, sema_item_warnings.c and sema_mpi_lint.c). Libclang's
+ * cursors, types and offsets come through sema_cursor.c. Also where libclang's
+ * own headers are, which the driver must know. Only the sema files include
+ * clang-c/Index.h. */
 #include "sema_internal.h"
 
 #include <stdlib.h>
@@ -201,6 +202,7 @@ static void release_walker(struct walker *w) {
     free(st->named.v);
     free(st->private.v);
     free(st->written.v);
+    free(st->reduced.v);
     free(st->seen.v);
   }
   free(w->states);

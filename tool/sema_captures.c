@@ -3,8 +3,9 @@
  * shared() or a static storage makes it shared; arrays and variable-length
  * arrays have rules of their own; a variable the body surely writes before
  * it reads it does not travel: it is the body's own (OpenMP's private).
- * Also the references that must go through the task's pointer to a shared
- * variable. */
+ * Globals are used in place, except those that a reduction item of the task
+ * names (sema_reductions.c). Also the references that must go through the
+ * task's pointer to a shared variable. */
 #include "sema_internal.h"
 
 #include <stdlib.h>
@@ -40,25 +41,10 @@ bool decl_set_add(struct decl_set *set, unsigned key, CXCursor decl) {
   return true;
 }
 
-void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
-  unsigned key = decl_key(decl);
-  for (int i = 0; i < w->depth; i++) {
-    struct task_state *st = &w->states[w->stack[i]];
-    key_set_add(&st->seen, key);
-  }
-  if (!is_local(decl) || where(w, clang_getCursorLocation(decl), &key) != 0)
-    return;
-  for (int i = w->depth - 1; i >= 0; i--) {
-    struct task_state *st = &w->states[w->stack[i]];
-    if (in_span(st->body_probe, key))
-      break;
-    decl_set_add(&st->uses, key, decl);
-    if (clang_Cursor_getStorageClass(decl) == CX_SC_Static)
-      key_set_add(&st->shared, key);
-  }
-  if (w->depth == 0)
-    return;
-  /* Rewritten later if the innermost task shares it. */
+/* The reference `ref` to `decl`, in the body of the innermost task: it is
+ * rewritten later if that task shares the variable. */
+static void pending_ref(struct walker *w, CXCursor ref, CXCursor decl,
+                        unsigned key) {
   CXSourceRange r = clang_getCursorExtent(ref);
   unsigned b, e;
   clang_getFileLocation(clang_getRangeStart(r), NULL, NULL, NULL, &b);
@@ -70,6 +56,43 @@ void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
   GROW(w->refs, w->nrefs, w->cap_refs);
   w->refs[w->nrefs++] =
       (struct pending_ref){at, w->stack[w->depth - 1], key, in_macro};
+}
+
+void note_reference(struct walker *w, CXCursor ref, CXCursor decl) {
+  unsigned key = decl_key(decl);
+  for (int i = 0; i < w->depth; i++) {
+    struct task_state *st = &w->states[w->stack[i]];
+    key_set_add(&st->seen, key);
+  }
+  if (!is_local(decl)) {
+    if (clang_getCursorKind(decl) != CXCursor_VarDecl)
+      return;
+    /* A body uses a global in place, unless its task reduces it: the
+     * runtime then redirects the body to a private copy, which only a
+     * pointer of the argument block can do. */
+    bool innermost = false;
+    for (int i = 0; i < w->depth; i++) {
+      struct task_state *st = &w->states[w->stack[i]];
+      innermost = key_set_has(&st->reduced, key);
+      if (innermost)
+        decl_set_add(&st->uses, key, decl);
+    }
+    if (innermost)
+      pending_ref(w, ref, decl, key);
+    return;
+  }
+  if (where(w, clang_getCursorLocation(decl), &key) != 0)
+    return;
+  for (int i = w->depth - 1; i >= 0; i--) {
+    struct task_state *st = &w->states[w->stack[i]];
+    if (in_span(st->body_probe, key))
+      break;
+    decl_set_add(&st->uses, key, decl);
+    if (clang_Cursor_getStorageClass(decl) == CX_SC_Static)
+      key_set_add(&st->shared, key);
+  }
+  if (w->depth > 0)
+    pending_ref(w, ref, decl, key);
 }
 
 static bool spelling_is_unnamed(const char *type) {

@@ -200,6 +200,9 @@ void bind_functions(struct walker *w, const struct kids *top) {
     if (fi >= 0 && is_probe_function(top->v[i])) {
       struct probe_visit v = {w, fi, -1};
       clang_visitChildren(top->v[i], visit_probes, &v);
+      int k = anchored(w, fi, at);
+      if (k >= 0)
+        check_reduction_items(w, fi, (unsigned)k, top->v[i]);
     }
   }
 }

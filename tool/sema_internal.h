@@ -34,7 +34,9 @@ struct task_state {
   struct key_set shared;  /* roots of items, shared(), static locals */
   struct key_set named;   /* shared(): the user protects their writes */
   struct key_set private; /* firstprivate() */
-  struct key_set written; /* referenced by out/inout/commutative items */
+  struct key_set written; /* referenced by out/inout/commutative/reduction
+                             items */
+  struct key_set reduced; /* globals that reduction items name: captured */
   struct key_set seen;    /* every variable the body refers to */
   CXCursor probes;        /* the directive's probe block */
 };
@@ -171,6 +173,11 @@ void merge_clang_errors(struct walker *w);
  * memory goes: a pointer, or a parameter declared as an array, which C
  * adjusts to a pointer (libclang reports the declared type)? */
 bool acts_as_pointer(CXCursor c);
+/* The variable an lvalue item names itself (`x`, `a[i]` on an array `a`,
+ * `s.f`), as opposed to memory reached through a pointer; or a null
+ * cursor. With `through_pointers`, also the pointer variable through which
+ * the item reaches its memory (`p` of `*p`, `p[i]`, `p->f`). */
+CXCursor item_variable(CXCursor e, bool through_pointers);
 /* The probe point of `file` at probe offset `at`, or NULL. */
 const struct probe_point *point_at(const struct walker *w, int file,
                                    unsigned at);
@@ -183,6 +190,18 @@ struct probe_visit {
 };
 enum CXChildVisitResult visit_probes(CXCursor c, CXCursor parent,
                                      CXClientData data);
+
+/* ---- sema_reductions.c: reduction items */
+
+/* The checks of probe point `p` (at `paren`) of a reduction item, and what
+ * task `task` (-1: a task function) needs for it; sets the item's
+ * scalar_levels. */
+void check_reduction_point(struct walker *w, int file, CXCursor paren,
+                           const struct probe_point *p, int task);
+/* An item that directive `directive` of `file`, whose probe expressions
+ * are under `probes`, reduces is named in no other of its clauses. */
+void check_reduction_items(struct walker *w, int file, unsigned directive,
+                           CXCursor probes);
 
 /* ---- sema_walk.c: function bodies */
 

@@ -20,16 +20,14 @@ bool acts_as_pointer(CXCursor c) {
   return clang_getCursorKind(decl) == CXCursor_ParmDecl;
 }
 
-/* The variable an lvalue item names itself (`x`, `a[i]` on an array `a`,
- * `s.f`), as opposed to memory reached through a pointer; or a null
- * cursor. */
-static CXCursor root_variable(CXCursor e) {
+CXCursor item_variable(CXCursor e, bool through_pointers) {
   for (;;) {
     e = strip(e);
     enum CXCursorKind k = clang_getCursorKind(e);
     if (k == CXCursor_DeclRefExpr)
       return clang_getCursorReferenced(e);
-    if (k != CXCursor_MemberRefExpr && k != CXCursor_ArraySubscriptExpr)
+    if (k != CXCursor_MemberRefExpr && k != CXCursor_ArraySubscriptExpr &&
+        !(through_pointers && k == CXCursor_UnaryOperator))
       return clang_getNullCursor();
     struct kids ks = children(e);
     CXCursor base = ks.n ? strip(ks.v[0]) : clang_getNullCursor();
@@ -37,16 +35,18 @@ static CXCursor root_variable(CXCursor e) {
     if (clang_Cursor_isNull(base))
       return base;
     /* Through a pointer (`p->f`, `p[i]`) the memory is not the variable. */
-    if (k == CXCursor_ArraySubscriptExpr
-            ? acts_as_pointer(base)
-            : canonical(clang_getCursorType(base)).kind == CXType_Pointer)
+    if (!through_pointers &&
+        (k == CXCursor_ArraySubscriptExpr
+             ? acts_as_pointer(base)
+             : canonical(clang_getCursorType(base)).kind == CXType_Pointer))
       return clang_getNullCursor();
     e = base;
   }
 }
 
 static bool is_write_mode(enum clause_kind k) {
-  return k == CLAUSE_OUT || k == CLAUSE_INOUT || k == CLAUSE_COMMUTATIVE;
+  return k == CLAUSE_OUT || k == CLAUSE_INOUT || k == CLAUSE_COMMUTATIVE ||
+         k == CLAUSE_REDUCTION;
 }
 
 /* Is the object of type `t` (or its elements) const? */
@@ -89,6 +89,8 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                    ? xstrdup(cl->arg.text ? cl->arg.text : "")
                    : item_text(f, &cl->items[p->item]);
   char *tname = type_spelling(type);
+  if (cl->kind == CLAUSE_REDUCTION)
+    check_reduction_point(w, file, paren, p, task);
   switch (p->role) {
   case PROBE_ADDRESS:
   case PROBE_BASE:
@@ -106,7 +108,7 @@ static void check_point(struct walker *w, int file, CXCursor paren,
                "writes it",
                what, clause_name(cl->kind));
     }
-    CXCursor root = root_variable(paren);
+    CXCursor root = item_variable(paren, false);
     if (!st && f->scan.directives[p->directive].file_scope &&
         p->role == PROBE_ADDRESS && cl->kind != CLAUSE_ON) {
       if (!clang_Cursor_isNull(root) &&

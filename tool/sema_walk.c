@@ -169,6 +169,7 @@ static void walk_task_statement(struct walker *w, CXCursor ifstmt, int k) {
     struct probe_visit v = {w, 0, t};
     w->states[t].probes = ks.v[1];
     clang_visitChildren(ks.v[1], visit_probes, &v);
+    check_reduction_items(w, 0, (unsigned)k, ks.v[1]);
     walk(w, ks.v[1], ifstmt, 1, ks.n);
   }
   if (ks.n < 3) {

@@ -425,7 +425,7 @@ static const struct bad_case bad_cases[] = {
   {"#pragma dag task default(none)",
    {"                 ^unknown clause 'default'; dag has no default data sharing"}},
   {"#pragma dag task in_reduction(+: s)",
-   {"                 ^unknown clause 'in_reduction'; dag has no reductions"}},
+   {"                 ^unknown clause 'in_reduction'; dag has no task group reductions: write 'reduction(op: item)' on each task"}},
   {"#pragma dag task depend(in: a[0:(n])",
    {"                                  ^expected ')' before ']'",
     "                 ^unknown clause 'depend'"}},
@@ -829,14 +829,14 @@ END_TEST
 
 START_TEST(test_names) {
   static const char *const names[] = {
-      "in",         "out",    "inout",        "commutative", "device",
-      "implements", "on",     "priority",     "label",       "if",
-      "work",       "shared", "firstprivate", "noflush"};
+      "in",     "out",        "inout",  "commutative",  "reduction",
+      "device", "implements", "on",     "priority",     "label",
+      "if",     "work",       "shared", "firstprivate", "noflush"};
   for (int k = CLAUSE_IN; k <= CLAUSE_NOFLUSH; k++) {
     ck_assert_str_eq(clause_name((enum clause_kind)k), names[k]);
     ck_assert(clause_is_dependency((enum clause_kind)k) ==
               (k == CLAUSE_IN || k == CLAUSE_OUT || k == CLAUSE_INOUT ||
-               k == CLAUSE_COMMUTATIVE));
+               k == CLAUSE_COMMUTATIVE || k == CLAUSE_REDUCTION));
   }
   ck_assert_str_eq(clause_name((enum clause_kind)99), "?");
 }
