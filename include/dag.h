@@ -187,6 +187,30 @@ enum dag_reduce_type {
   ((enum dag_mode)(DAG_REDUCTION | (unsigned)(op) << 4 |                       \
                    (unsigned)(type) << 12))
 
+/* Part of a square block: OR one into a mode, as DAG_SHAPED(mode, shape)
+ * does, and the access touches only that part of its region, which must
+ * be n rows of n elements (a dag_region of one dimension, count n, span n
+ * elements; `lower(A[i:n][j:n])` in a pragma). Row k of the block holds,
+ * of its columns 0..n-1:
+ *   DAG_LOWER       0..k      (the triangle with the diagonal)
+ *   DAG_UPPER       k..n-1
+ *   DAG_UNIT_LOWER  0..k-1    (strictly below: the diagonal untouched)
+ *   DAG_UNIT_UPPER  k+1..n-1
+ *   DAG_DIAGONAL    k
+ * Dependencies follow those bytes, and under MPI only they travel. Not
+ * with DAG_REDUCTION, nor on tasks that may run on a device. */
+enum dag_shape {
+  DAG_FULL = 0,
+  DAG_LOWER = 1 << 24,
+  DAG_UPPER = 2 << 24,
+  DAG_UNIT_LOWER = 3 << 24,
+  DAG_UNIT_UPPER = 4 << 24,
+  DAG_DIAGONAL = 5 << 24
+};
+
+#define DAG_SHAPED(mode, shape)                                                \
+  ((enum dag_mode)((unsigned)(mode) | (unsigned)(shape)))
+
 struct dag_access {
   enum dag_mode mode;
   struct dag_region region;

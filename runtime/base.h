@@ -144,6 +144,10 @@ struct region {
   uintptr_t lo, hi;
   size_t span;
   int ndims;
+  /* 0, or a DAG_LOWER... shape >> 24: then ndims is 1, the region is the
+   * square block of dim[0].count rows of span bytes, and only that part of
+   * it is the region's (region.c). */
+  unsigned char shape;
   struct {
     size_t count;
     size_t stride;
@@ -158,6 +162,20 @@ int dag__region_make(const struct dag_region *in, struct region *out,
 
 static inline bool dag__region_empty(const struct region *r) {
   return r->lo == r->hi;
+}
+
+/* dag__region_make for an access with shape bits (DAG_LOWER...): the
+ * part of the square block `in` the shape selects. */
+int dag__region_make_shaped(const struct dag_region *in, unsigned shape,
+                            struct region *out, const char **why);
+
+/* The shape bits of a mode, and the mode without them. */
+#define DAG_SHAPE_BITS (7u << 24)
+static inline unsigned dag__shape_of(enum dag_mode m) {
+  return ((unsigned)m & DAG_SHAPE_BITS) >> 24;
+}
+static inline enum dag_mode dag__unshaped(enum dag_mode m) {
+  return (enum dag_mode)((unsigned)m & ~DAG_SHAPE_BITS);
 }
 
 /* True when a and b share at least one byte (exact, not by bounding box). */

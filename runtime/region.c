@@ -83,6 +83,7 @@ static bool make_simple(const struct dag_region *in, struct region *out) {
     return false;
   out->lo = lo;
   out->hi = lo + extent;
+  out->shape = 0;
   if (count == 1 || stride == span) { /* one run */
     out->span = extent;
     out->ndims = 0;
@@ -153,6 +154,7 @@ int dag__region_make(const struct dag_region *in, struct region *out,
   }
   uintptr_t lo = (uintptr_t)in->base;
   out->ndims = 0;
+  out->shape = 0;
   if (empty) {
     out->span = in->span;
     out->lo = out->hi = lo;
@@ -181,9 +183,127 @@ int dag__region_make(const struct dag_region *in, struct region *out,
   return 0;
 }
 
+/* ------------------------------------------------------ shaped regions
+ *
+ * A shaped region is part of a square block of n rows of n elements: row
+ * k holds the columns [first, end) of shape_columns. It keeps the block's
+ * geometry (one dimension of n rows, span the row) and its bounds, which
+ * hold it; the functions below look at it row by row. */
+
+enum {
+  SHAPE_LOWER = 1,
+  SHAPE_UPPER,
+  SHAPE_UNIT_LOWER,
+  SHAPE_UNIT_UPPER,
+  SHAPE_DIAGONAL,
+  SHAPE_LAST = SHAPE_DIAGONAL
+};
+
+_Static_assert(DAG_LOWER >> 24 == SHAPE_LOWER &&
+                   DAG_DIAGONAL >> 24 == SHAPE_DIAGONAL,
+               "shapes as dag.h numbers them");
+
+/* Row k of an n-row shape: its columns [*first, *end). */
+static void shape_columns(unsigned shape, size_t n, size_t k, size_t *first,
+                          size_t *end) {
+  switch (shape) {
+  case SHAPE_LOWER:
+    *first = 0, *end = k + 1;
+    break;
+  case SHAPE_UPPER:
+    *first = k, *end = n;
+    break;
+  case SHAPE_UNIT_LOWER:
+    *first = 0, *end = k;
+    break;
+  case SHAPE_UNIT_UPPER:
+    *first = k + 1, *end = n;
+    break;
+  default: /* SHAPE_DIAGONAL */
+    *first = k, *end = k + 1;
+  }
+}
+
+/* Row k of shaped r: the bytes [*lo, *hi), maybe none. */
+static void shaped_row(const struct region *r, size_t k, uintptr_t *lo,
+                       uintptr_t *hi) {
+  size_t n = r->dim[0].count, elem = r->span / n, first, end;
+  shape_columns(r->shape, n, k, &first, &end);
+  *lo = r->lo + k * r->dim[0].stride + first * elem;
+  *hi = *lo + (end > first ? (end - first) * elem : 0);
+}
+
+int dag__region_make_shaped(const struct dag_region *in, unsigned shape,
+                            struct region *out, const char **why) {
+  int err = dag__region_make(in, out, why);
+  if (err || dag__region_empty(out))
+    return err;
+  if (shape < SHAPE_LOWER || shape > SHAPE_LAST) {
+    *why = "unknown shape (not DAG_LOWER, DAG_UPPER, DAG_UNIT_LOWER, "
+           "DAG_UNIT_UPPER or DAG_DIAGONAL)";
+    return DAG_EINVAL;
+  }
+  /* The rows as written: canonical form would merge rows that touch. */
+  size_t rows = 1, stride = in->span;
+  for (int d = 0; d < in->ndims; d++)
+    if (in->dim[d].count > 1) {
+      if (rows > 1) {
+        *why = "a triangle or diagonal needs a block of rows (one "
+               "dimension), not more";
+        return DAG_EINVAL;
+      }
+      rows = in->dim[d].count;
+      stride = (size_t)in->dim[d].stride;
+    }
+  if (in->span % rows) {
+    *why = "a triangle or diagonal needs a square block, as many elements "
+           "in a row as rows";
+    return DAG_EINVAL;
+  }
+  if (rows == 1) { /* one element: the whole of it, or nothing */
+    if (shape == SHAPE_UNIT_LOWER || shape == SHAPE_UNIT_UPPER)
+      out->hi = out->lo;
+    return 0;
+  }
+  out->ndims = 1;
+  out->span = in->span;
+  out->dim[0].count = rows;
+  out->dim[0].stride = stride;
+  out->shape = (unsigned char)shape;
+  return 0;
+}
+
+/* Calls fn on each row of shaped r that holds bytes, in address order;
+ * stops at the first that returns true, and returns whether one did. */
+static bool each_shaped_row(const struct region *r,
+                            bool (*fn)(uintptr_t lo, uintptr_t hi, void *arg),
+                            void *arg) {
+  for (size_t k = 0; k < r->dim[0].count; k++) {
+    uintptr_t lo, hi;
+    shaped_row(r, k, &lo, &hi);
+    if (lo < hi && fn(lo, hi, arg))
+      return true;
+  }
+  return false;
+}
+
+/* The block that shaped r is part of. */
+static struct region whole_block(const struct region *r) {
+  struct region b = *r;
+  b.shape = 0;
+  return b;
+}
+
 size_t dag__region_bytes(const struct region *r) {
   if (dag__region_empty(r))
     return 0;
+  if (r->shape) {
+    size_t n = r->dim[0].count, elem = r->span / n;
+    size_t elems = r->shape == SHAPE_DIAGONAL ? n
+                   : r->shape <= SHAPE_UPPER  ? n * (n + 1) / 2
+                                              : n * (n - 1) / 2;
+    return elems * elem;
+  }
   size_t n = r->span;
   for (int d = 0; d < r->ndims; d++)
     n *= r->dim[d].count;
@@ -280,11 +400,40 @@ static int tiles_overlap(const struct region *a, const struct region *b) {
          col_a < col_b + b->span && col_b < col_a + a->span;
 }
 
+/* Whether the bytes [lo, hi) meet shaped region t: t's rows whose extent
+ * meets the interval, each checked. */
+static bool interval_meets_shape(const struct region *t, uintptr_t lo,
+                                 uintptr_t hi) {
+  int64_t s = (int64_t)t->dim[0].stride, base = (int64_t)t->lo;
+  int64_t k_lo =
+      max64(0, floor_div((int64_t)lo - base - (int64_t)t->span, s) + 1);
+  int64_t k_hi =
+      min64((int64_t)t->dim[0].count - 1, floor_div((int64_t)hi - 1 - base, s));
+  for (int64_t k = k_lo; k <= k_hi; k++) {
+    uintptr_t r_lo, r_hi;
+    shaped_row(t, (size_t)k, &r_lo, &r_hi);
+    if (r_lo < r_hi && r_lo < hi && lo < r_hi)
+      return true;
+  }
+  return false;
+}
+
+/* Whether [lo, hi) meets the region at arg. */
+static bool interval_meets(uintptr_t lo, uintptr_t hi, void *arg) {
+  const struct region *other = arg;
+  return other->shape
+             ? interval_meets_shape(other, lo, hi)
+             : view_hits_interval(view_of(other), (intptr_t)lo, (intptr_t)hi);
+}
+
 bool dag__region_overlap(const struct region *a, const struct region *b) {
   if (dag__region_empty(a) || dag__region_empty(b))
     return false;
   if (a->hi <= b->lo || b->hi <= a->lo)
     return false;
+  if (unlikely(a->shape || b->shape)) /* row by row of a shaped side */
+    return a->shape ? each_shaped_row(a, interval_meets, (void *)b)
+                    : each_shaped_row(b, interval_meets, (void *)a);
   if (a->ndims == 1 && b->ndims == 1 && a->dim[0].stride == b->dim[0].stride) {
     int tiles = tiles_overlap(a, b);
     if (tiles >= 0)
@@ -330,11 +479,26 @@ static bool view_covers(struct view a, struct view b) {
   return true;
 }
 
+/* Shapes that hold others of the same block: a triangle its strict part
+ * and the diagonal. */
+static bool shape_holds(unsigned a, unsigned b) {
+  return a == b ||
+         (a == SHAPE_LOWER && (b == SHAPE_UNIT_LOWER || b == SHAPE_DIAGONAL)) ||
+         (a == SHAPE_UPPER && (b == SHAPE_UNIT_UPPER || b == SHAPE_DIAGONAL));
+}
+
 bool dag__region_covers(const struct region *a, const struct region *b) {
   if (dag__region_empty(b))
     return true;
   if (dag__region_empty(a))
     return false;
+  if (unlikely(a->shape || b->shape)) {
+    struct region block_a = whole_block(a), block_b = whole_block(b);
+    if (!a->shape) /* b is part of its block: a holding the block holds b */
+      return view_covers(view_of(a), view_of(&block_b));
+    return b->shape && dag__region_same(&block_a, &block_b) &&
+           shape_holds(a->shape, b->shape);
+  }
   return view_covers(view_of(a), view_of(b));
 }
 
@@ -375,6 +539,12 @@ static bool rows_in_span(const struct region *a, const struct region *u,
 
 bool dag__region_within(const struct region *a, const struct region *u,
                         struct region *out) {
+  if (unlikely(a->shape || u->shape)) { /* a triangle inside u, whole */
+    if (u->shape || !dag__region_covers(u, a))
+      return false;
+    *out = *a;
+    return true;
+  }
   if (a->ndims > 1 || u->ndims > 1 || dag__region_empty(a) ||
       dag__region_empty(u))
     return false;
@@ -413,8 +583,18 @@ static void each_span_below(const struct region *r, int d, uintptr_t at,
 void dag__region_each_span(const struct region *r,
                            void (*fn)(uintptr_t lo, uintptr_t hi, void *arg),
                            void *arg) {
-  if (!dag__region_empty(r))
+  if (dag__region_empty(r))
+    return;
+  if (!r->shape) {
     each_span_below(r, 0, r->lo, fn, arg);
+    return;
+  }
+  for (size_t k = 0; k < r->dim[0].count; k++) {
+    uintptr_t lo, hi;
+    shaped_row(r, k, &lo, &hi);
+    if (lo < hi)
+      fn(lo, hi, arg);
+  }
 }
 
 static uint64_t mix(uint64_t x) {
@@ -423,7 +603,7 @@ static uint64_t mix(uint64_t x) {
 }
 
 uint64_t dag__region_hash(const struct region *r) {
-  uint64_t h = mix(r->lo) ^ mix(r->hi + 1) ^ mix(r->span + 2);
+  uint64_t h = mix(r->lo) ^ mix(r->hi + 1) ^ mix(r->span + 2 + r->shape);
   for (int d = 0; d < r->ndims; d++)
     h ^= mix(r->dim[d].count + 3 * (uint64_t)d) ^ mix(r->dim[d].stride);
   return h;
@@ -431,7 +611,7 @@ uint64_t dag__region_hash(const struct region *r) {
 
 bool dag__region_same(const struct region *a, const struct region *b) {
   if (a->lo != b->lo || a->hi != b->hi || a->span != b->span ||
-      a->ndims != b->ndims)
+      a->ndims != b->ndims || a->shape != b->shape)
     return false;
   for (int d = 0; d < a->ndims; d++)
     if (a->dim[d].count != b->dim[d].count ||

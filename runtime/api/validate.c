@@ -29,6 +29,21 @@ static const char *bad_reduction(enum dag_mode m, const struct region *r) {
   return NULL;
 }
 
+/* What forbids a triangle or diagonal in access mode m of the task, or
+ * NULL. The device layer moves and tracks whole blocks of rows. */
+static const char *bad_shape(const struct dag_task_info *info,
+                             enum dag_mode m) {
+  if (dag__is_reduction(m))
+    return "a triangle or diagonal cannot be reduced";
+  if (info->device != DAG_DEVICE_CPU || info->nvariants)
+    return "a triangle or diagonal on a task that may run on a device: "
+           "devices take whole blocks";
+  if (atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
+    return "a triangle or diagonal while devices are in use (DAG_DEVICES): "
+           "devices take whole blocks";
+  return NULL;
+}
+
 /* Access i of the task, for messages: "access 2 'A[k:n]'" when the
  * rewriter gave the items' text. */
 static const char *access_name(const struct dag_task_info *info, size_t i,
@@ -57,15 +72,15 @@ static int crossing_error(const struct dag_task_info *info, size_t i,
         "%s (%s, %zu bytes from %p) reaches %zu bytes past the end of its "
         "dag_alloc allocation (%zu bytes at %p); is its extent in elements "
         "of the right type?",
-        name, mode_name(acc->mode), bytes, (void *)r->lo,
+        name, mode_name(dag__unshaped(acc->mode)), bytes, (void *)r->lo,
         (size_t)(r->hi - ((uintptr_t)first->base + first->bytes)), first->bytes,
         (void *)first->base);
   return dag__user_error(
       info, DAG_EINVAL,
       "%s (%s, %zu bytes from %p) starts outside dag_alloc memory and ends "
       "inside the allocation of %zu bytes at %p",
-      name, mode_name(acc->mode), bytes, (void *)r->lo, last->bytes,
-      (void *)last->base);
+      name, mode_name(dag__unshaped(acc->mode)), bytes, (void *)r->lo,
+      last->bytes, (void *)last->base);
 }
 
 /* Validates acc into regs/modes, leaving out empty regions. Returns the
@@ -76,7 +91,8 @@ static long make_regions(const struct dag_task_info *info,
                          size_t *reductions) {
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
-    enum dag_mode m = acc[i].mode;
+    unsigned shape = dag__shape_of(acc[i].mode);
+    enum dag_mode m = dag__unshaped(acc[i].mode);
     bool reduction = dag__is_reduction(m);
     if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE &&
         !reduction) {
@@ -84,8 +100,11 @@ static long make_regions(const struct dag_task_info *info,
       return dag__user_error(info, DAG_EINVAL, "%s: unknown mode %d",
                              access_name(info, i, name, sizeof name), (int)m);
     }
-    const char *why = NULL;
-    int err = dag__region_make(&acc[i].region, &regs[kept], &why);
+    const char *why = shape ? bad_shape(info, m) : NULL;
+    int err = why     ? DAG_EINVAL
+              : shape ? dag__region_make_shaped(&acc[i].region, shape,
+                                                &regs[kept], &why)
+                      : dag__region_make(&acc[i].region, &regs[kept], &why);
     if (!err && reduction && !dag__region_empty(&regs[kept]))
       err = (why = bad_reduction(m, &regs[kept])) ? DAG_EINVAL : 0;
     if (err) {

@@ -63,8 +63,39 @@ bool dag__mpi_wanted(void) {
   return false;
 }
 
+struct rows {
+  const struct region *r;
+  int n;
+  int *lengths;
+  MPI_Aint *offsets;
+};
+
+static void add_row(uintptr_t lo, uintptr_t hi, void *arg) {
+  struct rows *rows = arg;
+  rows->lengths[rows->n] = (int)(hi - lo);
+  rows->offsets[rows->n++] = (MPI_Aint)(lo - rows->r->lo);
+}
+
+/* A triangle's or a diagonal's rows, one block each. */
+static MPI_Datatype shaped_type(const struct region *r) {
+  size_t n = r->dim[0].count;
+  struct rows rows = {r, 0, malloc(n * sizeof(int)),
+                      malloc(n * sizeof(MPI_Aint))};
+  if (!rows.lengths || !rows.offsets)
+    dag__out_of_memory("the MPI datatype of a triangle");
+  dag__region_each_span(r, add_row, &rows);
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(rows.n, rows.lengths, rows.offsets, MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  free(rows.lengths);
+  free(rows.offsets);
+  return t;
+}
+
 /* The MPI datatype of a region's bytes, relative to its first byte. */
 static MPI_Datatype region_type(const struct region *r) {
+  if (r->shape)
+    return shaped_type(r);
   MPI_Datatype t;
   MPI_Type_contiguous((int)r->span, MPI_BYTE, &t);
   for (int d = r->ndims - 1; d >= 0; d--) {

@@ -270,16 +270,18 @@ static void add_piece(struct deps *d, const struct record *r, uintptr_t lo,
  * without the cut, a writer of one element of a tile that many tasks read
  * whole would be linked to every one of them. Done for shapes of up to two
  * dimensions that share their stride (what tiles and their rows, columns
- * and elements are); other shapes keep r whole, which costs edges, never
- * correctness. Up to four pieces: the rows above g, the rows below, and
- * left and right of g in its rows. Returns whether it cut; the caller then
- * forgets r. */
+ * and elements are); other shapes, triangles among them, keep r whole,
+ * which costs edges, never correctness. Up to four pieces: the rows above g,
+ * the rows below, and left and right of g in its rows. Returns whether it cut;
+ * the caller then forgets r. */
 static bool cut(struct deps *d, const struct record *r,
                 const struct region *g) {
   struct region run;
   const struct region *rr = record_region(r, &run);
   struct block rb;
   size_t a, b, x, y;
+  if (rr->shape || g->shape)
+    return false; /* a triangle's rest is no block of rows */
   if (rr->ndims == 0 && g->ndims == 0) { /* two runs: one row */
     rb = (struct block){rr->lo, 1, rr->span, rr->span};
     a = 0;
@@ -321,7 +323,7 @@ static bool writes(enum dag_mode m) { return m == DAG_OUT || m == DAG_INOUT; }
 
 static bool same_region(const struct region *a, const struct region *b) {
   if (a->lo != b->lo || a->hi != b->hi || a->span != b->span ||
-      a->ndims != b->ndims)
+      a->ndims != b->ndims || a->shape != b->shape)
     return false;
   for (int i = 0; i < a->ndims; i++)
     if (a->dim[i].count != b->dim[i].count ||

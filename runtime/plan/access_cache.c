@@ -37,7 +37,8 @@ static const void *version; /* the allocations the table is true for */
 
 /* Whether the table may answer for accesses like `a`. */
 static bool keyable(const struct dag_access *a) {
-  return (unsigned)a->region.ndims <= 1;
+  return (unsigned)a->region.ndims <= 1 &&
+         (unsigned)a->mode <= DAG_COMMUTATIVE; /* not shaped */
 }
 
 static struct known *slot(const struct dag_access *a) {

@@ -197,10 +197,11 @@ static void each_unit(const struct planned *p, size_t i, int exec,
 }
 
 /* Whether r's bounds hold those of u, as a tile's access holds its tile:
- * then u travels whole (r reads all of it, or is an odd shape). */
+ * then u travels whole (r reads all of it, or is an odd shape); not a
+ * triangle of it, which travels alone. */
 static inline bool holds_bounds(const struct region *r,
                                 const struct region *u) {
-  return r->lo <= u->lo && r->hi >= u->hi;
+  return r->lo <= u->lo && r->hi >= u->hi && !r->shape;
 }
 
 /* A read of part of a block another rank holds receives that part only

@@ -50,7 +50,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 uint64_t dag__uniformity_access_hash(const struct region *r, enum dag_mode mode,
                                      const struct allocation *a) {
   uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)mode);
-  h = mix(h, r->span);
+  h = mix(h, r->span + r->shape);
   for (int d = 0; d < r->ndims; d++)
     h = mix(mix(h, r->dim[d].count), r->dim[d].stride);
   if (a)

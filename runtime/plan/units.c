@@ -332,7 +332,7 @@ static struct unit *replicated_unit(const struct region *r, int gather) {
     dag__out_of_memory("replicated units");
   struct unit *u = &merged->unit;
   *merged = (struct replicated){
-      {{lo, hi, hi - lo, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false, NULL},
+      {{lo, hi, hi - lo, 0, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false, NULL},
       {0, NULL, NULL, 0},
       nmade++};
   bool was_dirty = false;

@@ -330,6 +330,49 @@ START_TEST(the_tasks_of_a_group_run_at_once) {
 }
 END_TEST
 
+/* --------------------------------------------------------- devices */
+
+static void dot_kernel(void *p) { dot_body(p); }
+
+static void dot_on_device(void *p) {
+  ck_assert_int_eq(dag_emul_launch(dot_kernel, p, sizeof(struct dot_args)), 0);
+}
+
+/* On the emulated device, with its jitter: each task's copy travels to
+ * the device and back, its pointer translated twice (to the copy, then
+ * to the device's address of it); a CPU variant beside it runs some of
+ * the tasks on the host, on the same copies. */
+START_TEST(device_tasks_reduce) {
+  ck_assert_int_eq(setenv("DAG_DEVICES", "emul", 1), 0);
+  ck_assert_int_eq(setenv("DAG_EMUL_JITTER_US", "100", 1), 0);
+  start();
+  static const struct dag_variant cpu[] = {{dot_body, DAG_DEVICE_CPU}};
+  static const struct dag_task_info device_info = {.fn = dot_on_device,
+                                                   .label = "dot on the device",
+                                                   .device = DAG_DEVICE_CUDA,
+                                                   .variants = cpu,
+                                                   .nvariants = 1,
+                                                   .pointers = dot_pointers,
+                                                   .npointers = 1};
+  double *x = filled();
+  for (int round = 0; round < 3; round++) {
+    double s = 1;
+    dot_item = &s;
+    for (int b = 0; b < N / BLOCK; b++) {
+      struct dot_args a = {&s, &x[b * BLOCK]};
+      struct dag_access acc[] = {
+          {DAG_IN, dag_region_1d(&x[b * BLOCK], BLOCK * sizeof *x)},
+          {SUM_DOUBLE, dag_region_1d(&s, sizeof s)}};
+      ck_assert_int_eq(dag_submit(&device_info, &a, sizeof a, acc, 2), 0);
+    }
+    ck_assert_int_eq(dag_taskwait(), 0);
+    ck_assert_double_eq_tol(s, serial_dot(x, 1), 1e-12);
+  }
+  ck_assert(!atomic_load(&touched_item));
+  free(x);
+}
+END_TEST
+
 /* --------------------------------------------------------- mistakes */
 
 START_TEST(mistakes_are_refused) {
@@ -398,6 +441,7 @@ static Suite *reduce_suite(void) {
   tcase_add_test(tc, every_operator_on_int);
   tcase_add_test(tc, a_strided_item_leaves_its_neighbours_alone);
   tcase_add_test(tc, the_tasks_of_a_group_run_at_once);
+  tcase_add_test(tc, device_tasks_reduce);
   tcase_add_test(tc, mistakes_are_refused);
   tcase_add_test(tc, a_task_body_cannot_reduce);
   suite_add_tcase(s, tc);

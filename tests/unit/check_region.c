@@ -212,6 +212,20 @@ static struct dag_region random_region(bool bytes[ARENA]) {
   }
 }
 
+/* Whether byte sets a and b meet, and a holds b; returns a's size. */
+static size_t compare_bytes(const bool *a, const bool *b, bool *overlap,
+                            bool *covers) {
+  size_t na = 0;
+  *overlap = false;
+  *covers = true;
+  for (size_t i = 0; i < ARENA; i++) {
+    *overlap |= a[i] && b[i];
+    *covers &= a[i] || !b[i];
+    na += a[i];
+  }
+  return na;
+}
+
 START_TEST(random_against_bytes) {
   static bool a_bytes[ARENA], b_bytes[ARENA];
   rng_state = 12345 + (uint64_t)_i;
@@ -233,13 +247,8 @@ START_TEST(random_against_bytes) {
       }
     }
     struct region a = make(ra), b = make(rb);
-    bool overlap = false, covers = true;
-    size_t na = 0;
-    for (size_t i = 0; i < ARENA; i++) {
-      overlap |= a_bytes[i] && b_bytes[i];
-      covers &= a_bytes[i] || !b_bytes[i];
-      na += a_bytes[i];
-    }
+    bool overlap, covers;
+    size_t na = compare_bytes(a_bytes, b_bytes, &overlap, &covers);
     ck_assert_uint_eq(dag__region_bytes(&a), na);
     ck_assert_msg(dag__region_overlap(&a, &b) == overlap,
                   "iteration %d: overlap is %d, region says %d", iter, overlap,
@@ -326,6 +335,162 @@ START_TEST(within_halo_and_column) {
 }
 END_TEST
 
+/* -------------------------------------------------- triangles, diagonals */
+
+static const unsigned shapes[] = {DAG_LOWER, DAG_UPPER, DAG_UNIT_LOWER,
+                                  DAG_UNIT_UPPER, DAG_DIAGONAL};
+
+/* Whether column c of row k is in the shape (0: the whole block). */
+static bool in_shape(unsigned shape, size_t k, size_t c) {
+  return shape == DAG_LOWER        ? c <= k
+         : shape == DAG_UPPER      ? c >= k
+         : shape == DAG_UNIT_LOWER ? c < k
+         : shape == DAG_UNIT_UPPER ? c > k
+         : shape == DAG_DIAGONAL   ? c == k
+                                   : true;
+}
+
+/* Marks the bytes of `shape` of the n x n block of elem-byte elements,
+ * rows `stride` apart, at offset off. */
+static void mark_shape(bool bytes[ARENA], size_t off, size_t n, size_t elem,
+                       size_t stride, unsigned shape) {
+  memset(bytes, 0, ARENA);
+  for (size_t k = 0; k < n; k++)
+    for (size_t c = 0; c < n; c++)
+      if (in_shape(shape, k, c))
+        memset(bytes + off + k * stride + c * elem, 1, elem);
+}
+
+/* A random part of a random square block of n x n elements of `elem`
+ * bytes, rows `stride` apart, or sometimes the whole block or a plain row
+ * run, with its byte set. */
+static struct region random_shaped(bool bytes[ARENA], size_t stride,
+                                   unsigned *shape) {
+  for (;;) {
+    size_t n = 1 + rnd(7), elem = 1 + rnd(8);
+    if (n * elem > stride)
+      continue;
+    size_t extent = (n - 1) * stride + n * elem;
+    size_t off = rnd((uint32_t)(ARENA - extent));
+    *shape = rnd(6) ? shapes[rnd(5)] : 0;
+    mark_shape(bytes, off, n, elem, stride, *shape);
+    struct dag_region in =
+        n > 1 ? R2(off, n, n * elem, stride) : R1(off, n * elem);
+    struct region r;
+    const char *why;
+    ck_assert_int_eq(*shape
+                         ? dag__region_make_shaped(&in, *shape >> 24, &r, &why)
+                         : dag__region_make(&in, &r, &why),
+                     0);
+    return r;
+  }
+}
+
+struct span_marks {
+  bool *seen;
+  size_t count;
+};
+
+static void mark_span(uintptr_t lo, uintptr_t hi, void *arg) {
+  struct span_marks *m = arg;
+  for (uintptr_t p = lo; p < hi; p++) {
+    ck_assert(!m->seen[p - (uintptr_t)arena]); /* each byte once */
+    m->seen[p - (uintptr_t)arena] = true;
+    m->count++;
+  }
+}
+
+/* Overlap exact, covers and within never wrong, bytes and spans exact,
+ * for parts of blocks against parts of blocks (same stride and not) and
+ * plain regions. */
+START_TEST(shaped_against_bytes) {
+  static bool a_bytes[ARENA], b_bytes[ARENA], seen[ARENA];
+  rng_state = 4242 + (uint64_t)_i;
+  size_t overlaps = 0, disjoint_near = 0, covered = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    unsigned sa, sb;
+    struct region a = random_shaped(a_bytes, 64, &sa);
+    struct region b = rnd(2) ? random_shaped(b_bytes, rnd(2) ? 64 : 40, &sb)
+                             : make(random_region(b_bytes));
+    if (rnd(3) == 0) { /* the same block, another part of it */
+      b = a;
+      sb = shapes[rnd(5)];
+      struct dag_region in = {(void *)a.lo,
+                              a.span,
+                              1,
+                              {{a.dim[0].count, (ptrdiff_t)a.dim[0].stride}}};
+      const char *why;
+      if (a.ndims != 1 || dag__region_make_shaped(&in, sb >> 24, &b, &why))
+        continue;
+      mark_shape(b_bytes, a.lo - (uintptr_t)arena, a.dim[0].count,
+                 a.span / a.dim[0].count, a.dim[0].stride, sb);
+    }
+    bool overlap, covers;
+    size_t na = compare_bytes(a_bytes, b_bytes, &overlap, &covers);
+    ck_assert_uint_eq(dag__region_bytes(&a), na);
+    memset(seen, 0, ARENA);
+    struct span_marks m = {seen, 0};
+    dag__region_each_span(&a, mark_span, &m);
+    ck_assert_uint_eq(m.count, na);
+    ck_assert_mem_eq(seen, a_bytes, ARENA);
+    ck_assert_msg(dag__region_overlap(&a, &b) == overlap,
+                  "iteration %d: overlap is %d", iter, overlap);
+    ck_assert(dag__region_overlap(&b, &a) == overlap);
+    overlaps += overlap;
+    disjoint_near += !overlap && a.lo < b.hi && b.lo < a.hi;
+    if (dag__region_covers(&a, &b)) {
+      ck_assert_msg(covers, "iteration %d: covers() claims too much", iter);
+      covered++;
+    }
+    struct region out;
+    if (dag__region_within(&a, &b, &out)) {
+      size_t common = 0;
+      for (size_t i = 0; i < ARENA; i++)
+        common += a_bytes[i] && b_bytes[i];
+      ck_assert_uint_eq(dag__region_bytes(&out), common);
+    }
+  }
+  ck_assert_msg(overlaps > 1000 && disjoint_near > 1000 && covered > 500,
+                "too few cases: %zu overlaps, %zu disjoint within bounds, %zu "
+                "covered",
+                overlaps, disjoint_near, covered);
+}
+END_TEST
+
+/* The bytes of each shape of an 8 x 8 block of doubles, and the shapes
+ * that a triangle holds. */
+START_TEST(shaped_counts) {
+  struct dag_region tile = R2(0, 8, 64, 512);
+  const size_t want[] = {36, 36, 28, 28, 8};
+  struct region r[5];
+  const char *why;
+  for (int i = 0; i < 5; i++) {
+    ck_assert_int_eq(
+        dag__region_make_shaped(&tile, shapes[i] >> 24, &r[i], &why), 0);
+    ck_assert_uint_eq(dag__region_bytes(&r[i]), want[i] * 8);
+  }
+  /* lower and upper meet on the diagonal; unit_lower and upper do not */
+  ck_assert(dag__region_overlap(&r[0], &r[1]));
+  ck_assert(!dag__region_overlap(&r[2], &r[1]));
+  ck_assert(!dag__region_overlap(&r[2], &r[3]));
+  ck_assert(dag__region_covers(&r[0], &r[2]) &&
+            dag__region_covers(&r[0], &r[4]));
+  ck_assert(!dag__region_covers(&r[2], &r[0]));
+  struct region whole = make(tile);
+  ck_assert(dag__region_covers(&whole, &r[3]));
+  ck_assert(!dag__region_same(&whole, &r[0]));
+  ck_assert(dag__region_hash(&whole) != dag__region_hash(&r[0]));
+  /* a 1 x 1 block: its one element, or nothing */
+  struct dag_region one = R1(0, 8);
+  ck_assert_int_eq(
+      dag__region_make_shaped(&one, DAG_UNIT_LOWER >> 24, &r[0], &why), 0);
+  ck_assert(dag__region_empty(&r[0]));
+  ck_assert_int_eq(
+      dag__region_make_shaped(&one, DAG_DIAGONAL >> 24, &r[0], &why), 0);
+  ck_assert_uint_eq(dag__region_bytes(&r[0]), 8);
+}
+END_TEST
+
 int main(void) {
   build_cases();
   Suite *s = suite_create("region");
@@ -336,6 +501,8 @@ int main(void) {
   tcase_add_loop_test(tc, random_against_bytes, 0, 4);
   tcase_add_loop_test(tc, within_against_bytes, 0, 2);
   tcase_add_test(tc, within_halo_and_column);
+  tcase_add_loop_test(tc, shaped_against_bytes, 0, 2);
+  tcase_add_test(tc, shaped_counts);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return run_suite(s);

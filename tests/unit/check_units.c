@@ -122,7 +122,7 @@ static void check_lookup(const double *a, const struct allocation *al,
         blocks[nblocks++] = b;
       if (u) {
         uintptr_t p = (uintptr_t)a + off;
-        struct region byte = {p, p + 8, 8, 0, {{0, 0}}};
+        struct region byte = {p, p + 8, 8, 0, 0, {{0, 0}}};
         ck_assert_msg(dag__region_covers(&u->region, &byte),
                       "rows %d+%d cols %d+%d: byte outside the block", r0, nr,
                       c0, nc);
