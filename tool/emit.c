@@ -23,7 +23,11 @@
  * A reduction item's access has the mode `DAG_REDUCE(DAG_REDUCE_<OP>,
  * DAG_REDUCE_TYPE_OF(<its first scalar>))`, and its task lists the pointers
  * of its argument struct: the runtime points those that fall in the item's
- * region at the task's private copy. */
+ * region at the task's private copy.
+ *
+ * An item in a block modifier, `lower(X)`, is X's access with the mode
+ * `DAG_SHAPED(<mode>, DAG_LOWER)`; a whole 2-D array X goes as the runtime
+ * takes a block, one span per row. */
 #include "emit.h"
 
 #include <stdlib.h>
@@ -121,9 +125,15 @@ static void item_first(struct edit *ed, const struct unit_file *f,
 }
 
 /* The mode of an access: for a reduction `DAG_REDUCE(op, type)`, the type
- * given by the scalar that the item's first element holds first. */
+ * given by the scalar that the item's first element holds first; for an
+ * item in a block modifier `DAG_SHAPED(mode, DAG_LOWER)` and the like. */
 static void access_mode(struct edit *ed, const struct unit_file *f,
                         const struct clause *cl, const struct item *it) {
+  if (it->part != DAG_FULL) {
+    edit_text(ed, "DAG_SHAPED(%s, %s)", mode_name(cl->kind),
+              part_enumerator(it->part));
+    return;
+  }
   static const char *const ops[] = {
 #define REDUCE_OP_ENUMERATOR(id, spelling)                                     \
   [DAG_REDUCE_##id] = "DAG_REDUCE_" #id,
@@ -148,6 +158,19 @@ static void access(struct edit *ed, const struct unit_file *f,
   access_mode(ed, f, cl, it);
   edit_text(ed, ", {(const void *)&");
   item_first(ed, f, it);
+  if (it->nsubs == 0 && it->part != DAG_FULL) {
+    /* A whole 2-D array, as the runtime takes a block: one row per span. */
+    edit_text(ed, ", sizeof ");
+    item_zeros(ed, f, it, 1);
+    edit_text(ed, ", 1, {{sizeof ");
+    item_base(ed, f, it);
+    edit_text(ed, " / sizeof ");
+    item_zeros(ed, f, it, 1);
+    edit_text(ed, ", (ptrdiff_t)sizeof ");
+    item_zeros(ed, f, it, 1);
+    edit_text(ed, "}}}}");
+    return;
+  }
   if (it->nsubs == 0) {
     edit_text(ed, ", sizeof ");
     item_base(ed, f, it);

@@ -1,10 +1,11 @@
 /* pragma.c: the text of one `#pragma dag` directive to a struct directive.
  *
  * This file owns the directive's syntax and nothing else: it finds the
- * clauses, splits their lists into items, cuts each item into its
- * array-shaping prefix, its base and its trailing array-section subscripts,
- * and reports every syntax error at the offset of the offending token. It
- * never looks at C types (the sema files do) and never includes libclang.
+ * clauses, splits their lists into items, cuts each item into its block
+ * modifier (`lower(...)`), its array-shaping prefix, its base and its
+ * trailing array-section subscripts, and reports every syntax error at the
+ * offset of the offending token. It never looks at C types (the sema files
+ * do) and never includes libclang.
  *
  * The directive is first copied with its comments and line continuations
  * turned into spaces, so that an offset in the copy plus `begin` is an offset
@@ -61,6 +62,43 @@ static const char *const reduce_ops[] = {
 
 const char *reduce_op_name(enum dag_reduce_op op) {
   return (unsigned)op < NREDUCE_OPS ? reduce_ops[op] : "?";
+}
+
+/* The block modifiers of list items: X(ENUMERATOR, name), DAG_<ENUMERATOR>
+ * being the dag_shape that `name(item)` selects. */
+#define BLOCK_PARTS(X)                                                         \
+  X(LOWER, lower)                                                              \
+  X(UPPER, upper)                                                              \
+  X(UNIT_LOWER, unit_lower)                                                    \
+  X(UNIT_UPPER, unit_upper)                                                    \
+  X(DIAGONAL, diagonal)
+
+static const struct block_part {
+  enum dag_shape part;
+  const char *name, *enumerator;
+} block_parts[] = {
+#define BLOCK_PART_ROW(id, name) {DAG_##id, #name, "DAG_" #id},
+    BLOCK_PARTS(BLOCK_PART_ROW)
+#undef BLOCK_PART_ROW
+};
+
+#define NBLOCK_PARTS (sizeof block_parts / sizeof *block_parts)
+
+static const struct block_part *block_part(enum dag_shape part) {
+  for (size_t k = 0; k < NBLOCK_PARTS; k++)
+    if (block_parts[k].part == part)
+      return &block_parts[k];
+  return NULL;
+}
+
+const char *part_name(enum dag_shape part) {
+  const struct block_part *b = block_part(part);
+  return b ? b->name : NULL;
+}
+
+const char *part_enumerator(enum dag_shape part) {
+  const struct block_part *b = block_part(part);
+  return b ? b->enumerator : "DAG_FULL";
 }
 
 /* Clauses that may appear once per directive. */
@@ -571,10 +609,107 @@ static void parse_sections(struct parser *p, struct item *it, unsigned lo,
   free(run);
 }
 
+/* The block modifier that item [lo, hi) starts with: its name followed by
+ * '(' (at *open); DAG_FULL when there is none. *name_end is just past the
+ * name. */
+static enum dag_shape modifier_at(const struct parser *p, unsigned lo,
+                                  unsigned hi, unsigned *name_end,
+                                  unsigned *open) {
+  unsigned e = ident_end(p, lo, hi), j = skip_blanks(p, e, hi);
+  if (j == hi || p->s[j] != '(')
+    return DAG_FULL;
+  for (size_t k = 0; k < NBLOCK_PARTS; k++)
+    if (is_word(p, lo, e, block_parts[k].name)) {
+      *name_end = e;
+      *open = j;
+      return block_parts[k].part;
+    }
+  return DAG_FULL;
+}
+
+static const char *part_choices(void);
+
+/* Whether [lo, hi) holds an array section at any depth. */
+static bool holds_section(const struct parser *p, unsigned lo, unsigned hi) {
+  bool closed;
+  for (unsigned i = lo; i < hi;) {
+    if (p->s[i] == '"' || p->s[i] == '\'') {
+      i = lex_literal_end(p->s, i, hi, &closed);
+      continue;
+    }
+    if (p->s[i] == '[' &&
+        has_section(p, (struct bracket){i, group_end(p, i, hi) - 1}))
+      return true;
+    i++;
+  }
+  return false;
+}
+
+/* An item `name(...)` with a section inside, which C has no use for: a
+ * block modifier misspelled, such as `lowr(A[0:n][0:n])`. */
+static bool misspelled_modifier(struct parser *p, unsigned lo, unsigned hi) {
+  unsigned e = ident_end(p, lo, hi), open = skip_blanks(p, e, hi);
+  if (e == lo || open == hi || p->s[open] != '(' ||
+      group_end(p, open, hi) != hi || !holds_section(p, open + 1, hi - 1))
+    return false;
+  parse_error(p, lo, "unknown block modifier '%s'; expected %s",
+              show(p->s + lo, e - lo).text, part_choices());
+  return true;
+}
+
+/* A block modifier around the item [*lo, *hi) of clause `c`, such as
+ * `lower(A[i:n][j:n])`: noted in `it`, and [*lo, *hi) narrowed to the item
+ * inside. False after an error that leaves no item to parse. */
+static bool parse_modifier(struct parser *p, const struct clause *c,
+                           struct item *it, unsigned *lo, unsigned *hi) {
+  unsigned name_end, open;
+  enum dag_shape part = modifier_at(p, *lo, *hi, &name_end, &open);
+  if (part == DAG_FULL)
+    return !misspelled_modifier(p, *lo, *hi);
+  const char *name = part_name(part);
+  it->part = part;
+  it->part_at = (struct span){p->base + *lo, p->base + name_end};
+  if (c->kind == CLAUSE_REDUCTION) {
+    parse_error(p, *lo,
+                "'%s' in clause 'reduction': a reduction combines whole "
+                "items; name the whole block",
+                name);
+    return false;
+  }
+  unsigned close = group_end(p, open, *hi) - 1;
+  unsigned after = skip_blanks(p, close + 1, *hi);
+  if (after < *hi) {
+    parse_error(p, after,
+                "unexpected '%s' after '%s(...)'; the modifier holds the "
+                "whole item, as in '%s(A[i:n][j:n])'",
+                show(p->s + after, token_end(p, after, *hi) - after).text, name,
+                name);
+    return false;
+  }
+  unsigned a = open + 1, b = close, inner_end, inner_open;
+  trim(p, &a, &b);
+  if (a == b) {
+    parse_error(p, close, "empty item in '%s(...)'", name);
+    return false;
+  }
+  enum dag_shape inner = modifier_at(p, a, b, &inner_end, &inner_open);
+  if (inner != DAG_FULL) {
+    parse_error(p, a,
+                "'%s' inside '%s': an item takes one block modifier at most",
+                part_name(inner), name);
+    return false;
+  }
+  *lo = a;
+  *hi = b;
+  return true;
+}
+
 /* An item of a dependency list, [lo, hi) trimmed and balanced. */
-static void parse_item(struct parser *p, struct item *it, unsigned lo,
-                       unsigned hi) {
+static void parse_item(struct parser *p, const struct clause *c,
+                       struct item *it, unsigned lo, unsigned hi) {
   it->at = (struct span){p->base + lo, p->base + hi};
+  if (!parse_modifier(p, c, it, &lo, &hi))
+    return;
   if (p->s[lo] == '(') {
     unsigned close = group_end(p, lo, hi) - 1;
     unsigned k = skip_blanks(p, lo + 1, close);
@@ -591,7 +726,15 @@ static void parse_name_item(struct parser *p, struct clause *c, struct item *it,
                             unsigned lo, unsigned hi) {
   it->at = (struct span){p->base + lo, p->base + hi};
   it->base = make_expr(p, lo, hi);
-  if (ident_end(p, lo, hi) != hi)
+  unsigned name_end, open;
+  enum dag_shape part = modifier_at(p, lo, hi, &name_end, &open);
+  if (part != DAG_FULL)
+    parse_error(p, lo,
+                "'%s' in clause '%s': a block modifier selects the part of a "
+                "block that a task accesses, in 'in', 'out', 'inout', "
+                "'commutative' or 'taskwait on'",
+                part_name(part), clause_name(c->kind));
+  else if (ident_end(p, lo, hi) != hi)
     parse_error(p, lo, "expected an identifier in clause '%s', found '%s'",
                 clause_name(c->kind), show(p->s + lo, hi - lo).text);
 }
@@ -615,7 +758,7 @@ static void parse_list(struct parser *p, struct clause *c, unsigned lo,
       if (c->kind == CLAUSE_SHARED || c->kind == CLAUSE_FIRSTPRIVATE)
         parse_name_item(p, c, it, a, b);
       else
-        parse_item(p, it, a, b);
+        parse_item(p, c, it, a, b);
     }
     if (e == hi)
       break;
@@ -667,6 +810,15 @@ static const char *device_choices(void) {
 static const char *reduce_choices(void) {
   static char list[256];
   return choices(list, sizeof list, reduce_ops, NREDUCE_OPS);
+}
+
+/* "'lower', 'upper', ... or 'diagonal'": the block modifiers. */
+static const char *part_choices(void) {
+  static char list[256];
+  const char *names[NBLOCK_PARTS];
+  for (size_t k = 0; k < NBLOCK_PARTS; k++)
+    names[k] = block_parts[k].name;
+  return choices(list, sizeof list, names, NBLOCK_PARTS);
 }
 
 /* reduction(op: list): the operator, then the items. */
@@ -1043,6 +1195,26 @@ static void parse_clauses(struct parser *p, struct directive *d, unsigned i) {
   }
 }
 
+/* A block modifier selects bytes of host memory: a task whose body runs on
+ * a device gets whole regions copied there. */
+static void check_parts_on_device(struct parser *p, const struct directive *d) {
+  const struct clause *dev = NULL;
+  for (unsigned c = 0; c < d->nclauses; c++)
+    if (d->clauses[c].kind == CLAUSE_DEVICE)
+      dev = &d->clauses[c];
+  if (!dev || dev->device == DAG_DEVICE_CPU)
+    return;
+  for (unsigned c = 0; c < d->nclauses; c++)
+    for (unsigned i = 0; i < d->clauses[c].nitems; i++) {
+      const struct item *it = &d->clauses[c].items[i];
+      if (it->part != DAG_FULL)
+        parse_error(p, it->part_at.begin - p->base,
+                    "'%s' on a task for device '%s': a device task accesses "
+                    "whole blocks; name the whole block",
+                    part_name(it->part), device_names[dev->device]);
+    }
+}
+
 /* `# pragma dag task|taskwait`; returns where the clauses start, or 0 after
  * an error (the clauses cannot be read without knowing the directive). */
 static unsigned parse_header(struct parser *p, struct directive *d) {
@@ -1107,6 +1279,7 @@ int pragma_parse(const struct source *src, unsigned begin, unsigned end,
   unsigned i = parse_header(&p, out);
   if (i > 0)
     parse_clauses(&p, out, i);
+  check_parts_on_device(&p, out);
   free(p.s);
   if (p.errors == 0)
     return 0;

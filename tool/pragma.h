@@ -32,7 +32,11 @@ struct subscript {
   struct span at; /* from '[' to ']' inclusive */
 };
 
-/* A list item: `([d0][d1]...)base[s0][s1]...`.
+/* A list item: `([d0][d1]...)base[s0][s1]...`, maybe wrapped in a block
+ * modifier such as `lower(...)`.
+ * - part: the part of a square 2-D block that the item selects, DAG_FULL
+ *   (no modifier) or DAG_LOWER ... DAG_DIAGONAL; part_at is the modifier's
+ *   name, for messages (`at` covers the modifier and its parentheses);
  * - shape: the dimensions of an array-shaping prefix, nshape == 0 if none;
  * - base: the expression the subscripts apply to; when the item has no
  *   section it is the whole item (`x`, `*p`, `p->f`, `a[i]`, `s.f`);
@@ -40,6 +44,8 @@ struct subscript {
  *   (plain indices before it stay in `base`); nsubs == 0 if none. */
 struct item {
   struct span at;
+  enum dag_shape part;
+  struct span part_at;
   struct expr *shape;
   unsigned nshape;
   struct expr base;
@@ -105,6 +111,11 @@ void directive_release(struct directive *d);
 const char *clause_name(enum clause_kind kind);
 /* The spelling of a reduction operator, such as "min". */
 const char *reduce_op_name(enum dag_reduce_op op);
+/* The modifier that selects `part` of a block, such as "unit_lower"; NULL
+ * for DAG_FULL. */
+const char *part_name(enum dag_shape part);
+/* The enumerator of dag.h that `part` is, such as "DAG_UNIT_LOWER". */
+const char *part_enumerator(enum dag_shape part);
 /* True for in, out, inout, commutative and reduction. */
 bool clause_is_dependency(enum clause_kind kind);
 

@@ -100,22 +100,17 @@ static bool spelling_is_unnamed(const char *type) {
 }
 
 /* The innermost element type and the number of array levels of `t`. */
-static char *array_levels(CXType t, unsigned *ndims) {
-  t = canonical(t);
-  *ndims = 0;
-  while (is_array_kind(t.kind)) {
-    ++*ndims;
-    t = canonical(clang_getArrayElementType(t));
-  }
-  return type_spelling(t);
+static char *element_spelling(CXType t, unsigned *ndims) {
+  CXType inner;
+  *ndims = array_levels(t, &inner);
+  return type_spelling(inner);
 }
 
 /* Whether a value of type `t` is a pointer or an array of them. */
 static bool holds_pointers(CXType t) {
-  t = canonical(t);
-  while (is_array_kind(t.kind))
-    t = canonical(clang_getArrayElementType(t));
-  return t.kind == CXType_Pointer;
+  CXType inner;
+  array_levels(t, &inner);
+  return inner.kind == CXType_Pointer;
 }
 
 /* A capture problem, reported at the task that captures. */
@@ -166,7 +161,7 @@ void decide_captures(struct walker *w, int t, CXCursor body) {
       CXType elem = clang_getArrayElementType(canonical(type));
       if (is_variably_modified(elem)) {
         v->how = CAPTURE_VALUE_VM;
-        v->elem = array_levels(elem, &v->ndims);
+        v->elem = element_spelling(elem, &v->ndims);
       } else {
         char *e = type_spelling(elem);
         free(v->type);
@@ -199,7 +194,7 @@ void decide_captures(struct walker *w, int t, CXCursor body) {
                     v->name);
     } else if (vm && array) {
       v->how = CAPTURE_SHARED_VM;
-      v->elem = array_levels(type, &v->ndims);
+      v->elem = element_spelling(type, &v->ndims);
     } else if (vm && canonical(type).kind == CXType_Pointer) {
       if (shared)
         capture_error(w, t,
@@ -207,7 +202,8 @@ void decide_captures(struct walker *w, int t, CXCursor body) {
                       "shared; what it points to is shared already%s",
                       v->name);
       v->how = CAPTURE_VALUE_VM;
-      v->elem = array_levels(clang_getPointeeType(canonical(type)), &v->ndims);
+      v->elem =
+          element_spelling(clang_getPointeeType(canonical(type)), &v->ndims);
     } else if (vm) {
       capture_error(w, t,
                     "'%s' has a variably modified type that a task cannot "

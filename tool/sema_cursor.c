@@ -96,6 +96,27 @@ bool is_variably_modified(CXType t) {
   }
 }
 
+unsigned array_levels(CXType t, CXType *inner) {
+  unsigned levels = 0;
+  t = canonical(t);
+  while (is_array_kind(t.kind)) {
+    levels++;
+    t = canonical(clang_getArrayElementType(t));
+  }
+  *inner = t;
+  return levels;
+}
+
+bool constant_integer(CXCursor e, long long *value) {
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  bool known = r && clang_EvalResult_getKind(r) == CXEval_Int;
+  if (known)
+    *value = clang_EvalResult_getAsLongLong(r);
+  if (r)
+    clang_EvalResult_dispose(r);
+  return known;
+}
+
 char *type_spelling(CXType t) { return take(clang_getTypeSpelling(t)); }
 
 /* The tokens of the file over c's extent. clang_tokenize takes a range

@@ -79,6 +79,13 @@ struct walker {
     bool noted; /* an error about it has its note */
   } * omp;
   unsigned nomp, cap_omp;
+  /* sema_parts.c: the first length of the section in a block modifier
+   * being checked, until its second length comes. */
+  struct part_rows {
+    const struct item *item;
+    bool known; /* a constant */
+    long long value;
+  } rows;
 };
 
 #define GROW(v, n, cap)                                                        \
@@ -120,6 +127,11 @@ bool is_integer(CXType t);
 /* True when `t` or anything it points to or holds is a variable-length
  * array. */
 bool is_variably_modified(CXType t);
+/* The number of array levels of `t`; *inner is the canonical type inside
+ * them (`t` itself when it is no array). */
+unsigned array_levels(CXType t, CXType *inner);
+/* The value of `e` when libclang can evaluate it to an integer. */
+bool constant_integer(CXCursor e, long long *value);
 char *type_spelling(CXType t);
 /* The operator of a binary operator (or member reference) cursor, whose
  * left operand is `lhs`: the first token after it ("=", ",", "->"), read
@@ -202,6 +214,13 @@ void check_reduction_point(struct walker *w, int file, CXCursor paren,
  * are under `probes`, reduces is named in no other of its clauses. */
 void check_reduction_items(struct walker *w, int file, unsigned directive,
                            CXCursor probes);
+
+/* ---- sema_parts.c: items in a block modifier (`lower(X)`) */
+
+/* The checks of probe point `p` (at `paren`) of an item in a block
+ * modifier: two dimensions, square where that can be told. */
+void check_part_point(struct walker *w, int file, CXCursor paren,
+                      const struct probe_point *p);
 
 /* ---- sema_walk.c: function bodies */
 

@@ -91,6 +91,9 @@ static void check_point(struct walker *w, int file, CXCursor paren,
   char *tname = type_spelling(type);
   if (cl->kind == CLAUSE_REDUCTION)
     check_reduction_point(w, file, paren, p, task);
+  if (p->role != PROBE_ARG && p->role != PROBE_NAME &&
+      cl->items[p->item].part != DAG_FULL)
+    check_part_point(w, file, paren, p);
   switch (p->role) {
   case PROBE_ADDRESS:
   case PROBE_BASE:
@@ -156,16 +159,13 @@ static void check_point(struct walker *w, int file, CXCursor paren,
       error_at(w, file, p->offset, "the %s of section '%s' is not an integer",
                p->role == PROBE_LO ? "lower bound" : "length", what);
     } else if (p->role == PROBE_LEN) {
-      CXEvalResult r = clang_Cursor_Evaluate(paren);
-      if (r && clang_EvalResult_getKind(r) == CXEval_Int &&
-          clang_EvalResult_getAsLongLong(r) < 0) {
-        char *len = xasprintf("%lld", clang_EvalResult_getAsLongLong(r));
+      long long value;
+      if (constant_integer(paren, &value) && value < 0) {
+        char *len = xasprintf("%lld", value);
         error_at(w, file, p->offset, "section '%s' has a negative length (%s)",
                  what, len);
         free(len);
       }
-      if (r)
-        clang_EvalResult_dispose(r);
     }
     break;
   case PROBE_NAME: {

@@ -67,12 +67,7 @@ static void check_element(struct walker *w, int file, CXCursor paren,
   CXType t = canonical(clang_getCursorType(paren));
   if (t.kind == CXType_Invalid)
     return;
-  unsigned levels = 0;
-  while (is_array_kind(t.kind)) {
-    levels++;
-    t = canonical(clang_getArrayElementType(t));
-  }
-  it->scalar_levels = levels;
+  it->scalar_levels = array_levels(t, &t);
   unsigned at;
   where(w, clang_getCursorLocation(paren), &at);
   char *text = item_text(&w->s->files[file], it);

@@ -9,7 +9,12 @@
  *            matrix at its home: one row from each neighbour's rank;
  *   column   T x T tiles, 2-D block-cyclic; the task of tile (i, j) reads
  *            the last column of tile (i, j - 1), a strided column of T
- *            doubles, and writes tile (i, j) of another matrix at its home.
+ *            doubles, and writes tile (i, j) of another matrix at its home;
+ *   triangle the same tiles; each diagonal tile has its lower triangle
+ *            and its strict upper one rewritten by two tasks (which may
+ *            run at once), then the tiles of its column read
+ *            lower(diagonal tile) and those of its row
+ *            unit_upper(diagonal tile): T(T+1)/2 and T(T-1)/2 doubles.
  *
  * Every rank checks the results it is the home of against the same
  * computation done sequentially.
@@ -62,6 +67,34 @@ static void scale(const double *column, double *tile) {
   for (int i = 0; i < T; i++)
     for (int j = 0; j < T; j++)
       tile[(size_t)i * N + j] *= column[(size_t)i * N];
+}
+
+/* Triangles of a T x T tile of rows N apart: the lower one (with the
+ * diagonal) doubled, or the strict upper one negated; and their sums. */
+static void double_lower(double *t) {
+  for (int i = 0; i < T; i++)
+    for (int j = 0; j <= i; j++)
+      t[(size_t)i * N + j] *= 2;
+}
+
+static void negate_unit_upper(double *t) {
+  for (int i = 0; i < T; i++)
+    for (int j = i + 1; j < T; j++)
+      t[(size_t)i * N + j] = -t[(size_t)i * N + j];
+}
+
+static double triangle_sum(const double *t, bool lower) {
+  double s = 0;
+  for (int i = 0; i < T; i++)
+    for (int j = lower ? 0 : i + 1; j < (lower ? i + 1 : T); j++)
+      s += t[(size_t)i * N + j];
+  return s;
+}
+
+static void add_to_tile(double *tile, double v) {
+  for (int i = 0; i < T; i++)
+    for (int j = 0; j < T; j++)
+      tile[(size_t)i * N + j] += v;
 }
 
 /* Whether the entries of m this rank is the home of are want's. */
@@ -165,6 +198,63 @@ int main(int argc, char **argv) {
       want[(size_t)i * N + j] *= seq[(size_t)i * N + (j / T * T + N - 1) % N];
   if (!same_here(c, want)) {
     fprintf(stderr, "mpi_part_bytes: rank %d: columns differ\n", dag_rank());
+    failed = 1;
+  }
+
+  /* triangle: the runtime's copies of a diagonal tile's parts on a rank
+   * stay until the tile is written, so each part travels once to each rank
+   * that reads it. */
+  enum { TILES = N / T };
+  bool got[TILES][2][64] = {{{false}}}; /* tile, part, rank */
+  for (int k = 0; k < N; k += T) {
+#pragma dag task inout(lower(A[k:T][k:T]))
+    double_lower(&A[k][k]);
+#pragma dag task inout(unit_upper(A[k:T][k:T]))
+    negate_unit_upper(&A[k][k]);
+  }
+#pragma dag taskwait
+  before = sent_bytes;
+  least = 0;
+  uint64_t parts = 0;
+  for (int k = 0; k < N; k += T)
+    for (int o = 0; o < N; o += T) {
+      if (o == k)
+        continue;
+#pragma dag task in(lower(A[k:T][k:T])) inout(C[o:T][k:T])
+      add_to_tile(&C[o][k], triangle_sum(&A[k][k], true));
+#pragma dag task in(unit_upper(A[k:T][k:T])) inout(C[k:T][o:T])
+      add_to_tile(&C[k][o], triangle_sum(&A[k][k], false));
+      int home = dag_owner(&A[k][k]), below = dag_owner(&C[o][k]),
+          right = dag_owner(&C[k][o]);
+      if (below != home && !got[k / T][0][below]) {
+        got[k / T][0][below] = true;
+        least += T * (T + 1) / 2 * sizeof(double);
+        parts++;
+      }
+      if (right != home && !got[k / T][1][right]) {
+        got[k / T][1][right] = true;
+        least += T * (T - 1) / 2 * sizeof(double);
+        parts++;
+      }
+    }
+#pragma dag taskwait
+  failed |= check("triangle", total(sent_bytes - before), least,
+                  parts * T * T * sizeof(double));
+  for (int k = 0; k < N; k += T) { /* seq: A now, want: C now */
+    double_lower(&seq[(size_t)k * N + k]);
+    negate_unit_upper(&seq[(size_t)k * N + k]);
+  }
+  for (int k = 0; k < N; k += T)
+    for (int o = 0; o < N; o += T)
+      if (o != k) {
+        add_to_tile(&want[(size_t)o * N + k],
+                    triangle_sum(&seq[(size_t)k * N + k], true));
+        add_to_tile(&want[(size_t)k * N + o],
+                    triangle_sum(&seq[(size_t)k * N + k], false));
+      }
+  if (!same_here(a, seq) || !same_here(c, want)) {
+    fprintf(stderr, "mpi_part_bytes: rank %d: triangles differ\n",
+            dag_rank());
     failed = 1;
   }
   free(want);

@@ -97,6 +97,8 @@ static const char *text_or(const struct expr *e, const char *absent) {
 /* `S(m,n) B(p)[lo:len][=i]`: the shape, the base, then the subscripts,
  * a missing lower bound as '-', a plain index as '=i'. */
 static void render_item(struct out *o, const struct item *it) {
+  if (it->part != DAG_FULL)
+    put(o, "%s: ", part_name(it->part));
   if (it->nshape > 0) {
     put(o, "S(");
     for (unsigned i = 0; i < it->nshape; i++)
@@ -179,6 +181,13 @@ static void check_offsets(const struct parse *p) {
     for (unsigned j = 0; j < c->nitems; j++) {
       const struct item *it = &c->items[j];
       check_in(it->at, c->at, "item");
+      if (it->part != DAG_FULL) {
+        check_in(it->part_at, it->at, "modifier");
+        ck_assert_uint_eq(it->part_at.begin, it->at.begin);
+        ck_assert_uint_eq(it->part_at.end - it->part_at.begin,
+                          strlen(part_name(it->part)));
+        ck_assert_int_eq(p->src.text[it->at.end - 1], ')');
+      }
       for (unsigned k = 0; k < it->nshape; k++)
         check_expr(p, &it->shape[k], it->at);
       check_expr(p, &it->base, it->at);
@@ -255,6 +264,15 @@ static const struct ok_case ok_cases[] = {
   {"#pragma dag task in(([n])(p + 1))", "task in(S(n) B((p + 1)))"},
   {"#pragma dag task in((p)[0:2], (int *)q)",
    "task in(B((p))[0:2], B((int *)q))"},
+  /* block modifiers */
+  {"#pragma dag task inout(lower(A[k*b:b][k*b:b]))",
+   "task inout(lower: B(A)[k*b:b][k*b:b])"},
+  {"#pragma dag task in( unit_upper ( ([n][n])p ) ) out(upper(T), diagonal(x))",
+   "task in(unit_upper: S(n,n) B(p)) out(upper: B(T), diagonal: B(x))"},
+  {"#pragma dag taskwait on(unit_lower(A[0:n][0:n]))",
+   "taskwait on(unit_lower: B(A)[0:n][0:n])"},
+  {"#pragma dag task in(lower_bound(x), lower[0:2], (lower)(p)[0:n])",
+   "task in(B(lower_bound(x)), B(lower)[0:2], B((lower)(p))[0:n])"},
   /* literals and brackets inside items */
   {"#pragma dag task in(f(\")\")[0:2])", "task in(B(f(\")\"))[0:2])"},
   {"#pragma dag task in(a[']'], b[':':1])",
@@ -579,6 +597,20 @@ static const struct bad_case bad_cases[] = {
     "                                   ^clause 'label' is not allowed on 'taskwait'"}},
   {"#pragma dag task noflush",
    {"                 ^clause 'noflush' is not allowed on 'task'"}},
+  /* block modifiers */
+  {"#pragma dag task in(lower(upper(A)))",
+   {"                          ^'upper' inside 'lower'"}},
+  {"#pragma dag task reduction(+: diagonal(A))",
+   {"                              ^'diagonal' in clause 'reduction'"}},
+  {"#pragma dag task firstprivate(upper(x))",
+   {"                              ^'upper' in clause 'firstprivate'"}},
+  {"#pragma dag task in(lower(A)[0:n], upper())",
+   {"                            ^unexpected '[' after 'lower(...)'",
+    "                                         ^empty item in 'upper(...)'"}},
+  {"#pragma dag task device(hip) out(unit_upper(A))",
+   {"                                 ^'unit_upper' on a task for device 'hip'"}},
+  {"#pragma dag task in(lowr(A[0:n][0:n]))",
+   {"                    ^unknown block modifier 'lowr'; expected 'lower', 'upper', 'unit_lower', 'unit_upper' or 'diagonal'"}},
   /* what is not text */
   {"#pragma dag task in(a) /* open",
    {"                       ^unterminated comment"}},
