@@ -218,6 +218,7 @@ static struct record *band_of(struct history *h, const struct record *r,
   b->region.hi = row_lo + rows * s;
   b->region.span = s;
   b->region.ndims = 1;
+  b->region.shape = 0;
   b->region.dim[0].count = rows;
   b->region.dim[0].stride = s;
   h->root = insert(h->root, b);

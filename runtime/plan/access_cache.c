@@ -68,6 +68,7 @@ bool dag__access_known(const struct dag_access *a, struct region *g,
   g->hi = k->hi;
   g->span = k->region_span;
   g->ndims = k->region_ndims;
+  g->shape = 0; /* shaped accesses are not kept */
   g->dim[0].count = k->region_count;
   g->dim[0].stride = k->region_stride;
   out->alloc = k->alloc;
