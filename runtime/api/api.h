@@ -73,8 +73,10 @@ void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
 
 /* ----------------------------------------------------------- reduce.c */
 
-/* Reduction groups open (only the program's thread reads it). */
-extern size_t dag__reductions_open;
+/* Reduction groups open: changed by the program's thread only; atomic so
+ * that every submitter may look at it first, before the dearer question
+ * of which thread it is. */
+extern _Atomic size_t dag__reductions_open;
 
 /* Submits a task with DAG_REDUCTION accesses (validated): each works on
  * a private copy of its item. Returns 0 or DAG_EINVAL. */
@@ -96,7 +98,8 @@ void dag__reduce_release(void);
 /* Whether the calling thread may end reduction groups: the program's,
  * with groups open. */
 static inline bool dag__reductions_to_end(void) {
-  return dag__current_task() == &dag__root_task && dag__reductions_open;
+  return atomic_load_explicit(&dag__reductions_open, memory_order_relaxed) &&
+         dag__current_task() == &dag__root_task;
 }
 
 #endif /* DAG_API_H */

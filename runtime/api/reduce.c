@@ -42,7 +42,7 @@ struct group {
 };
 
 static struct group *open_groups;
-size_t dag__reductions_open; /* open groups, at open_groups */
+_Atomic size_t dag__reductions_open; /* open groups, at open_groups */
 static size_t cap_open;
 static struct slot_memory *pool; /* slot memory of ended groups */
 static size_t npool, cap_pool;

@@ -83,38 +83,57 @@ static int crossing_error(const struct dag_task_info *info, size_t i,
       last->bytes, (void *)last->base);
 }
 
-/* Validates acc into regs/modes, leaving out empty regions. Returns the
- * number kept, or a negative DAG_E* code. */
+static const char unknown_mode[] = "unknown mode";
+
+/* Region i of a reduction or a shaped access (mode m as written): the
+ * checks a plain access skips. Out of make_regions' loop, which every
+ * task with accesses runs. */
+static __attribute__((noinline)) int
+unusual_region(const struct dag_task_info *info, const struct dag_access *a,
+               struct region *out, enum dag_mode *m, const char **why) {
+  unsigned shape = dag__shape_of(a->mode);
+  *m = dag__unshaped(a->mode);
+  bool reduction = dag__is_reduction(*m);
+  if (*m != DAG_IN && *m != DAG_OUT && *m != DAG_INOUT &&
+      *m != DAG_COMMUTATIVE && !reduction) {
+    *why = unknown_mode;
+    return DAG_EINVAL;
+  }
+  if (shape && (*why = bad_shape(info, *m)))
+    return DAG_EINVAL;
+  int err = shape ? dag__region_make_shaped(&a->region, shape, out, why)
+                  : dag__region_make(&a->region, out, why);
+  if (!err && reduction && !dag__region_empty(out))
+    err = (*why = bad_reduction(*m, out)) ? DAG_EINVAL : 0;
+  return err;
+}
+
+/* Validates acc into regs/modes, leaving out empty regions; counts the
+ * reductions. Returns the number kept, or a negative DAG_E* code. */
 static long make_regions(const struct dag_task_info *info,
                          const struct dag_access *acc, size_t n,
                          struct region *regs, enum dag_mode *modes,
                          size_t *reductions) {
   size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
-    unsigned shape = dag__shape_of(acc[i].mode);
-    enum dag_mode m = dag__unshaped(acc[i].mode);
-    bool reduction = dag__is_reduction(m);
-    if (m != DAG_IN && m != DAG_OUT && m != DAG_INOUT && m != DAG_COMMUTATIVE &&
-        !reduction) {
-      char name[256];
-      return dag__user_error(info, DAG_EINVAL, "%s: unknown mode %d",
-                             access_name(info, i, name, sizeof name), (int)m);
-    }
-    const char *why = shape ? bad_shape(info, m) : NULL;
-    int err = why     ? DAG_EINVAL
-              : shape ? dag__region_make_shaped(&acc[i].region, shape,
-                                                &regs[kept], &why)
-                      : dag__region_make(&acc[i].region, &regs[kept], &why);
-    if (!err && reduction && !dag__region_empty(&regs[kept]))
-      err = (why = bad_reduction(m, &regs[kept])) ? DAG_EINVAL : 0;
+    enum dag_mode m = acc[i].mode;
+    const char *why = NULL;
+    int err = likely(m == DAG_IN || m == DAG_OUT || m == DAG_INOUT ||
+                     m == DAG_COMMUTATIVE)
+                  ? dag__region_make(&acc[i].region, &regs[kept], &why)
+                  : unusual_region(info, &acc[i], &regs[kept], &m, &why);
     if (err) {
       char name[256];
+      if (why == unknown_mode)
+        return dag__user_error(info, err, "%s: unknown mode %d",
+                               access_name(info, i, name, sizeof name),
+                               (int)acc[i].mode);
       return dag__user_error(info, err, "%s: %s",
                              access_name(info, i, name, sizeof name), why);
     }
     if (dag__region_empty(&regs[kept]))
       continue;
-    *reductions += reduction;
+    *reductions += dag__is_reduction(m);
     const struct allocation *first, *last;
     if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
       return crossing_error(info, i, &acc[i], &regs[kept], first, last);
