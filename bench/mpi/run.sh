@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh — the distributed benchmarks' driver, copied by CMake to
 # <build>/bench/mpi/run-mpi. For each kernel (Cholesky, GEMM), rank count,
-# matrix order and tile size it runs every runtime's program under mpiexec,
+# matrix order and tile size it runs every runtime's program under mpiexec
+# (dag's and ScaLAPACK's are bench/suite/linalg's blas and linalg_scalapack),
 # one run at a time, all with single-threaded OpenBLAS and the same number
 # of task threads per rank; each program checks its own residual. A peer
 # runs at each of its settings (StarPU-MPI under each scheduler, ScaLAPACK
@@ -64,40 +65,43 @@ export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 STARPU_HOME="$tmp"
 bin_of() { # KERNEL RUNTIME; none for StarPU-MPI's GEMM, not written
   case $1/$2 in
   gemm/starpumpi) ;;
-  cholesky/*) echo "$here/chol_$2" ;;
-  *) echo "$here/$1_$2" ;;
+  */dag) echo "$here/../suite/linalg/blas" ;;
+  */scalapack) echo "$here/../suite/linalg/linalg_scalapack" ;;
+  */starpumpi) echo "$here/chol_starpumpi" ;;
   esac
 }
 
-# run KERNEL VARIANT RANKS N TILE: one mpiexec; rank 0's line becomes two
-# JSON records (GFLOP/s, bytes sent).
+# run KERNEL VARIANT RANKS N TILE: one mpiexec of a program of the suite's
+# linalg group (or its StarPU-MPI peer), whose SUITE line becomes two JSON
+# records (GFLOP/s, bytes sent) with the least the kernel must move.
 run() {
   peer_variant "$2"
   # shellcheck disable=SC2086 # the settings and the launcher are words
   if ! out=$(env $variant_env $mpiexec -n "$3" \
-      "$(bin_of "$1" "$variant_base")" -n "$4" -b "$5" -r "$reps" \
-      2>"$tmp/err"); then
+      "$(bin_of "$1" "$variant_base")" -k "$1" -n "$4" -b "$5" -r "$reps" \
+      -t 3600 2>"$tmp/err"); then
     runner_fail "$1 $2 ranks=$3 n=$4 b=$5" "$(cat "$tmp/err")" "$out"
     return
   fi
-  printf '%s\n' "$out" | awk -v rt="$variant_base" -v variant="$2" \
-      -v threads="$threads" -v reps="$reps" "$awklib"'
-  $1 == "cholesky" || $1 == "gemm" {
+  printf '%s %s\n' "$out" "$("$here/min_bytes" "$1" "$4" "$5" "$3")" |
+    awk -v variant="$2" -v threads="$threads" "$awklib"'
+  $1 == "SUITE" {
     fields(f, 2)
     key = "r" f["ranks"] "_n" f["n"] "_b" f["b"]
     common = sprintf("\"variant\":\"%s\",\"ranks\":%d,\"grid\":\"%s\"," \
                      "\"n\":%d,\"tile\":%d,\"threads\":%d,\"workers\":%d," \
                      "\"reps\":%d", variant, f["ranks"], f["grid"], f["n"],
-                     f["b"], threads, f["workers"], reps)
+                     f["b"], threads, f["workers"], f["reps"])
     printf "{\"bench\":\"mpi_%s\",\"runtime\":\"%s\",\"metric\":" \
            "\"gflops_%s\",\"value\":%s,\"unit\":\"GFLOP/s\",%s," \
            "\"time_s\":%s,\"residual\":%s}\n",
-           $1, rt, key, f["gflops"], common, f["time"], f["residual"]
+           f["kernel"], f["runtime"], key, f["rate"], common, f["time"],
+           f["check"]
     printf "{\"bench\":\"mpi_%s\",\"runtime\":\"%s\",\"metric\":" \
            "\"sent_bytes_%s\",\"value\":%s,\"unit\":\"B\",%s," \
            "\"sent_total\":%s,\"min_bytes\":%s,\"min_total\":%s}\n",
-           $1, rt, key, f["sent"], common, f["sent_total"], f["min"],
-           f["min_total"]
+           f["kernel"], f["runtime"], key, f["sent"], common, f["sent_total"],
+           f["min"], f["min_total"]
   }' >>"$records"
 }
 
@@ -112,7 +116,7 @@ for k in $kernels; do
   *" starpumpi_"*) # the dm* schedulers' models, per tile, untimed
     for b in $tiles; do
       STARPU_SCHED=dmda $mpiexec -n 1 "$(bin_of "$k" starpumpi)" \
-        -n $((8 * b)) -b "$b" -r 2 >/dev/null 2>&1 ||
+        -k "$k" -n $((8 * b)) -b "$b" -r 2 >/dev/null 2>&1 ||
         { echo "$runner: StarPU-MPI calibration b=$b FAILED" >&2; status=1; }
     done ;;
   esac

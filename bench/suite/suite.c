@@ -12,6 +12,8 @@
 
 #ifdef SUITE_MPI
 #include <mpi.h>
+
+#include "mpi_sent.h"
 #endif
 
 /* ------------------------------------------------------------ arguments */
@@ -144,6 +146,15 @@ int suite_nranks(void) {
   return n;
 }
 
+void suite_grid(int nranks, int *p, int *q) {
+  int best = 1;
+  for (int i = 1; (long)i * i <= nranks; i++)
+    if (nranks % i == 0)
+      best = i;
+  *p = best;
+  *q = nranks / best;
+}
+
 double suite_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -193,7 +204,22 @@ int suite_more(const struct suite_times *tt, const struct suite_opts *o) {
   return tt->reps == 0 || (tt->reps < o->reps && tt->total < o->budget);
 }
 
+/* Bytes this rank sent so far; nothing without MPI. */
+static uint64_t sent_so_far(void) {
+#ifdef SUITE_MPI
+  return mpi_sent_bytes();
+#else
+  return 0;
+#endif
+}
+
+double suite_start(struct suite_times *tt) {
+  tt->sent_before = sent_so_far();
+  return suite_now();
+}
+
 void suite_add(struct suite_times *tt, double seconds) {
+  tt->sent = sent_so_far() - tt->sent_before;
   seconds = suite_max(seconds);
   if (tt->reps < SUITE_MAX_REPS)
     tt->t[tt->reps++] = seconds;
@@ -206,7 +232,7 @@ void suite_repeat(struct suite_times *tt, const struct suite_opts *o,
     if (prepare)
       prepare(ctx);
     suite_barrier();
-    double t0 = suite_now();
+    double t0 = suite_start(tt);
     kernel(ctx);
     suite_add(tt, suite_now() - t0);
   }
@@ -235,13 +261,21 @@ int suite_report(const struct suite_opts *o, int workers,
   double best = n ? t[0] : 0.0;
   double median = !n ? 0.0 : n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
   int ok = check <= tol; /* false for NaN */
+#ifdef SUITE_MPI
+  double sent_max = suite_max((double)tt->sent);
+  double sent_total = suite_sum((double)tt->sent);
+#endif
   if (suite_rank() == 0) {
     printf("SUITE group=%s kernel=%s runtime=%s n=%ld b=%ld ranks=%d "
            "workers=%d reps=%d time=%.6g median=%.6g rate=%.6g unit=%s "
-           "check=%.3g tol=%.3g sum=%.17g ok=%d\n",
+           "check=%.3g tol=%.3g sum=%.17g ok=%d",
            o->group, o->kernel, o->runtime, o->n, o->b, suite_nranks(), workers,
            n, best, median, best > 0 ? work / best * 1e-9 : 0.0, unit, check,
            tol, sum, ok);
+#ifdef SUITE_MPI
+    printf(" sent=%.0f sent_total=%.0f", sent_max, sent_total);
+#endif
+    printf("\n");
     fflush(stdout);
   }
   return ok ? 0 : 1;

@@ -21,6 +21,9 @@
  * for GB/s, flops for GFLOP/s) per second of the best repetition; check is
  * the program's own measure of error (a relative residual, or the largest
  * difference from the exact value) and ok says whether it is at most tol.
+ * Built with SUITE_MPI, the line ends with sent=X sent_total=Y: the most
+ * bytes one rank handed to MPI for other ranks during the last timed
+ * repetition, and their sum over the ranks.
  * sum is a checksum of the result, printed with %.17g: programs whose
  * reductions run in a fixed order print the same bits on any number of
  * ranks and threads, and with plain cc (the tests compare them). The exit
@@ -72,6 +75,10 @@ void suite_finish(void);
 int suite_rank(void);
 int suite_nranks(void);
 
+/* The squarest p x q = nranks grid with p <= q (dag_grid's rule), for the
+ * peers that lay a matrix out on a grid of processes. */
+void suite_grid(int nranks, int *p, int *q);
+
 /* Seconds on a monotonic clock; an MPI barrier (nothing without MPI). */
 double suite_now(void);
 void suite_barrier(void);
@@ -82,15 +89,22 @@ double suite_sum(double v);
 
 /* The repetition loop, while suite_more says so (the same on every rank):
  * prepare(ctx) untimed (NULL: none), a barrier, then kernel(ctx) timed;
- * each repetition's time is the slowest rank's. */
+ * each repetition's time is the slowest rank's. A program with a loop of
+ * its own times each repetition as
+ *   double t0 = suite_start(&tt); ...kernel...; suite_add(&tt, suite_now() -
+ * t0); Built with SUITE_MPI, suite_start and suite_add also count the bytes
+ * this rank handed to MPI in between (mpi_sent.h): `sent` is the last
+ * repetition's. */
 struct suite_times {
   int reps;
   double total;
   double t[SUITE_MAX_REPS];
+  uint64_t sent_before, sent;
 };
 void suite_repeat(struct suite_times *tt, const struct suite_opts *o,
                   void (*prepare)(void *), void (*kernel)(void *), void *ctx);
 int suite_more(const struct suite_times *tt, const struct suite_opts *o);
+double suite_start(struct suite_times *tt);
 void suite_add(struct suite_times *tt, double seconds);
 
 /* p, or the end of the program with a message if memory ran out. */

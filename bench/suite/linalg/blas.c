@@ -28,14 +28,15 @@
  *
  * Timed: the kernel and its taskwait. Untimed: the inputs, filled by a task
  * per tile at its home from suite_random (no communication, the same matrix
- * on any number of ranks), before each repetition for the matrix that the
- * kernel overwrites; the check, for the matrices a task on rank 0 that
- * reads the whole result (the runtime brings every tile there); and sum=,
- * the sum of the result's entries (of its lower triangle for syrk and
- * cholesky): a task per tile at its home sums the tile into a replicated
- * array, one entry per tile, added in tile order after the taskwait. A
- * tile's kernels are the same calls in the same order on whichever rank
- * they run, so sum= has the same bits serially and on any number of ranks.
+ * on any number of ranks), before each repetition (all of them, so that no
+ * copy an earlier repetition moved is still valid); the check, for the
+ * matrices a task on rank 0 that reads the whole result (the runtime brings
+ * every tile there); and sum=, the sum of the result's entries (of its lower
+ * triangle for syrk and cholesky): a task per tile at its home sums the tile
+ * into a replicated array, one entry per tile, added in tile order after the
+ * taskwait. A tile's kernels are the same calls in the same order on
+ * whichever rank they run, so sum= has the same bits serially and on any
+ * number of ranks.
  *
  * The tile kernels run in parallel tasks on dag's workers (DAG_NUM_THREADS),
  * so OpenBLAS gets one thread each (set here, whatever OPENBLAS_NUM_THREADS

@@ -12,8 +12,8 @@
  * (OPENBLAS_NUM_THREADS) run them; there are no blocks, so -b is ignored and
  * b=n is reported.
  *
- * Timed: the call. Untimed: the inputs (before each repetition for the
- * matrix the call overwrites), the check (blas_tiles.h's, with the
+ * Timed: the call. Untimed: the inputs (filled before each repetition), the
+ * check (blas_tiles.h's, with the
  * column-major strides) and sum=, the sum of the result's entries (of its
  * lower triangle for syrk and cholesky), row by row: not the bits of the
  * tiled programs' sum, since OpenBLAS adds in another order.

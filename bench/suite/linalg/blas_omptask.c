@@ -17,9 +17,8 @@
  * The tile kernels run in parallel tasks, so OpenBLAS gets one thread each
  * (set here, whatever OPENBLAS_NUM_THREADS says). OMP_NUM_THREADS sets the
  * threads. Timed: the kernel (its parallel region). Untimed: the inputs
- * (filled in parallel, before each repetition for the matrix the kernel
- * overwrites), the check and sum= (blas_tiles.h; sum= adds tile sums in tile
- * order, as blas.c).
+ * (filled in parallel before each repetition), the check and sum=
+ * (blas_tiles.h; sum= adds tile sums in tile order, as blas.c).
  */
 #include <cblas.h>
 #include <math.h>

@@ -36,7 +36,8 @@ static void *matrix(const struct blas_problem *p) {
   return suite_need(suite_matrix(p->n, p->n, p->bs, p->bs));
 }
 
-/* Allocates what kernel k uses and fills the inputs it only reads. */
+/* Allocates what kernel k uses, and fills GEMV's inputs (A never travels:
+ * each band is read at its home). */
 static struct blas_problem blas_setup(const struct blas_program *prog,
                                       enum blas_kernel k, long n, long bs) {
   struct blas_problem p = {.n = n, .bs = bs, .nt = suite_nblocks(n, bs)};
@@ -45,12 +46,9 @@ static struct blas_problem blas_setup(const struct blas_program *prog,
   case BLAS_GEMM:
     p.b = matrix(&p);
     p.c = matrix(&p);
-    prog->fill(&p, p.a, BLAS_GENERAL, 1);
-    prog->fill(&p, p.b, BLAS_GENERAL, 2);
     break;
   case BLAS_SYRK:
     p.c = matrix(&p);
-    prog->fill(&p, p.a, BLAS_GENERAL, 1);
     break;
   case BLAS_GEMV:
     p.x = suite_need(malloc((size_t)n * sizeof *p.x));
@@ -71,16 +69,23 @@ struct blas_repetition {
   enum blas_kernel k;
 };
 
-/* Fills the matrix that the kernel overwrites, before each repetition. */
+/* Fills the matrices before each repetition: the one the kernel
+ * overwrites, and the ones it reads too, so that across ranks no copy of a
+ * tile that an earlier repetition moved is still valid (each repetition
+ * moves what the first did). */
 static void blas_prepare(void *arg) {
   const struct blas_repetition *r = arg;
   const struct blas_problem *p = r->p;
-  if (r->k == BLAS_GEMM)
+  if (r->k == BLAS_GEMM) {
+    r->prog->fill(p, p->a, BLAS_GENERAL, 1);
+    r->prog->fill(p, p->b, BLAS_GENERAL, 2);
     r->prog->fill(p, p->c, BLAS_GENERAL, 3);
-  else if (r->k == BLAS_SYRK)
+  } else if (r->k == BLAS_SYRK) {
+    r->prog->fill(p, p->a, BLAS_GENERAL, 1);
     r->prog->fill(p, p->c, BLAS_SYMMETRIC, 3);
-  else if (r->k == BLAS_CHOLESKY)
+  } else if (r->k == BLAS_CHOLESKY) {
     r->prog->fill(p, p->a, BLAS_SPD, 1);
+  }
 }
 
 static void blas_run(void *arg) {

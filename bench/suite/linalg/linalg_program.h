@@ -45,9 +45,8 @@ struct blas_program {
   int (*threads)(void); /* the SUITE line's workers */
 };
 
-/* The program's main: arguments, data, the timed repetitions (the matrix
- * that the kernel overwrites filled again before each), the check and the
- * SUITE line. */
+/* The program's main: arguments, data, the timed repetitions (the inputs
+ * filled again before each), the check and the SUITE line. */
 int blas_main(int argc, char **argv, const struct blas_program *prog);
 
 /* ------------------------------------------------------- LU, QR, solve */

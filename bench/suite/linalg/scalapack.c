@@ -7,7 +7,7 @@
  * ScaLAPACK (workers=1). The matrices are n x n, spread 2-D block-cyclic in
  * b x b blocks over the squarest p x q grid of the R ranks with p <= q, block
  * (I, J) on rank (I mod p) q + J mod q as dag_grid places tile (I, J)
- * (bench/mpi/scalapack.c sets the grid up). Local parts are column-major, as
+ * (scalapack_grid.c sets the grid up). Local parts are column-major, as
  * ScaLAPACK wants, but every entry is the group's formula of its global row
  * i and column j (suite_random by the row-major index i n + j), so the
  * problem is the one the other runtimes solve; each rank fills its own part,
@@ -49,7 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scalapack.h"
+#include "scalapack_grid.h"
 #include "scalapack_pblas.h"
 #include "suite.h"
 
@@ -508,7 +508,7 @@ int main(int argc, char **argv) {
     if (k->prepare)
       k->prepare(&p);
     suite_barrier();
-    double t0 = suite_now();
+    double t0 = suite_start(&tt);
     k->compute(&p);
     suite_add(&tt, suite_now() - t0);
   }

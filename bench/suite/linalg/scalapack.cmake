@@ -1,17 +1,14 @@
-# linalg_scalapack: the ScaLAPACK peers of the linalg group (scalapack.c),
-# one MPI process per rank on a p x q grid, single-threaded OpenBLAS. It
-# reuses bench/mpi's grid and block-cyclic matrices (scalapack.c, which
-# takes the grid rule and the rank from common.c), compiled in by path.
+# linalg_scalapack: the ScaLAPACK peers of the linalg group (scalapack.c,
+# its grid and matrices in scalapack_grid.c), one MPI process per rank on a
+# p x q grid, single-threaded OpenBLAS.
 if(NOT (SUITE_SCALAPACK_FOUND AND SUITE_OPENBLAS_FOUND AND MPI_C_FOUND))
   message(STATUS "bench/suite/linalg: no scalapack-openmpi, openblas or MPI "
                  "(libscalapack-openmpi-dev), skipping linalg_scalapack")
   return()
 endif()
 
-set(linalg_bench_mpi ${PROJECT_SOURCE_DIR}/bench/mpi)
 add_executable(linalg_scalapack ${CMAKE_CURRENT_LIST_DIR}/scalapack.c
-               ${linalg_bench_mpi}/scalapack.c ${linalg_bench_mpi}/common.c)
-target_include_directories(linalg_scalapack PRIVATE ${linalg_bench_mpi})
+               ${CMAKE_CURRENT_LIST_DIR}/scalapack_grid.c)
 target_link_libraries(linalg_scalapack PRIVATE suite_harness_mpi
   PkgConfig::SUITE_SCALAPACK PkgConfig::SUITE_OPENBLAS MPI::MPI_C m)
 

@@ -1,5 +1,5 @@
 /* scalapack_pblas.h — the PBLAS and ScaLAPACK routines that the linalg
- * group's ScaLAPACK program calls beyond those bench/mpi/scalapack.h
+ * group's ScaLAPACK program calls beyond those scalapack_grid.h
  * declares (pdgemm, pdpotrf, numroc, descinit). Debian's
  * libscalapack-openmpi ships no C header: these are the Fortran entry
  * points, every argument by address, and each character argument followed

@@ -239,7 +239,7 @@ int main(int argc, char **argv) {
   while (suite_more(&tt, &o)) {
     prepare(kernel, n, b, P, Q, tt.reps == 0);
     suite_barrier();
-    double t0 = suite_now();
+    double t0 = suite_start(&tt);
     run(kernel, n, b, P, Q);
     suite_add(&tt, suite_now() - t0);
   }

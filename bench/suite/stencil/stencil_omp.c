@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
   struct suite_times tt = {0};
   while (suite_more(&tt, &o)) {
     prepare(kernel, n, P, Q, tt.reps == 0);
-    double t0 = suite_now();
+    double t0 = suite_start(&tt);
     run(kernel, n, P, Q);
     suite_add(&tt, suite_now() - t0);
   }

@@ -1,16 +1,15 @@
-/* scalapack.h — the BLACS grid, block-cyclic matrices and the gather that
- * chol_scalapack.c and gemm_scalapack.c share, with the prototypes of the
- * ScaLAPACK routines they call (Debian's libscalapack-openmpi has no C
- * header for them).
+/* scalapack_grid.h — the BLACS grid and block-cyclic matrices of the linalg
+ * group's ScaLAPACK program (scalapack.c), with the prototypes of the BLACS
+ * and ScaLAPACK routines they call (Debian's libscalapack-openmpi has no C
+ * header for them; scalapack_pblas.h has the rest).
  *
- * The grid is dag_grid's p x q with p <= q, in row-major order, so that
- * process (r, c) is MPI rank r * q + c and global block (I, J) lives on the
- * same rank as tile (I, J) of the dag programs. Local arrays are
- * column-major, as ScaLAPACK wants; the matrices are the same functions of
- * the global indices as in the other programs.
+ * The grid is suite_grid's p x q with p <= q (dag_grid's), in row-major
+ * order, so that process (r, c) is MPI rank r * q + c and global block
+ * (I, J) lives on the same rank as tile (I, J) of the dag programs. Local
+ * arrays are column-major, as ScaLAPACK wants.
  */
-#ifndef BENCH_MPI_SCALAPACK_H
-#define BENCH_MPI_SCALAPACK_H
+#ifndef BENCH_SUITE_LINALG_SCALAPACK_GRID_H
+#define BENCH_SUITE_LINALG_SCALAPACK_GRID_H
 
 #include <stddef.h>
 
@@ -63,9 +62,4 @@ void sl_matrix_free(struct sl_matrix *m);
 void sl_matrix_fill(struct sl_matrix *m, const struct sl_grid *g,
                     double (*f)(int i, int j, void *ctx), void *ctx);
 
-/* The whole matrix, row-major with leading dimension n, on rank 0 (a
- * malloc'ed array the caller frees); NULL on the other ranks. Collective,
- * untimed. */
-double *sl_matrix_gather(const struct sl_matrix *m, const struct sl_grid *g);
-
-#endif /* BENCH_MPI_SCALAPACK_H */
+#endif /* BENCH_SUITE_LINALG_SCALAPACK_GRID_H */
