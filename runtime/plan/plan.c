@@ -116,15 +116,64 @@ static int holder(const struct unit *u) {
              : dag__rankset_first(&u->valid);
 }
 
+/* Whether part copy c is held by `rank`. */
+static bool held_by(const struct part_copy *c, int rank) {
+  return c->rank == rank || c->rank == PART_EVERY_RANK;
+}
+
+static int by_start(const void *a, const void *b) {
+  uintptr_t x = ((const struct part_copy *)a)->region.lo;
+  uintptr_t y = ((const struct part_copy *)b)->region.lo;
+  return (x > y) - (x < y);
+}
+
+/* Sends rank `to` the bytes of replicated unit u that the parts it holds
+ * (a merge left them, see units.c) lack: an interval each, not the whole
+ * unit. Its part copies go: it holds all of u now. */
+static __attribute__((noinline)) void fetch_rest(struct unit *u, int to) {
+  struct part_copy held[PART_COPIES_MOST];
+  size_t n = 0, kept = 0;
+  for (size_t i = 0; i < u->parts->n; i++) {
+    if (held_by(&u->parts->at[i], to))
+      held[n++] = u->parts->at[i];
+    if (u->parts->at[i].rank != to)
+      u->parts->at[kept++] = u->parts->at[i];
+  }
+  u->parts->n = kept;
+  qsort(held, n, sizeof *held, by_start);
+  int from = holder(u);
+  uintptr_t at = u->region.lo;
+  for (size_t i = 0; i <= n; i++) {
+    uintptr_t end = i < n ? held[i].region.lo : u->region.hi;
+    if (end > at) {
+      struct region rest = {.lo = at, .hi = end, .span = end - at};
+      plan_transfer(&rest, from, to);
+    }
+    if (i < n && held[i].region.hi > at)
+      at = held[i].region.hi;
+  }
+}
+
 /* Makes u valid on rank `to`, from its holder. A rank that neither
  * receives it nor holds it (so cannot be the holder) only notes the copy:
  * the common case on many ranks, where choosing the holder is wasted. */
 void dag__unit_fetch(struct unit *u, int to) {
   if (dag__rankset_has(&u->valid, to))
     return;
-  if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
+  if (unlikely(u->parts != NULL) && u->home < 0)
+    fetch_rest(u, to);
+  else if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
     plan_transfer(&u->region, holder(u), to);
   dag__rankset_add(&u->valid, to);
+}
+
+bool dag__unit_note_part(struct unit *u, int rank, const struct region *part) {
+  if (!u->parts && !(u->parts = calloc(1, sizeof *u->parts)))
+    dag__out_of_memory("parts of units");
+  if (u->parts->n == PART_COPIES_MOST)
+    return false;
+  u->parts->at[u->parts->n++] = (struct part_copy){rank, *part};
+  return true;
 }
 
 /* Whether rank `rank` received a part of block u since its last write
@@ -144,11 +193,8 @@ static __attribute__((noinline)) bool has_part(const struct unit *u, int rank,
 static bool fetch_part(struct unit *u, const struct region *part, int to) {
   if (has_part(u, to, part))
     return true;
-  if (!u->parts && !(u->parts = calloc(1, sizeof *u->parts)))
-    dag__out_of_memory("parts of blocks");
-  if (u->parts->n == PART_COPIES_MOST)
+  if (!dag__unit_note_part(u, to, part))
     return false;
-  u->parts->at[u->parts->n++] = (struct part_copy){to, *part};
   if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
     plan_transfer(part, holder(u), to);
   return true;

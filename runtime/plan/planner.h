@@ -41,6 +41,8 @@ static inline void dag__rankset_all(struct rankset *s) { s->one = RANKSET_ALL; }
 void dag__rankset_add(struct rankset *s, int r);
 /* The lowest member. */
 int dag__rankset_first(const struct rankset *s);
+/* The lowest member above `after`, or -1. */
+int dag__rankset_next(const struct rankset *s, int after);
 /* s becomes s ∩ with; the two must share a member. */
 void dag__rankset_intersect(struct rankset *s, const struct rankset *with);
 void dag__rankset_free(struct rankset *s);
@@ -55,17 +57,24 @@ struct unit {
   struct rankset valid;
   int home;   /* -1: replicated */
   bool dirty; /* written since the last taskwait */
-  /* Blocks: the parts of it ranks outside `valid` received since it was
-   * last written (plan.c); NULL when none. */
+  /* Parts of it that ranks outside `valid` hold valid since it was last
+   * written; NULL when none. Blocks: the parts they received (plan.c).
+   * Replicated units: what a merge left them of the units it merged
+   * (units.c). */
   struct part_copies *parts;
 };
 
-/* Parts of a block received by ranks that lack the rest (plan.c). */
+/* Parts of a unit held by ranks that lack the rest. */
 #define PART_COPIES_MOST 8
+enum { PART_EVERY_RANK = -1 }; /* bytes no task wrote: valid everywhere */
 struct part_copy {
-  int rank;
+  int rank; /* or PART_EVERY_RANK */
   struct region region;
 };
+
+/* Notes that `rank` holds `part` of u valid; false when u has no room left
+ * for it (that rank then fetches the whole of u when it needs any). */
+bool dag__unit_note_part(struct unit *u, int rank, const struct region *part);
 struct part_copies {
   size_t n;
   struct part_copy at[PART_COPIES_MOST];

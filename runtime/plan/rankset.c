@@ -36,6 +36,15 @@ int dag__rankset_first(const struct rankset *s) {
   DAG_BUG("an empty rank set");
 }
 
+int dag__rankset_next(const struct rankset *s, int after) {
+  if (s->one >= 0)
+    return s->one > after ? s->one : -1;
+  for (int r = after + 1; r < dag__nranks; r++)
+    if (dag__rankset_has(s, r))
+      return r;
+  return -1;
+}
+
 void dag__rankset_intersect(struct rankset *s, const struct rankset *with) {
   if (with->one == RANKSET_ALL)
     return;

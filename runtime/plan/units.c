@@ -306,13 +306,54 @@ static struct replicated *replicated_of(struct unit *u) {
 
 static void free_replicated(struct unit *u) {
   dag__rankset_free(&u->valid);
+  free(u->parts);
   free(replicated_of(u));
+}
+
+/* Notes that `rank` holds bytes [lo, hi) of u valid. */
+static void note_interval(struct unit *u, int rank, uintptr_t lo,
+                          uintptr_t hi) {
+  dag__unit_note_part(u, rank,
+                      &(struct region){.lo = lo, .hi = hi, .span = hi - lo});
+}
+
+/* What the ranks outside merged unit u's valid set still hold of it, so
+ * that each later receives only the rest (plan.c's fetch_rest): the parts
+ * reps[first, end) valid there, the part copies those kept, and the bytes
+ * between them, which no task wrote since the last taskwait and so are
+ * valid on every rank. As many as u has room for; a rank whose parts find
+ * none receives the whole unit, as before merges kept any. */
+static void keep_part_copies(struct unit *u, size_t first, size_t end) {
+  if (u->valid.one == RANKSET_ALL)
+    return;
+  uintptr_t at = u->region.lo;
+  for (size_t i = first; i < end; i++) {
+    const struct unit *part = reps[i];
+    if (part->region.lo > at)
+      note_interval(u, PART_EVERY_RANK, at, part->region.lo);
+    at = part->region.hi;
+    if (part->valid.one == RANKSET_ALL)
+      dag__unit_note_part(u, PART_EVERY_RANK, &part->region);
+    else
+      for (int r = dag__rankset_first(&part->valid); r >= 0;
+           r = dag__rankset_next(&part->valid, r))
+        if (!dag__rankset_has(&u->valid, r))
+          dag__unit_note_part(u, r, &part->region);
+    for (size_t k = 0; part->parts && k < part->parts->n; k++) {
+      const struct part_copy *c = &part->parts->at[k];
+      if (c->rank == PART_EVERY_RANK || !dag__rankset_has(&u->valid, c->rank))
+        dag__unit_note_part(u, c->rank, &c->region);
+    }
+  }
+  if (u->region.hi > at)
+    note_interval(u, PART_EVERY_RANK, at, u->region.hi);
 }
 
 /* The replicated unit for region r: an interval [lo, hi) that contains it,
  * merging the units it overlaps. So that one rank holds the whole merged
  * unit, each part is first made valid on rank `gather` (the rank that will
- * use it); the merged unit is valid where all its parts were. */
+ * use it); the merged unit is valid where all its parts were, and the
+ * other ranks keep what they held of it (keep_part_copies). */
 static struct unit *replicated_unit(const struct region *r, int gather) {
   uintptr_t lo = r->lo, hi = r->hi;
   size_t first = 0, end;
@@ -335,13 +376,17 @@ static struct unit *replicated_unit(const struct region *r, int gather) {
       {{lo, hi, hi - lo, 0, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false, NULL},
       {0, NULL, NULL, 0},
       nmade++};
-  bool was_dirty = false;
   for (size_t i = first; i < end; i++) {
     struct unit *part = reps[i];
     if (replicated_of(part)->writer.number > merged->writer.number)
       merged->writer = replicated_of(part)->writer;
     dag__unit_fetch(part, gather);
     dag__rankset_intersect(&u->valid, &part->valid);
+  }
+  keep_part_copies(u, first, end);
+  bool was_dirty = false;
+  for (size_t i = first; i < end; i++) {
+    struct unit *part = reps[i];
     was_dirty |= part->dirty;
     redirect_dirty(part, part->dirty ? u : NULL);
     free_replicated(part);

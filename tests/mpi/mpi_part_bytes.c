@@ -14,7 +14,13 @@
  *            and its strict upper one rewritten by two tasks (which may
  *            run at once), then the tiles of its column read
  *            lower(diagonal tile) and those of its row
- *            unit_upper(diagonal tile): T(T+1)/2 and T(T-1)/2 doubles.
+ *            unit_upper(diagonal tile): T(T+1)/2 and T(T-1)/2 doubles;
+ *   merged   a replicated array: tasks on ranks 0 and 1 write its two
+ *            halves, with a gap between them that no task writes; a task
+ *            on rank 0 reads the whole (the runtime merges the three into
+ *            one unit and brings rank 0 rank 1's half), then a task on
+ *            every other rank reads the whole: rank 1 receives rank 0's
+ *            half only, the others both halves, never the gap.
  *
  * Every rank checks the results it is the home of against the same
  * computation done sequentially.
@@ -44,6 +50,26 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest,
 }
 
 static double value(int i, int j) { return (double)((i * 131 + j * 17) % 97); }
+
+/* merged: the halves of `halves` and the gap between them. */
+enum { HALF = 512, GAP = 256 };
+static double halves[2 * HALF + GAP];
+static int merged_wrong; /* on this rank, by the reading tasks */
+
+static void fill_half(double *h, int which) {
+  for (int k = 0; k < HALF; k++)
+    h[k] = value(which, k);
+}
+
+static void check_halves(const double *h) {
+  for (int k = 0; k < 2 * HALF + GAP; k++) {
+    double want = k < HALF           ? value(0, k)
+                  : k >= HALF + GAP ? value(1, k - HALF - GAP)
+                                    : -1.0;
+    if (h[k] != want)
+      merged_wrong = 1;
+  }
+}
 
 static void fill(double *m, int i0, int rows, int j0, int cols) {
   for (int i = 0; i < rows; i++)
@@ -255,6 +281,32 @@ int main(int argc, char **argv) {
   if (!same_here(a, seq) || !same_here(c, want)) {
     fprintf(stderr, "mpi_part_bytes: rank %d: triangles differ\n",
             dag_rank());
+    failed = 1;
+  }
+  /* merged */
+  for (int k = 0; k < 2 * HALF + GAP; k++)
+    halves[k] = -1.0;
+  int nranks = dag_nranks(), second = 1 % nranks;
+  before = sent_bytes;
+#pragma dag task out(halves[0:HALF]) on(0)
+  fill_half(&halves[0], 0);
+#pragma dag task out(halves[HALF + GAP:HALF]) on(second)
+  fill_half(&halves[HALF + GAP], 1);
+  for (int r = 0; r < nranks; r++) {
+#pragma dag task in(halves[0:2 * HALF + GAP]) on(r)
+    check_halves(halves);
+  }
+#pragma dag taskwait
+  uint64_t half = HALF * sizeof(double), whole = sizeof halves;
+  least = nranks > 1 ? 2 * half + (nranks - 2) * 2 * half : 0;
+  failed |= check("merged", total(sent_bytes - before), least,
+                  nranks > 1 ? half + whole + (nranks - 2) * whole : 0);
+  int wrong_anywhere = 0;
+  MPI_Allreduce(&merged_wrong, &wrong_anywhere, 1, MPI_INT, MPI_MAX,
+                MPI_COMM_WORLD);
+  if (wrong_anywhere) {
+    if (dag_rank() == 0)
+      fprintf(stderr, "mpi_part_bytes: the merged array differs\n");
     failed = 1;
   }
   free(want);
