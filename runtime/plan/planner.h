@@ -72,13 +72,14 @@ struct part_copy {
   struct region region;
 };
 
-/* Notes that `rank` holds `part` of u valid; false when u has no room left
- * for it (that rank then fetches the whole of u when it needs any). */
-bool dag__unit_note_part(struct unit *u, int rank, const struct region *part);
 struct part_copies {
   size_t n;
   struct part_copy at[PART_COPIES_MOST];
 };
+
+/* Notes that `rank` holds `part` of u valid; false when u has no room left
+ * for it (that rank then fetches the whole of u when it needs any). */
+bool dag__unit_note_part(struct unit *u, int rank, const struct region *part);
 
 /* The one block of allocation a that holds every byte region r may touch,
  * or NULL when r spans several. Remembered per region shape: tiled programs
