@@ -197,8 +197,8 @@ enum dag_reduce_type {
  *   DAG_UNIT_LOWER  0..k-1    (strictly below: the diagonal untouched)
  *   DAG_UNIT_UPPER  k+1..n-1
  *   DAG_DIAGONAL    k
- * Dependencies follow those bytes, and under MPI only they travel. Not
- * with DAG_REDUCTION, nor on tasks that may run on a device. */
+ * Dependencies follow those bytes; under MPI, and to and from a device,
+ * only they travel. Not with DAG_REDUCTION. */
 enum dag_shape {
   DAG_FULL = 0,
   DAG_LOWER = 1 << 24,

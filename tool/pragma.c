@@ -1195,26 +1195,6 @@ static void parse_clauses(struct parser *p, struct directive *d, unsigned i) {
   }
 }
 
-/* A block modifier selects bytes of host memory: a task whose body runs on
- * a device gets whole regions copied there. */
-static void check_parts_on_device(struct parser *p, const struct directive *d) {
-  const struct clause *dev = NULL;
-  for (unsigned c = 0; c < d->nclauses; c++)
-    if (d->clauses[c].kind == CLAUSE_DEVICE)
-      dev = &d->clauses[c];
-  if (!dev || dev->device == DAG_DEVICE_CPU)
-    return;
-  for (unsigned c = 0; c < d->nclauses; c++)
-    for (unsigned i = 0; i < d->clauses[c].nitems; i++) {
-      const struct item *it = &d->clauses[c].items[i];
-      if (it->part != DAG_FULL)
-        parse_error(p, it->part_at.begin - p->base,
-                    "'%s' on a task for device '%s': a device task accesses "
-                    "whole blocks; name the whole block",
-                    part_name(it->part), device_names[dev->device]);
-    }
-}
-
 /* `# pragma dag task|taskwait`; returns where the clauses start, or 0 after
  * an error (the clauses cannot be read without knowing the directive). */
 static unsigned parse_header(struct parser *p, struct directive *d) {
@@ -1279,7 +1259,6 @@ int pragma_parse(const struct source *src, unsigned begin, unsigned end,
   unsigned i = parse_header(&p, out);
   if (i > 0)
     parse_clauses(&p, out, i);
-  check_parts_on_device(&p, out);
   free(p.s);
   if (p.errors == 0)
     return 0;

@@ -29,19 +29,10 @@ static const char *bad_reduction(enum dag_mode m, const struct region *r) {
   return NULL;
 }
 
-/* What forbids a triangle or diagonal in access mode m of the task, or
- * NULL. The device layer moves and tracks whole blocks of rows. */
-static const char *bad_shape(const struct dag_task_info *info,
-                             enum dag_mode m) {
-  if (dag__is_reduction(m))
-    return "a triangle or diagonal cannot be reduced";
-  if (info->device != DAG_DEVICE_CPU || info->nvariants)
-    return "a triangle or diagonal on a task that may run on a device: "
-           "devices take whole blocks";
-  if (atomic_load_explicit(&dag__devices_on, memory_order_relaxed))
-    return "a triangle or diagonal while devices are in use (DAG_DEVICES): "
-           "devices take whole blocks";
-  return NULL;
+/* What forbids a triangle or diagonal in access mode m, or NULL. */
+static const char *bad_shape(enum dag_mode m) {
+  return dag__is_reduction(m) ? "a triangle or diagonal cannot be reduced"
+                              : NULL;
 }
 
 /* Access i of the task, for messages: "access 2 'A[k:n]'" when the
@@ -99,7 +90,7 @@ unusual_region(const struct dag_task_info *info, const struct dag_access *a,
     *why = unknown_mode;
     return DAG_EINVAL;
   }
-  if (shape && (*why = bad_shape(info, *m)))
+  if (shape && (*why = bad_shape(*m)))
     return DAG_EINVAL;
   int err = shape ? dag__region_make_shaped(&a->region, shape, out, why)
                   : dag__region_make(&a->region, out, why);

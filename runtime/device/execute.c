@@ -761,9 +761,11 @@ static void fetch(const struct copy_job *job, struct window *w,
       job->wait->turn = arrival;
     return;
   }
-  if (whole && (h & HOST) && r->ndims <= 1) {
+  if (whole && (h & HOST) && r->ndims <= 1 && !r->shape) {
     /* The host holds all of a run or of rows of one span (a tile's first
-     * task): one copy, with no walk of its rows. */
+     * task): one copy, with no walk of its rows. A triangle takes the walk:
+     * the block's other bytes may be newer on d, or written on the host
+     * meanwhile by a task on the other triangle. */
     bool rows = r->ndims == 1;
     size_t stride = rows ? r->dim[0].stride : 0;
     dag__validity_update_region(r, (holders_t)~0, d->bit);

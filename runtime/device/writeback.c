@@ -161,10 +161,13 @@ static void note_successor(dag_task_fn body, void *args, void *arg) {
 
 /* Whether r can go back beside the work: a run, or rows of one span that
  * fit in a staging buffer, of COPY_ALONE_BYTES at least, whose buffers fit
- * in d's share. */
+ * in d's share. Not a triangle: its copies would be whole rows, and the
+ * rest of each row may be the host's newer bytes (a host task writes the
+ * other triangle). */
 static bool worth_it(const struct device *d, const struct region *r) {
   size_t span = r->ndims ? r->span : r->hi - r->lo;
-  return r->ndims <= 1 && dag__region_bytes(r) >= COPY_ALONE_BYTES &&
+  return r->ndims <= 1 && !r->shape &&
+         dag__region_bytes(r) >= COPY_ALONE_BYTES &&
          (r->ndims == 0 || span <= dag__stage_max()) &&
          copies_of(r) * dag__stage_max() <= stage_share(d);
 }

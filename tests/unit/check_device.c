@@ -12,6 +12,7 @@
  */
 #include <check.h>
 #include <dag.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,6 +216,76 @@ START_TEST(tiles_keep_host_layout) {
     }
   ck_assert_int_eq(dag_taskwait(), 0);
   CHECK_EACH_2D(i, LD, j, LD, a[i][j] == 2 * (i * LD + j) + 1);
+  free(a);
+}
+END_TEST
+
+/* Triangles of one tile on the device and on the host at once: in each
+ * round, every tile's lower triangle is updated on one side and its strict
+ * upper triangle on the other (the sides swap from round to round and
+ * from tile to tile), with no wait between rounds. Neither side's copies
+ * may carry the other triangle's bytes: a copy of the whole tile to the
+ * device would bring it stale bytes of the other triangle, and one back
+ * would overwrite what the host task writes meanwhile. Small tiles, and
+ * tiles whose triangles are large enough to be written back on
+ * speculation (writeback.c). */
+struct triangle_args {
+  double *t;
+  int ld, bs;
+  bool lower; /* else the strict upper triangle */
+  double by;
+};
+
+static const struct dag_pointers triangle_pointers[] = {
+    {offsetof(struct triangle_args, t), 1}};
+
+static void triangle_body(void *p) {
+  struct triangle_args *a = p;
+  for (int i = 0; i < a->bs; i++)
+    for (int j = a->lower ? 0 : i + 1; j < (a->lower ? i + 1 : a->bs); j++)
+      a->t[(size_t)i * a->ld + j] += a->by;
+}
+
+static void triangle_on_device(void *p) {
+  ck_assert_int_eq(
+      dag_emul_launch(triangle_body, p, sizeof(struct triangle_args)), 0);
+}
+
+START_TEST(triangles_on_device_and_host_at_once) {
+  static const struct {
+    int n, bs, rounds;
+    const char *mem;
+  } sizes[] = {
+      {96, 16, 8, "16M"}, {2048, 1024, 1, "64M"}, {2048, 1024, 3, "64M"}};
+  int n = sizes[_i].n, bs = sizes[_i].bs, rounds = sizes[_i].rounds;
+  start("emul", sizes[_i].mem);
+  double *a = malloc((size_t)n * n * sizeof *a);
+  for (size_t k = 0; k < (size_t)n * n; k++)
+    a[k] = (double)(k % 1000);
+  static struct dag_task_info dev = {.fn = triangle_on_device,
+                                     .label = "triangle",
+                                     .device = DAG_DEVICE_CUDA,
+                                     POINTERS(triangle_pointers)};
+  static struct dag_task_info cpu = {.fn = triangle_body, .label = "triangle"};
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < n; i += bs)
+      for (int j = 0; j < n; j += bs)
+        for (int side = 0; side < 2; side++) {
+          bool lower = side == 0;
+          bool on_device = (r + i / bs + j / bs + side) % 2;
+          struct triangle_args t = {&a[(size_t)i * n + j], n, bs, lower,
+                                    lower ? r + 1 : 100 * (r + 1)};
+          struct dag_access acc = {
+              DAG_SHAPED(DAG_INOUT, lower ? DAG_LOWER : DAG_UNIT_UPPER),
+              dag_region_2d(t.t, bs, bs * sizeof(double), n * sizeof(double))};
+          ck_assert_int_eq(
+              dag_submit(on_device ? &dev : &cpu, &t, sizeof t, &acc, 1), 0);
+        }
+  ck_assert_int_eq(dag_taskwait(), 0);
+  double sum = rounds * (rounds + 1) / 2;
+  CHECK_EACH_2D(i, n, j, n,
+                a[i * n + j] == (double)((i * n + j) % 1000) +
+                                    (j % bs <= i % bs ? sum : 100 * sum));
   free(a);
 }
 END_TEST
@@ -731,6 +802,7 @@ int main(void) {
   tcase_add_test(tc, program_writes_between_waits);
   tcase_add_test(tc, tiles_keep_host_layout);
   tcase_add_test(tc, tiles_move_in_few_copies);
+  tcase_add_loop_test(tc, triangles_on_device_and_host_at_once, 0, 3);
   tcase_add_test(tc, large_copies_in_chunks);
   tcase_add_test(tc, readers_of_one_input_wait_for_its_copy);
   tcase_add_test(tc, task_larger_than_staging_pool);

@@ -269,6 +269,8 @@ static const struct ok_case ok_cases[] = {
    "task inout(lower: B(A)[k*b:b][k*b:b])"},
   {"#pragma dag task in( unit_upper ( ([n][n])p ) ) out(upper(T), diagonal(x))",
    "task in(unit_upper: S(n,n) B(p)) out(upper: B(T), diagonal: B(x))"},
+  {"#pragma dag task device(hip) out(unit_upper(A))",
+   "task device(hip) out(unit_upper: B(A))"},
   {"#pragma dag taskwait on(unit_lower(A[0:n][0:n]))",
    "taskwait on(unit_lower: B(A)[0:n][0:n])"},
   {"#pragma dag task in(lower_bound(x), lower[0:2], (lower)(p)[0:n])",
@@ -607,8 +609,6 @@ static const struct bad_case bad_cases[] = {
   {"#pragma dag task in(lower(A)[0:n], upper())",
    {"                            ^unexpected '[' after 'lower(...)'",
     "                                         ^empty item in 'upper(...)'"}},
-  {"#pragma dag task device(hip) out(unit_upper(A))",
-   {"                                 ^'unit_upper' on a task for device 'hip'"}},
   {"#pragma dag task in(lowr(A[0:n][0:n]))",
    {"                    ^unknown block modifier 'lowr'; expected 'lower', 'upper', 'unit_lower', 'unit_upper' or 'diagonal'"}},
   /* what is not text */

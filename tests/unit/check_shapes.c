@@ -1,9 +1,9 @@
 /* check_shapes.c — triangles and diagonals of a block (DAG_LOWER...)
  * through the public API, on one rank: tasks on parts of one tile that
  * share no byte run at once, those that share the diagonal one after the
- * other, a write of the whole tile waits for both, and the uses the
- * runtime refuses. Each test runs in a process of its own (Check forks),
- * with 2 workers. */
+ * other, a write of the whole tile waits for both, and a block that is
+ * not square is refused (check_device has them on a device). Each test runs in
+ * a process of its own (Check forks), with 2 workers. */
 #include <check.h>
 #include <dag.h>
 #include <stdatomic.h>
@@ -96,14 +96,6 @@ START_TEST(refused_uses) {
   ck_assert_int_eq(dag_init(), 0);
   int order;
   int *p = &order;
-  static const struct dag_variant on_device[] = {{slow_body, DAG_DEVICE_CUDA}};
-  static const struct dag_task_info device = {.fn = slow_body,
-                                              .label = "device",
-                                              .variants = on_device,
-                                              .nvariants = 1};
-  struct dag_access a = part(DAG_IN, DAG_LOWER);
-  ck_assert_int_eq(dag_submit(&device, &p, sizeof p, &a, 1), DAG_EINVAL);
-  ck_assert_ptr_nonnull(strstr(dag_last_error(), "may run on a device"));
   struct dag_access not_square = {
       DAG_SHAPED(DAG_IN, DAG_UPPER),
       /* the runtime sees bytes: 7 rows of 24 cannot be 7 equal elements */
@@ -111,17 +103,6 @@ START_TEST(refused_uses) {
   ck_assert_int_eq(dag_submit(&slow_info, &p, sizeof p, &not_square, 1),
                    DAG_EINVAL);
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "square"));
-}
-END_TEST
-
-START_TEST(refused_while_devices_are_in_use) {
-  ck_assert_int_eq(setenv("DAG_DEVICES", "emul", 1), 0);
-  ck_assert_int_eq(dag_init(), 0);
-  int order;
-  int *p = &order;
-  struct dag_access a = part(DAG_INOUT, DAG_DIAGONAL);
-  ck_assert_int_eq(dag_submit(&slow_info, &p, sizeof p, &a, 1), DAG_EINVAL);
-  ck_assert_ptr_nonnull(strstr(dag_last_error(), "devices are in use"));
 }
 END_TEST
 
@@ -133,7 +114,6 @@ static Suite *shapes_suite(void) {
   tcase_add_loop_test(tc, parts_sharing_the_diagonal_are_ordered, 0, 3);
   tcase_add_test(tc, the_whole_tile_waits_for_its_parts);
   tcase_add_test(tc, refused_uses);
-  tcase_add_test(tc, refused_while_devices_are_in_use);
   suite_add_tcase(s, tc);
   return s;
 }
