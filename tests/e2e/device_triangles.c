@@ -6,8 +6,9 @@
  * alone, counts the steps: a host task adds to it while syrk updates the
  * lower triangle of the same tile on the device, at the same time. Neither
  * may carry the other's bytes.
- * Prints a checksum of each block column: the same as the program built
- * without dagcc. */
+ * Prints a checksum of each block column, the same as the program built
+ * without dagcc, and checks L L^T against A and the counts (exit 1 if
+ * wrong): tests/mpi runs it on 1-4 ranks too. */
 #include <stdio.h>
 #ifdef _DAG
 #include <dag.h>
@@ -111,10 +112,38 @@ static double (*tile(int i, int j))[N] {
   return (double(*)[N]) & A[i * BS][j * BS];
 }
 
+static double initial(int i, int j) {
+  return 1.0 / (1 + (i > j ? i - j : j - i)) + (i == j ? N : 0);
+}
+
+/* Whether L L^T is A within rounding, and every diagonal tile's strict
+ * upper triangle counted its steps. */
+static int check(void) {
+  double worst = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j <= i; j++) {
+      double s = 0;
+      for (int m = 0; m <= j; m++)
+        s += A[i][m] * A[j][m];
+      double e = s - initial(i, j);
+      worst = e > worst ? e : -e > worst ? -e : worst;
+    }
+  int wrong = worst > 1e-9 * N;
+  for (int t = 0; t < NT; t++)
+    for (int i = t * BS; i < (t + 1) * BS; i++)
+      for (int j = i + 1; j < (t + 1) * BS; j++) {
+        double want = initial(i, j);
+        for (int k = 0; k < t; k++)
+          want += k + 1;
+        wrong |= A[i][j] != want;
+      }
+  return wrong;
+}
+
 int main(void) {
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
-      A[i][j] = 1.0 / (1 + (i > j ? i - j : j - i)) + (i == j ? N : 0);
+      A[i][j] = initial(i, j);
   for (int k = 0; k < NT; k++) {
     potrf(tile(k, k));
     for (int i = k + 1; i < NT; i++)
@@ -134,5 +163,7 @@ int main(void) {
         sum += A[i][c];
     printf("column %d: %.10e\n", j, sum);
   }
-  return 0;
+  int wrong = check();
+  printf("check: %s\n", wrong ? "WRONG" : "ok");
+  return wrong;
 }
