@@ -1,6 +1,6 @@
 /* Block modifiers where they cannot go: nested, in a reduction, in
- * shared(), around part of an item, empty, on a device task. A name close
- * to a modifier's is an ordinary expression, which C then rejects. */
+ * shared(), around part of an item, empty. A name close to a modifier's
+ * is an ordinary expression, which C then rejects. */
 void use(double *a);
 
 void f(int n, double (*A)[n]) {
@@ -12,8 +12,6 @@ void f(int n, double (*A)[n]) {
 #pragma dag task shared(lower(s))
   use(&s);
 #pragma dag task in(lower(A)[0:n][0:n], upper( ))
-  use(&A[0][0]);
-#pragma dag task inout(lower(A[0:n][0:n])) device(cuda)
   use(&A[0][0]);
 }
 
