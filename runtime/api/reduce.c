@@ -1,26 +1,31 @@
 /* reduce.c — task reductions (DAG_REDUCTION accesses): their groups, the
  * private copies, and how the copies combine, on one rank or several.
  *
- * A group is the run of top-level tasks that reduce into the same region
- * with the same operator and type. Each of its tasks works on a private
- * copy of the region, a slot: its access becomes inout on the slot, and
- * the pointers of its argument block into the region move to the slot.
- * Every rank has S slots, S the fewest workers any rank has, and its tasks
- * of the group take them in turn: the tasks of a slot run one after
- * another in submission order, those of different slots in parallel, and
- * the result depends only on the order of the tasks, the ranks and S.
+ * A group is the run of sibling tasks (top-level ones, or the children of
+ * one task body) that reduce into the same region with the same operator
+ * and type. Each of its tasks works on a private copy of the region, a
+ * slot: its access becomes inout on the slot, and the pointers of its
+ * argument block into the region move to the slot. Every rank has S
+ * slots, S the fewest workers any rank has, and its tasks of the group
+ * take them in turn: the tasks of a slot run one after another in
+ * submission order, those of different slots in parallel, and the result
+ * depends only on the order of the tasks, the ranks and S.
  *
  * Everything else is ordinary tasks, which the core orders and, under
  * MPI, the planner places and moves: a task that fills a slot with the
  * operator's identity before its first use; and, when the group ends,
  * a task on each rank that folds its slots into its first, tasks that
  * combine the ranks' first slots along a binary tree, and one that folds
- * the result into the region. The slots are dag_alloc memory, slot (r, k)
- * homed on rank r, so a rank commits only its own slots and those it
- * receives in the tree; they go back to a pool when the group ends.
+ * the result into the region. The slots of top-level groups are dag_alloc
+ * memory, slot (r, k) homed on rank r, so a rank commits only its own
+ * slots and those it receives in the tree; they go back to a pool when
+ * the group ends. Children of a task run on its rank: their slots are
+ * this rank's memory, freed by a last task of the group.
  *
- * Only the program's thread touches this state (top-level submissions,
- * its waits, dag_free), as it alone drives the planner.
+ * The groups of top-level tasks are the program's thread's alone (its
+ * submissions, its waits, dag_free), as it alone drives the planner. Those
+ * of a body's children are its thread's, in a scope that the body's
+ * return ends (dag__body_end_hook), as its taskwait does.
  */
 #include "api/api.h"
 #include "plan/plan.h"
@@ -30,7 +35,9 @@
 
 struct slot_memory {
   char *base;
-  size_t stride; /* bytes per slot, a multiple of the page size */
+  size_t stride; /* bytes per slot: a multiple of the page size, or for
+                    a body's children of a cache line */
+  int ranks;     /* ranks with slots: dag__nranks, or 1 for children */
   int count;     /* slots: ranks x slots per rank */
 };
 
@@ -41,12 +48,23 @@ struct group {
   uint64_t *tasks; /* per rank: the group's tasks placed there so far */
 };
 
-static struct group *open_groups;
-_Atomic size_t dag__reductions_open; /* open groups, at open_groups */
-static size_t cap_open;
-static struct slot_memory *pool; /* slot memory of ended groups */
+/* The groups open among the children of one context. */
+struct scope {
+  struct group *open;
+  size_t nopen, cap;
+  struct task *owner;  /* the task whose children these are */
+  struct scope *outer; /* nested scopes: the one below on this thread */
+};
+
+static struct scope top;             /* the program's: top-level tasks */
+_Atomic size_t dag__reductions_open; /* top.nopen, for any thread to see */
+/* The scope of the innermost body on this thread that has one: bodies
+ * nest on a thread (a waiting body runs others), so their scopes do. */
+static DAG_THREAD_LOCAL struct scope *innermost;
+_Atomic size_t dag__reduce_scopes_open; /* bodies' scopes, all threads */
+static struct slot_memory *pool; /* slot memory of ended top-level groups */
 static size_t npool, cap_pool;
-static int slots_per_rank; /* S; 0 until the first group */
+static int slots_per_rank; /* S; 0 until the first top-level group */
 
 /* ---------------------------------------------------------- task bodies */
 
@@ -94,10 +112,15 @@ static void combine_body(void *p) {
                           &(struct combine_span_arg){a, a->from_delta[i]});
 }
 
+/* The slots of a body's children, once the last combine has read them. */
+static void free_body(void *p) { free(*(void **)p); }
+
 static const struct dag_task_info fill_info = {.fn = fill_body,
                                                .label = "reduction identity"};
 static const struct dag_task_info combine_info = {.fn = combine_body,
                                                   .label = "reduction combine"};
+static const struct dag_task_info free_info = {
+    .fn = free_body, .label = "reduction copies freed"};
 
 /* ---------------------------------------------------------------- slots */
 
@@ -121,12 +144,16 @@ static struct region shifted(const struct region *r, ptrdiff_t delta) {
  * its slot, page-aligned and at the same address on every rank (the
  * item's own address is a rank's own when it is replicated memory). */
 static ptrdiff_t slot_delta(const struct group *g, int rank, int k) {
-  uintptr_t slot =
-      (uintptr_t)g->mem.base + (size_t)(k * dag__nranks + rank) * g->mem.stride;
+  uintptr_t slot = (uintptr_t)g->mem.base +
+                   (size_t)(k * g->mem.ranks + rank) * g->mem.stride;
   return (ptrdiff_t)(slot - g->item.lo);
 }
 
-static int uniform_slots_per_rank(void) {
+/* S: alike on every rank for top-level groups; this rank's workers for a
+ * body's children, which run here. */
+static int slots_per_rank_of(const struct scope *s) {
+  if (s != &top)
+    return dag_num_workers();
   if (!slots_per_rank) {
     int workers = dag_num_workers();
     slots_per_rank =
@@ -135,11 +162,20 @@ static int uniform_slots_per_rank(void) {
   return slots_per_rank;
 }
 
-/* Slot memory for regions of `extent` bytes, from the pool or new. */
-static struct slot_memory take_slots(size_t extent) {
+/* Slot memory of scope s for regions of `extent` bytes: for top-level
+ * groups from the pool or new dag_alloc memory, else from malloc. */
+static struct slot_memory take_slots(const struct scope *s, size_t extent) {
+  if (s != &top) {
+    size_t line = 64, stride = (extent + line - 1) / line * line;
+    int count = slots_per_rank_of(s);
+    void *base = aligned_alloc(line, stride * (size_t)count);
+    if (!base)
+      dag__out_of_memory("the private copies of a reduction");
+    return (struct slot_memory){base, stride, 1, count};
+  }
   size_t page = 4096;
   size_t stride = (extent + page - 1) / page * page;
-  int count = uniform_slots_per_rank() * dag__nranks;
+  int count = slots_per_rank_of(s) * dag__nranks;
   for (size_t i = 0; i < npool; i++)
     if (pool[i].stride >= stride && pool[i].count == count) {
       struct slot_memory m = pool[i];
@@ -149,7 +185,7 @@ static struct slot_memory take_slots(size_t extent) {
   void *base = dag_alloc(stride * (size_t)count, dag_dist_block(stride, 1));
   if (!base)
     dag__out_of_memory("the private copies of a reduction");
-  return (struct slot_memory){base, stride, count};
+  return (struct slot_memory){base, stride, dag__nranks, count};
 }
 
 /* ------------------------------------------------------- the task graph */
@@ -160,6 +196,24 @@ static void submit_internal(const struct dag_task_info *info, const void *args,
   int err = dag_submit(info, args, size, acc, n);
   if (err)
     DAG_BUG("a reduction's own task: %s", dag_last_error());
+}
+
+/* Done with the slots of an ended group of scope s: back to the pool, or
+ * freed by a task after those that read them. */
+static void put_slots(const struct scope *s, struct slot_memory m) {
+  if (s != &top) {
+    struct dag_access all = {DAG_INOUT,
+                             dag_region_1d(m.base, m.stride * (size_t)m.count)};
+    submit_internal(&free_info, &m.base, sizeof m.base, &all, 1);
+    return;
+  }
+  if (npool == cap_pool) {
+    cap_pool = cap_pool ? 2 * cap_pool : 4;
+    pool = realloc(pool, cap_pool * sizeof *pool);
+    if (!pool)
+      dag__out_of_memory("the pool of reduction copies");
+  }
+  pool[npool++] = m;
 }
 
 static struct dag_access access_of(enum dag_mode mode, const struct region *r) {
@@ -188,16 +242,17 @@ static void combine(const struct group *g, const struct region *into,
   free(acc);
 }
 
-/* Ends group g (taken out of the open ones): the copies combine into the
- * item, each rank's first, then the ranks' along a tree. */
-static void end_group(struct group *g) {
-  int S = uniform_slots_per_rank();
-  int *ranks = malloc((size_t)dag__nranks * sizeof *ranks);
+/* Ends group g of scope s (taken out of the open ones): the copies
+ * combine into the item, each rank's first, then the ranks' along a
+ * tree. */
+static void end_group(const struct scope *s, struct group *g) {
+  int S = slots_per_rank_of(s), nranks = g->mem.ranks;
+  int *ranks = malloc((size_t)nranks * sizeof *ranks);
   ptrdiff_t *deltas = malloc((size_t)S * sizeof *deltas);
   if (!ranks || !deltas)
     dag__out_of_memory("ending a reduction");
   int m = 0;
-  for (int r = 0; r < dag__nranks; r++) {
+  for (int r = 0; r < nranks; r++) {
     if (!g->tasks[r])
       continue;
     ranks[m++] = r;
@@ -223,45 +278,94 @@ static void end_group(struct group *g) {
   free(ranks);
   free(deltas);
   free(g->tasks);
-  if (npool == cap_pool) {
-    cap_pool = cap_pool ? 2 * cap_pool : 4;
-    pool = realloc(pool, cap_pool * sizeof *pool);
-    if (!pool)
-      dag__out_of_memory("the pool of reduction copies");
-  }
-  pool[npool++] = g->mem;
+  put_slots(s, g->mem);
 }
 
-/* Ends open group i; the last open one takes its place, alike on every
- * rank. */
-static void end_open_group(size_t i) {
-  struct group g = open_groups[i];
-  open_groups[i] = open_groups[--dag__reductions_open];
-  end_group(&g);
+static void set_open(struct scope *s, size_t n) {
+  s->nopen = n;
+  if (s == &top)
+    dag__reductions_open = n;
 }
 
-static struct group *find_group(const struct region *r, enum dag_mode mode) {
-  for (size_t i = 0; i < dag__reductions_open; i++)
-    if (open_groups[i].mode == mode &&
-        dag__region_same(&open_groups[i].item, r))
-      return &open_groups[i];
+/* Ends open group i of s; the last open one takes its place, alike on
+ * every rank. */
+static void end_open_group(struct scope *s, size_t i) {
+  struct group g = s->open[i];
+  s->open[i] = s->open[s->nopen - 1];
+  set_open(s, s->nopen - 1);
+  end_group(s, &g);
+}
+
+static struct group *find_group(const struct scope *s, const struct region *r,
+                                enum dag_mode mode) {
+  for (size_t i = 0; i < s->nopen; i++)
+    if (s->open[i].mode == mode && dag__region_same(&s->open[i].item, r))
+      return &s->open[i];
   return NULL;
 }
 
-static struct group *open_group(const struct region *r, enum dag_mode mode) {
-  if (dag__reductions_open == cap_open) {
-    cap_open = cap_open ? 2 * cap_open : 4;
-    open_groups = realloc(open_groups, cap_open * sizeof *open_groups);
-    if (!open_groups)
+static struct group *open_group(struct scope *s, const struct region *r,
+                                enum dag_mode mode) {
+  if (s->nopen == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 4;
+    s->open = realloc(s->open, s->cap * sizeof *s->open);
+    if (!s->open)
       dag__out_of_memory("reduction groups");
   }
-  struct group *g = &open_groups[dag__reductions_open];
-  *g = (struct group){*r, mode, take_slots(r->hi - r->lo),
-                      calloc((size_t)dag__nranks, sizeof *g->tasks)};
+  struct group *g = &s->open[s->nopen];
+  *g = (struct group){*r, mode, take_slots(s, r->hi - r->lo), NULL};
+  g->tasks = calloc((size_t)g->mem.ranks, sizeof *g->tasks);
   if (!g->tasks)
     dag__out_of_memory("a reduction group");
-  dag__reductions_open++;
+  set_open(s, s->nopen + 1);
   return g;
+}
+
+/* ------------------------------------------------------------- scopes */
+
+/* The scope of the calling context's children, if it has one. */
+static struct scope *scope_here(void) {
+  struct task *t = dag__current_task();
+  if (t == &dag__root_task)
+    return &top;
+  return innermost && innermost->owner == t ? innermost : NULL;
+}
+
+/* Ends every group of s; a body's scope goes with them. */
+static void end_scope(struct scope *s) {
+  while (s->nopen)
+    end_open_group(s, 0);
+  if (s == &top)
+    return;
+  innermost = s->outer;
+  atomic_fetch_sub_explicit(&dag__reduce_scopes_open, 1, memory_order_relaxed);
+  free(s->open);
+  free(s);
+}
+
+/* A body with a scope returned (dag__body_end_hook): the scope ends. */
+static void body_ended(void) {
+  struct scope *s = scope_here();
+  if (s)
+    end_scope(s);
+}
+
+/* The scope of the calling context's children, made if it has none: a
+ * body's is keyed to its lasting record, which stays current until the
+ * body ends. */
+static struct scope *scope_made_here(void) {
+  struct scope *s = scope_here();
+  if (s)
+    return s;
+  s = calloc(1, sizeof *s);
+  if (!s)
+    dag__out_of_memory("reduction groups");
+  s->owner = dag__current_task_hooked();
+  s->outer = innermost;
+  innermost = s;
+  dag__body_end_hook = body_ended;
+  atomic_fetch_add_explicit(&dag__reduce_scopes_open, 1, memory_order_relaxed);
+  return s;
 }
 
 /* ------------------------------------------------------------ interface */
@@ -314,12 +418,14 @@ static const char *misused(const struct dag_task_info *info, const void *args,
   return NULL;
 }
 
-/* The rank the task runs on: where its other accesses place it. */
+/* The rank the task runs on (its column of slots): where its other
+ * accesses place it when the planner places it; a body's children and
+ * the tasks of a lone rank have one column. */
 static int placed_on(const struct dag_task_info *info,
                      const struct region *regs, const enum dag_mode *modes,
                      size_t n, struct region *others, enum dag_mode *modes_of) {
   if (!dag__planned())
-    return dag__rank;
+    return 0;
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
     if (!dag__is_reduction(modes[i])) {
@@ -333,10 +439,6 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
                        const void *args, size_t args_size,
                        const struct region *regs, const enum dag_mode *modes,
                        size_t n) {
-  if (dag__current_task() != &dag__root_task)
-    return dag__user_error(info, DAG_EINVAL,
-                           "a reduction in a task submitted by a task body: "
-                           "only top-level tasks reduce");
   size_t bad;
   const char *why = misused(info, args, regs, modes, n, &bad);
   if (why)
@@ -344,6 +446,7 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
                            bad, info->items ? " '" : "",
                            info->items ? info->items[bad] : "",
                            info->items ? "'" : "", why);
+  struct scope *s = scope_made_here();
   struct region *tregs = malloc(n * sizeof *tregs);
   enum dag_mode *tmodes = malloc(n * sizeof *tmodes);
   char *targs = malloc(args_size ? args_size : 1);
@@ -351,15 +454,15 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
     dag__out_of_memory("a reduction task");
   memcpy(targs, args, args_size);
   int exec = placed_on(info, regs, modes, n, tregs, tmodes);
-  int S = uniform_slots_per_rank();
+  int S = slots_per_rank_of(s);
   for (size_t i = 0; i < n; i++) {
     tregs[i] = regs[i];
     tmodes[i] = modes[i];
     if (!dag__is_reduction(modes[i]))
       continue;
-    struct group *g = find_group(&regs[i], modes[i]);
+    struct group *g = find_group(s, &regs[i], modes[i]);
     if (!g)
-      g = open_group(&regs[i], modes[i]);
+      g = open_group(s, &regs[i], modes[i]);
     uint64_t k = g->tasks[exec]++ % (uint64_t)S;
     ptrdiff_t delta = slot_delta(g, exec, (int)k);
     tregs[i] = shifted(&regs[i], delta);
@@ -378,17 +481,23 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
   return 0;
 }
 
+bool dag__reduce_scope_open(void) {
+  const struct scope *s = scope_here();
+  return s && s->nopen;
+}
+
 void dag__reduce_end_touched(const struct dag_access *acc, size_t n) {
-  for (size_t a = 0; a < n; a++) {
+  struct scope *s = scope_here();
+  for (size_t a = 0; s && a < n; a++) {
     struct region r;
     const char *why;
     if (dag__region_make(&acc[a].region, &r, &why) || dag__region_empty(&r))
       continue; /* validation reports it */
-    for (size_t i = 0; i < dag__reductions_open;) {
-      const struct group *g = &open_groups[i];
+    for (size_t i = 0; i < s->nopen;) {
+      const struct group *g = &s->open[i];
       bool same = acc[a].mode == g->mode && dag__region_same(&g->item, &r);
       if (!same && dag__region_overlap(&g->item, &r))
-        end_open_group(i);
+        end_open_group(s, i);
       else
         i++;
     }
@@ -396,24 +505,26 @@ void dag__reduce_end_touched(const struct dag_access *acc, size_t n) {
 }
 
 void dag__reduce_end_overlapping(const struct region *regs, size_t n) {
-  for (size_t a = 0; a < n; a++)
-    for (size_t i = 0; i < dag__reductions_open;)
-      if (dag__region_overlap(&open_groups[i].item, &regs[a]))
-        end_open_group(i);
+  struct scope *s = scope_here();
+  for (size_t a = 0; s && a < n; a++)
+    for (size_t i = 0; i < s->nopen;)
+      if (dag__region_overlap(&s->open[i].item, &regs[a]))
+        end_open_group(s, i);
       else
         i++;
 }
 
 void dag__reduce_end_all(void) {
-  while (dag__reductions_open)
-    end_open_group(0);
+  struct scope *s = scope_here();
+  if (s)
+    end_scope(s);
 }
 
 void dag__reduce_release(void) {
-  free(open_groups);
+  free(top.open);
   free(pool);
-  open_groups = NULL;
+  top = (struct scope){0};
   pool = NULL;
-  dag__reductions_open = cap_open = npool = cap_pool = 0;
+  dag__reductions_open = npool = cap_pool = 0;
   slots_per_rank = 0;
 }

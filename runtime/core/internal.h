@@ -138,13 +138,14 @@ enum task_flag {
   TASK_ARGS_POOLED = 0x100, /* args_inline holds the address of the args */
   TASK_WAIT_ONLY = 0x200,   /* taskwait_on: waits, has no body */
   TASK_NO_INLINE = CORE_NO_INLINE, /* see core.h */
-  TASK_SMALL = 0x800,     /* from POOL_TASK_SMALL: DAG_ARGS_SMALL inline */
-  TASK_ON_STACK = 0x1000, /* the record of a task run inline, on the stack
-                             of its submitter (task.c: run_inline) */
-  TASK_PROMOTED = 0x2000, /* ... whose body deferred a child: the task now
-                             lives on in `promoted` */
-  TASK_STAMPED = 0x4000,  /* `ready` holds when and by whom it became ready
-                             (handoff.c; with timing only) */
+  TASK_SMALL = 0x800,      /* from POOL_TASK_SMALL: DAG_ARGS_SMALL inline */
+  TASK_ON_STACK = 0x1000,  /* the record of a task run inline, on the stack
+                              of its submitter (task.c: run_inline) */
+  TASK_PROMOTED = 0x2000,  /* ... whose body deferred a child: the task now
+                              lives on in `promoted` */
+  TASK_STAMPED = 0x4000,   /* `ready` holds when and by whom it became ready
+                              (handoff.c; with timing only) */
+  TASK_BODY_HOOK = 0x8000, /* its body's return calls dag__body_end_hook */
 };
 
 /* Every byte here is paid per waiting task (docs/runtime.md): fields that

@@ -25,6 +25,29 @@ struct task *dag__current_task(void) {
   return current ? current : &dag__root_task;
 }
 
+void (*dag__body_end_hook)(void);
+
+/* The record of a task that lasts past its submitter's frame: t itself,
+ * unless t runs inline on the stack (run_inline), which is then promoted to
+ * a pooled record first, and so are the inline tasks it runs inside. */
+static struct task *lasting(struct task *t);
+
+struct task *dag__current_task_hooked(void) {
+  struct task *t = lasting(current);
+  t->flags |= TASK_BODY_HOOK;
+  return t;
+}
+
+/* t's body returned and asked for the hook: it runs with t current, so
+ * that what it submits are t's children. */
+static void body_end_hook(struct task *t) {
+  struct task *saved = current;
+  current = t;
+  t->flags &= (uint16_t)~TASK_BODY_HOOK;
+  dag__body_end_hook();
+  current = saved;
+}
+
 bool dag__current_task_where(char *buf, size_t size) {
   if (!current || current == &dag__root_task)
     return false;
@@ -214,6 +237,8 @@ struct task *dag__task_run(struct worker *w, struct task *t) {
     return NULL;      /* parked until a commutative sibling finishes */
   t->children = NULL; /* no longer a link: see struct task */
   run_body(w, t, task_args(t));
+  if (unlikely(t->flags & TASK_BODY_HOOK))
+    body_end_hook(t);
   return finish_body(w, t);
 }
 
@@ -313,11 +338,6 @@ struct submission {
 /* Argument blocks up to this size are copied on the stack to run inline. */
 #define INLINE_ARGS_MAX DAG_CORE_PLAIN_ARGS
 
-/* The record of a task that lasts past its submitter's frame: t itself,
- * unless t runs inline on the stack (run_inline), which is then promoted to
- * a pooled record first, and so are the inline tasks it runs inside. */
-static struct task *lasting(struct task *t);
-
 /* s, an inline task on the stack, is about to defer a child, which will
  * outlive s's frame: a pooled record takes s's place from now on, counted
  * as a child of s's parent, so that s's submitter need not wait for its
@@ -386,6 +406,8 @@ static void register_promoted(struct task *p, const struct submission *s) {
 static void finish_inline(struct worker *w, struct task *t,
                           const struct submission *s) {
   struct task *p = t->promoted;
+  if (unlikely(p->flags & TASK_BODY_HOOK))
+    body_end_hook(p); /* first: it may submit children */
   /* The body's share still keeps p from completing meanwhile. */
   bool children_left =
       atomic_load_explicit(&p->unfinished, memory_order_acquire) >
