@@ -73,9 +73,11 @@ void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
 
 /* ----------------------------------------------------------- reduce.c */
 
-/* Reduction groups open among top-level tasks: changed by the program's
- * thread only; atomic so that every submitter may look at it first,
- * before the dearer question of which thread it is. */
+/* Reduction groups open among top-level tasks, plus task bodies' scopes
+ * of groups open on every thread: atomic so that every submitter may look
+ * at it first, before the dearer question of which thread it is and which
+ * groups are its own (a thread-local look cost tiny tasks run inline 70%
+ * more, bench/overhead c). */
 extern _Atomic size_t dag__reductions_open;
 
 /* Submits a task with DAG_REDUCTION accesses (validated): each works on
@@ -99,17 +101,10 @@ void dag__reduce_end_all(void);
  * allocation). */
 void dag__reduce_release(void);
 
-/* Scopes of task bodies' children open, on every thread. */
-extern _Atomic size_t dag__reduce_scopes_open;
-
-/* Whether the calling context may have reduction groups to end: the first
- * look reads two counters that change rarely (a thread-local one cost
- * tiny tasks run inline 70% more, bench/overhead c). */
+/* Whether the calling context may have reduction groups to end. */
 static inline bool dag__reductions_to_end(void) {
   if (likely(
-          !atomic_load_explicit(&dag__reductions_open, memory_order_relaxed) &&
-          !atomic_load_explicit(&dag__reduce_scopes_open,
-                                memory_order_relaxed)))
+          !atomic_load_explicit(&dag__reductions_open, memory_order_relaxed)))
     return false;
   return dag__reduce_scope_open();
 }

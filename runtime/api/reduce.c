@@ -25,7 +25,7 @@
  * The groups of top-level tasks are the program's thread's alone (its
  * submissions, its waits, dag_free), as it alone drives the planner. Those
  * of a body's children are its thread's, in a scope that the body's
- * return ends (dag__body_end_hook), as its taskwait does.
+ * return ends (dag__current_task_hooked), as its taskwait does.
  */
 #include "api/api.h"
 #include "plan/plan.h"
@@ -57,11 +57,10 @@ struct scope {
 };
 
 static struct scope top;             /* the program's: top-level tasks */
-_Atomic size_t dag__reductions_open; /* top.nopen, for any thread to see */
+_Atomic size_t dag__reductions_open; /* see api.h */
 /* The scope of the innermost body on this thread that has one: bodies
  * nest on a thread (a waiting body runs others), so their scopes do. */
 static DAG_THREAD_LOCAL struct scope *innermost;
-_Atomic size_t dag__reduce_scopes_open; /* bodies' scopes, all threads */
 static struct slot_memory *pool; /* slot memory of ended top-level groups */
 static size_t npool, cap_pool;
 static int slots_per_rank; /* S; 0 until the first top-level group */
@@ -282,9 +281,10 @@ static void end_group(const struct scope *s, struct group *g) {
 }
 
 static void set_open(struct scope *s, size_t n) {
-  s->nopen = n;
   if (s == &top)
-    dag__reductions_open = n;
+    atomic_fetch_add_explicit(&dag__reductions_open, n - s->nopen,
+                              memory_order_relaxed);
+  s->nopen = n;
 }
 
 /* Ends open group i of s; the last open one takes its place, alike on
@@ -338,12 +338,13 @@ static void end_scope(struct scope *s) {
   if (s == &top)
     return;
   innermost = s->outer;
-  atomic_fetch_sub_explicit(&dag__reduce_scopes_open, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&dag__reductions_open, 1, memory_order_relaxed);
   free(s->open);
   free(s);
 }
 
-/* A body with a scope returned (dag__body_end_hook): the scope ends. */
+/* A body with a scope returned (dag__current_task_hooked): the scope
+ * ends. */
 static void body_ended(void) {
   struct scope *s = scope_here();
   if (s)
@@ -360,11 +361,10 @@ static struct scope *scope_made_here(void) {
   s = calloc(1, sizeof *s);
   if (!s)
     dag__out_of_memory("reduction groups");
-  s->owner = dag__current_task_hooked();
+  s->owner = dag__current_task_hooked(body_ended);
   s->outer = innermost;
   innermost = s;
-  dag__body_end_hook = body_ended;
-  atomic_fetch_add_explicit(&dag__reduce_scopes_open, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&dag__reductions_open, 1, memory_order_relaxed);
   return s;
 }
 
@@ -525,6 +525,7 @@ void dag__reduce_release(void) {
   free(pool);
   top = (struct scope){0};
   pool = NULL;
-  dag__reductions_open = npool = cap_pool = 0;
+  dag__reductions_open = 0; /* no body runs: no scope is open */
+  npool = cap_pool = 0;
   slots_per_rank = 0;
 }

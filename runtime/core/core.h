@@ -52,13 +52,12 @@ extern struct task dag__root_task;
 
 /* State a task body keeps until it returns (the api layer's reduction
  * groups of its children): inside a body, marks its task so that, when
- * the body returns, dag__body_end_hook runs with the task current (what
- * it submits are the task's children), before the task can complete.
- * Returns the task's record, which stays current until then: a task run
- * inline, on its submitter's stack, gets a pooled one (as when it defers
- * a child). */
-struct task *dag__current_task_hooked(void);
-extern void (*dag__body_end_hook)(void);
+ * the body returns, at_body_end runs with the task current (what it
+ * submits are the task's children), before the task can complete. Returns
+ * the task's record, which stays current until then: a task run inline,
+ * on its submitter's stack, gets a pooled one (as when it defers a
+ * child). Every caller passes the same function. */
+struct task *dag__current_task_hooked(void (*at_body_end)(void));
 
 /* Writes "task 'label' (file:line)" of the task whose body the calling
  * thread runs into buf; false, writing nothing, outside any task. */

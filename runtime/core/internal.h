@@ -145,7 +145,8 @@ enum task_flag {
                               lives on in `promoted` */
   TASK_STAMPED = 0x4000,   /* `ready` holds when and by whom it became ready
                               (handoff.c; with timing only) */
-  TASK_BODY_HOOK = 0x8000, /* its body's return calls dag__body_end_hook */
+  TASK_BODY_HOOK = 0x8000, /* its body's return calls a hook (core.h:
+                              dag__current_task_hooked) */
 };
 
 /* Every byte here is paid per waiting task (docs/runtime.md): fields that

@@ -25,14 +25,17 @@ struct task *dag__current_task(void) {
   return current ? current : &dag__root_task;
 }
 
-void (*dag__body_end_hook)(void);
+/* The hook of dag__current_task_hooked: one for every task (it is the api
+ * layer's), stored by each call, alike. */
+static _Atomic(void (*)(void)) body_end_hook_fn;
 
 /* The record of a task that lasts past its submitter's frame: t itself,
  * unless t runs inline on the stack (run_inline), which is then promoted to
  * a pooled record first, and so are the inline tasks it runs inside. */
 static struct task *lasting(struct task *t);
 
-struct task *dag__current_task_hooked(void) {
+struct task *dag__current_task_hooked(void (*at_body_end)(void)) {
+  atomic_store_explicit(&body_end_hook_fn, at_body_end, memory_order_relaxed);
   struct task *t = lasting(current);
   t->flags |= TASK_BODY_HOOK;
   return t;
@@ -44,7 +47,7 @@ static void body_end_hook(struct task *t) {
   struct task *saved = current;
   current = t;
   t->flags &= (uint16_t)~TASK_BODY_HOOK;
-  dag__body_end_hook();
+  atomic_load_explicit(&body_end_hook_fn, memory_order_relaxed)();
   current = saved;
 }
 
