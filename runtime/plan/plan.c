@@ -339,7 +339,8 @@ static int round_robin;
 
 /* on(rank); else the home of the first written distributed item; else of
  * the first read one; else round-robin by task number. */
-static int place(const struct dag_task_info *info, const struct planned *p) {
+static DAG_ALWAYS_INLINE int place(const struct dag_task_info *info,
+                                   const struct planned *p) {
   if (info->flags & DAG_TASK_ON_RANK)
     return info->rank;
   for (int pass = 0; pass < 2; pass++)
