@@ -138,10 +138,12 @@ static struct region shifted(const struct region *r, ptrdiff_t delta) {
   return s;
 }
 
-/* From the item to its copy in slot k of rank r, the (k * nranks + r)-th
+/* From the item to its copy in slot k of rank r, the (k * ranks + r)-th
  * slot: dag_dist_block deals the slots to the ranks in turn. A copy starts
  * its slot, page-aligned and at the same address on every rank (the
- * item's own address is a rank's own when it is replicated memory). */
+ * item's own address is a rank's own when it is replicated memory); a
+ * body's children have one rank's slots, each on cache lines of its
+ * own. */
 static ptrdiff_t slot_delta(const struct group *g, int rank, int k) {
   uintptr_t slot = (uintptr_t)g->mem.base +
                    (size_t)(k * g->mem.ranks + rank) * g->mem.stride;
