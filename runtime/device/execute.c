@@ -794,14 +794,25 @@ static void fetch(const struct copy_job *job, struct window *w,
 }
 
 /* The device address of host byte x, if it is in one of the regions of
- * the task; else NULL. */
+ * the task; else NULL. A region that holds x itself comes first: the
+ * bounds of a tile's rows also hold the first bytes of the tiles beside
+ * it, whose bytes another region's window maps (through the tile's own
+ * window, a kernel met a granule mapped there for no one). Else a region
+ * whose bounds hold x: a triangle's block starts on a byte that may not
+ * be the triangle's. */
 static void *device_address(struct call *c, uintptr_t x) {
+  const struct region byte = {.lo = x, .hi = x + 1, .span = 1};
+  int bounds = -1;
   for (uint32_t i = 0; i < c->n; i++) {
     const struct region *r = &dag__call_regions(c)[i];
-    if (x >= r->lo && x < r->hi)
+    if (x < r->lo || x >= r->hi)
+      continue;
+    if (dag__region_overlap(r, &byte))
       return (void *)(x + (uintptr_t)call_shifts(c)[i]);
+    if (bounds < 0)
+      bounds = (int)i;
   }
-  return NULL;
+  return bounds < 0 ? NULL : (void *)(x + (uintptr_t)call_shifts(c)[bounds]);
 }
 
 /* Every pointer argument (the task's pointer runs) that falls in one of
