@@ -558,6 +558,64 @@ START_TEST(only_pointer_arguments_are_translated) {
 }
 END_TEST
 
+/* A pointer argument goes through the window of the region that holds its
+ * byte, not of the first region whose bounds do: the bounds of a tile's rows
+ * hold the first byte of the tile beside it, whose granules (4 KiB here,
+ * one per tile row) that tile's window never maps. The task reads tile
+ * (0,0) and writes tile (0,1) of one band of rows, named in that order;
+ * its destination pointer, translated through (0,0)'s window, would land
+ * on an unmapped granule of it (what made device_triangles' syrk fault). */
+enum { BAND_ROWS = 8, BAND_TILE = 512 }; /* doubles: a granule per tile row */
+
+struct band_args {
+  const double *src;
+  double *dst;
+};
+
+static const struct dag_pointers band_pointers[] = {
+    {offsetof(struct band_args, src), 2}};
+
+static void band_kernel(void *p) {
+  struct band_args *a = p;
+  for (int i = 0; i < BAND_ROWS; i++)
+    for (int j = 0; j < BAND_TILE; j++)
+      a->dst[i * 2 * BAND_TILE + j] += a->src[i * 2 * BAND_TILE + j];
+}
+
+static void band_on_device(void *p) {
+  ck_assert_int_eq(dag_emul_launch(band_kernel, p, sizeof(struct band_args)),
+                   0);
+}
+
+static double band_start(int i, int j) { return i * 2 * BAND_TILE + j; }
+
+START_TEST(pointer_goes_through_its_own_tile) {
+  ck_assert_int_eq(setenv("DAG_EMUL_GRANULE", "4K", 1), 0);
+  start("emul", "16M");
+  double(*a)[2 * BAND_TILE] = aligned_alloc(4096, BAND_ROWS * sizeof *a);
+  for (int i = 0; i < BAND_ROWS; i++)
+    for (int j = 0; j < 2 * BAND_TILE; j++)
+      a[i][j] = band_start(i, j);
+  static struct dag_task_info dev = {.fn = band_on_device,
+                                     .label = "band",
+                                     .device = DAG_DEVICE_CUDA,
+                                     POINTERS(band_pointers)};
+  struct band_args t = {&a[0][0], &a[0][BAND_TILE]};
+  struct dag_access acc[2] = {
+      {DAG_IN, dag_region_2d(&a[0][0], BAND_ROWS, BAND_TILE * sizeof(double),
+                             sizeof a[0])},
+      {DAG_INOUT, dag_region_2d(&a[0][BAND_TILE], BAND_ROWS,
+                                BAND_TILE * sizeof(double), sizeof a[0])}};
+  ck_assert_int_eq(dag_submit(&dev, &t, sizeof t, acc, 2), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  CHECK_EACH_2D(i, BAND_ROWS, j, 2 * BAND_TILE,
+                a[i][j] ==
+                    band_start(i, j) +
+                        (j < BAND_TILE ? 0 : band_start(i, j - BAND_TILE)));
+  free(a);
+}
+END_TEST
+
 /* --------------------------------------------------- more than fits */
 
 /* 32 MiB of blocks on a device of 8 MiB (four 2 MiB granules), each block
@@ -807,6 +865,7 @@ int main(void) {
   tcase_add_test(tc, readers_of_one_input_wait_for_its_copy);
   tcase_add_test(tc, task_larger_than_staging_pool);
   tcase_add_test(tc, only_pointer_arguments_are_translated);
+  tcase_add_test(tc, pointer_goes_through_its_own_tile);
   tcase_add_test(tc, working_set_four_times_device);
   tcase_add_exit_test(tc, task_larger_than_device, 1);
   tcase_add_exit_test(tc, host_pointer_write_is_caught, 1);
