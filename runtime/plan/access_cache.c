@@ -35,10 +35,11 @@ struct known {
 static struct known known[KNOWN_SLOTS];
 static const void *version; /* the allocations the table is true for */
 
-/* Whether the table may answer for accesses like `a`. */
+/* Whether the table keeps accesses like `a`: not shaped ones, nor
+ * reductions. dag__access_known need not ask about the mode: no kept
+ * access has one of theirs, so same_key tells them apart. */
 static bool keyable(const struct dag_access *a) {
-  return (unsigned)a->region.ndims <= 1 &&
-         (unsigned)a->mode <= DAG_COMMUTATIVE; /* not shaped */
+  return (unsigned)a->region.ndims <= 1 && (unsigned)a->mode <= DAG_COMMUTATIVE;
 }
 
 static struct known *slot(const struct dag_access *a) {
@@ -59,7 +60,7 @@ _Static_assert(KNOWN_SLOTS == 1 << 13, "slot() takes 13 bits");
 
 bool dag__access_known(const struct dag_access *a, struct region *g,
                        struct resolved *out) {
-  if (!keyable(a))
+  if ((unsigned)a->region.ndims > 1)
     return false;
   const struct known *k = slot(a);
   if (!k->mode || !same_key(k, a))

@@ -127,6 +127,11 @@ static int by_start(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Whether replicated unit u has ranks holding parts of it (see units.c). */
+static inline bool holds_parts(const struct unit *u) {
+  return u->parts != NULL && u->home < 0;
+}
+
 /* Sends rank `to` the bytes of replicated unit u that the parts it holds
  * (a merge left them, see units.c) lack: an interval each, not the whole
  * unit. Its part copies go: it holds all of u now. */
@@ -160,10 +165,16 @@ static __attribute__((noinline)) void fetch_rest(struct unit *u, int to) {
 void dag__unit_fetch(struct unit *u, int to) {
   if (dag__rankset_has(&u->valid, to))
     return;
-  if (unlikely(u->parts != NULL) && u->home < 0)
+  /* Ranks outside the transfer run fetch_rest too, so that the part
+   * copies it drops go on every rank. */
+  if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank)) {
+    if (likely(!holds_parts(u)))
+      plan_transfer(&u->region, holder(u), to);
+    else
+      fetch_rest(u, to);
+  } else if (unlikely(holds_parts(u))) {
     fetch_rest(u, to);
-  else if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
-    plan_transfer(&u->region, holder(u), to);
+  }
   dag__rankset_add(&u->valid, to);
 }
 
