@@ -128,15 +128,14 @@ static int planned_submit(const struct dag_task_info *info, dag_task_fn body,
     return 0;
   struct validated v;
   dag__validate(&v, info, acc, n);
-  int err = v.kept < 0 ? (int)v.kept : 0;
-  if (!err && unlikely(v.reductions))
-    err = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
-                             (size_t)v.kept);
-  else if (!err)
+  if (likely(!v.reductions) && v.kept >= 0)
     dag__plan_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
                      (size_t)v.kept);
+  else if (v.kept >= 0)
+    v.kept = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
+                                (size_t)v.kept);
   dag__validated_release(&v);
-  return err;
+  return v.kept < 0 ? (int)v.kept : 0;
 }
 
 /* A task of this rank alone. */
@@ -151,15 +150,14 @@ static DAG_ALWAYS_INLINE int local_submit(const struct dag_task_info *info,
   }
   struct validated v;
   dag__validate(&v, info, acc, n);
-  int err = v.kept < 0 ? (int)v.kept : 0;
-  if (!err && unlikely(v.reductions))
-    err = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
-                             (size_t)v.kept);
-  else if (!err)
+  if (likely(!v.reductions) && v.kept >= 0)
     dag__local_submit(info, body, args, args_size, v.regs, v.modes,
                       (size_t)v.kept, 0);
+  else if (v.kept >= 0)
+    v.kept = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
+                                (size_t)v.kept);
   dag__validated_release(&v);
-  return err;
+  return v.kept < 0 ? (int)v.kept : 0;
 }
 
 void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,

@@ -77,11 +77,13 @@ static int crossing_error(const struct dag_task_info *info, size_t i,
 static const char unknown_mode[] = "unknown mode";
 
 /* Region i of a reduction or a shaped access (mode m as written): the
- * checks a plain access skips. Out of make_regions' loop, which every
- * task with accesses runs. */
+ * checks a plain access skips, and the count of the reductions that touch
+ * something. Out of make_regions' loop, which every task with accesses
+ * runs. */
 static __attribute__((noinline)) int
 unusual_region(const struct dag_task_info *info, const struct dag_access *a,
-               struct region *out, enum dag_mode *m, const char **why) {
+               struct region *out, enum dag_mode *m, const char **why,
+               size_t *reductions) {
   unsigned shape = dag__shape_of(a->mode);
   *m = dag__unshaped(a->mode);
   bool reduction = dag__is_reduction(*m);
@@ -94,9 +96,12 @@ unusual_region(const struct dag_task_info *info, const struct dag_access *a,
     return DAG_EINVAL;
   int err = shape ? dag__region_make_shaped(&a->region, shape, out, why)
                   : dag__region_make(&a->region, out, why);
-  if (!err && reduction && !dag__region_empty(out))
-    err = (*why = bad_reduction(*m, out)) ? DAG_EINVAL : 0;
-  return err;
+  if (err || !reduction || dag__region_empty(out))
+    return err;
+  if ((*why = bad_reduction(*m, out)))
+    return DAG_EINVAL;
+  ++*reductions;
+  return 0;
 }
 
 /* Validates acc into regs/modes, leaving out empty regions; counts the
@@ -109,10 +114,11 @@ static long make_regions(const struct dag_task_info *info,
   for (size_t i = 0; i < n; i++) {
     enum dag_mode m = acc[i].mode;
     const char *why = NULL;
-    int err = likely(m == DAG_IN || m == DAG_OUT || m == DAG_INOUT ||
-                     m == DAG_COMMUTATIVE)
-                  ? dag__region_make(&acc[i].region, &regs[kept], &why)
-                  : unusual_region(info, &acc[i], &regs[kept], &m, &why);
+    int err =
+        likely(m == DAG_IN || m == DAG_OUT || m == DAG_INOUT ||
+               m == DAG_COMMUTATIVE)
+            ? dag__region_make(&acc[i].region, &regs[kept], &why)
+            : unusual_region(info, &acc[i], &regs[kept], &m, &why, reductions);
     if (err) {
       char name[256];
       if (why == unknown_mode)
@@ -124,7 +130,6 @@ static long make_regions(const struct dag_task_info *info,
     }
     if (dag__region_empty(&regs[kept]))
       continue;
-    *reductions += dag__is_reduction(m);
     const struct allocation *first, *last;
     if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
       return crossing_error(info, i, &acc[i], &regs[kept], first, last);
