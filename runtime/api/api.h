@@ -86,8 +86,9 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
                        const void *args, size_t args_size,
                        const struct region *regs, const enum dag_mode *modes,
                        size_t n);
-/* These act on the groups among the calling context's children (top-level
- * tasks, or the children of the body that calls). */
+/* The calls below act on the groups among the calling context's children
+ * (top-level tasks, or the children of the body that calls). */
+
 /* Whether some are open. */
 bool dag__reduce_scope_open(void);
 /* Ends the groups that an access of acc touches other than as the same

@@ -2,8 +2,8 @@
  * through the public API, on one rank: tasks on parts of one tile that
  * share no byte run at once, those that share the diagonal one after the
  * other, a write of the whole tile waits for both, and a block that is
- * not square is refused (check_device has them on a device). Each test runs in
- * a process of its own (Check forks), with 2 workers. */
+ * not square is refused (check_device has them on a device). Each test
+ * runs in a process of its own (Check forks), with 2 workers. */
 #include <check.h>
 #include <dag.h>
 #include <stdatomic.h>
