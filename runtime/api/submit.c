@@ -120,22 +120,36 @@ static bool plain_task(const struct dag_task_info *info, const void *args,
          (!args_size || (args && args_size <= DAG_CORE_PLAIN_ARGS));
 }
 
+/* Validates the accesses and submits the task: a plain one to the planner
+ * (planned) or the core, one with reductions to reduce.c. */
+static DAG_ALWAYS_INLINE int
+submit_validated(bool planned, const struct dag_task_info *info,
+                 dag_task_fn body, const void *args, size_t args_size,
+                 const struct dag_access *acc, size_t n) {
+  struct validated v;
+  dag__validate(&v, info, acc, n);
+  if (likely(!v.reductions) && v.kept >= 0) {
+    if (planned)
+      dag__plan_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
+                       (size_t)v.kept);
+    else
+      dag__local_submit(info, body, args, args_size, v.regs, v.modes,
+                        (size_t)v.kept, 0);
+  } else if (v.kept >= 0) {
+    v.kept = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
+                                (size_t)v.kept);
+  }
+  dag__validated_release(&v);
+  return v.kept < 0 ? (int)v.kept : 0;
+}
+
 /* A top-level task of a run of several ranks: every rank plans it. */
 static int planned_submit(const struct dag_task_info *info, dag_task_fn body,
                           const void *args, size_t args_size,
                           const struct dag_access *acc, size_t n) {
   if (dag__plan_submit_known(info, body, args, args_size, acc, n))
     return 0;
-  struct validated v;
-  dag__validate(&v, info, acc, n);
-  if (likely(!v.reductions) && v.kept >= 0)
-    dag__plan_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
-                     (size_t)v.kept);
-  else if (v.kept >= 0)
-    v.kept = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
-                                (size_t)v.kept);
-  dag__validated_release(&v);
-  return v.kept < 0 ? (int)v.kept : 0;
+  return submit_validated(true, info, body, args, args_size, acc, n);
 }
 
 /* A task of this rank alone. */
@@ -148,16 +162,7 @@ static DAG_ALWAYS_INLINE int local_submit(const struct dag_task_info *info,
     dag__local_submit(info, body, args, args_size, NULL, NULL, 0, 0);
     return 0;
   }
-  struct validated v;
-  dag__validate(&v, info, acc, n);
-  if (likely(!v.reductions) && v.kept >= 0)
-    dag__local_submit(info, body, args, args_size, v.regs, v.modes,
-                      (size_t)v.kept, 0);
-  else if (v.kept >= 0)
-    v.kept = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
-                                (size_t)v.kept);
-  dag__validated_release(&v);
-  return v.kept < 0 ? (int)v.kept : 0;
+  return submit_validated(false, info, body, args, args_size, acc, n);
 }
 
 void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
