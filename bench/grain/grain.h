@@ -12,7 +12,7 @@
  * task of the graph is checked (each output hashes in all it depends on).
  *
  * One driver (grain.c) serves every runtime: each says how it starts, runs
- * the whole graph, and stops (struct grain_runtime). The runner (run.sh)
+ * the whole graph, and stops (struct grain_runtime). The runner (run)
  * sweeps the iterations, alternating runtimes at each, and computes
  * METG(50%).
  */

@@ -5,7 +5,7 @@
  * reports in microseconds per task. For pattern (a), which runs first, it
  * also reports the growth of the peak resident set size (ru_maxrss) since
  * the runtime started, divided by the number of tasks: a fresh process per
- * runtime keeps that number clean, so the driver (run.sh) starts one per
+ * runtime keeps that number clean, so the runner (run) starts one per
  * runtime. Results go to stdout as text and, with --json FILE, are appended
  * to FILE as JSON Lines: one object per line, e.g.
  *   {"bench":"overhead","runtime":"dag","metric":"a_us_per_task",

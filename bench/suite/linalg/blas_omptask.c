@@ -12,7 +12,7 @@
  * overlap); GEMV is a task per band of rows, as in blas.c. Each tile's kernels
  * run in the same order as in blas.c, so the result and sum= are the same bits
  * as dag's. The Cholesky's priorities only count up to OMP_MAX_TASK_PRIORITY (0
- * when unset: no priorities; the suite sets it, bench/peers.sh).
+ * when unset: no priorities; the suite sets it, bench/runner.py).
  *
  * The tile kernels run in parallel tasks, so OpenBLAS gets one thread each
  * (set here, whatever OPENBLAS_NUM_THREADS says). OMP_NUM_THREADS sets the

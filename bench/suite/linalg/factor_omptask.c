@@ -14,7 +14,7 @@
  * kernels call OpenBLAS with one thread each (the program sets it: tasks
  * call it at the same time). OMP_NUM_THREADS sets the threads; priorities
  * count up to OMP_MAX_TASK_PRIORITY (default 0, which ignores them: the
- * suite sets it, bench/peers.sh).
+ * suite sets it, bench/runner.py).
  *
  * The matrix (and b) are made again before each repetition, untimed; the
  * checks and checksums are factor_tiles.c's.
