@@ -395,7 +395,23 @@ def numbers(text):
 
 
 def parser(prog, doc):
-    """An argument parser whose help is the runner's docstring."""
-    return argparse.ArgumentParser(
+    """An argument parser whose help is the runner's docstring, with the
+    option every runner has: --json FILE."""
+    p = argparse.ArgumentParser(
         prog=prog, description=doc,
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", metavar="FILE", type=Path,
+                   help="append the records (JSON Lines) to FILE")
+    return p
+
+
+def parse(p, **short):
+    """p's options. short names a flag (quick=...) and the values it
+    gives the options that the command line leaves out: an option named
+    beside --quick wins, whatever the order."""
+    opts = p.parse_args()
+    for flag, values in short.items():
+        if getattr(opts, flag):
+            p.set_defaults(**values)
+            opts = p.parse_args()
+    return opts

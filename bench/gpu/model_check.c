@@ -63,18 +63,7 @@ static double calibrate(int b) {
 
 static double run(int n, int b) {
   double *a = matrix(n), *bm = matrix(n), *c = matrix(n);
-  int nt = n / b;
-  dag_check(dag_init()); /* its start-up (threads, devices) is not timed */
-  double t0 = now_seconds();
-  for (int i = 0; i < nt; i++)
-    for (int j = 0; j < nt; j++)
-      for (int l = 0; l < nt; l++) {
-        struct dag_access acc[3];
-        struct gemm_args g = gemm_tile(a, bm, c, n, b, i, j, l, acc);
-        dag_check(dag_submit(&gemm_info, &g, sizeof g, acc, 3));
-      }
-  dag_check(dag_taskwait());
-  double wall = now_seconds() - t0;
+  double wall = timed_gemm(&gemm_info, a, bm, c, n, b);
   free(a);
   free(bm);
   free(c);

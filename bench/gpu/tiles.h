@@ -1,6 +1,7 @@
 /* tiles.h — what the timed-model benchmarks of bench/gpu share: the tile
  * product's arguments and work, tiles of a row-major matrix as regions,
- * matrices that are never touched, a clock and a sort order.
+ * a clock, the timed tiled product, matrices that are never touched and a
+ * sort order.
  */
 #ifndef DAG_BENCH_GPU_TILES_H
 #define DAG_BENCH_GPU_TILES_H
@@ -53,6 +54,33 @@ static inline struct gemm_args gemm_tile(const double *a, const double *bm,
                             n};
 }
 
+static inline double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The tiled product C += A B of n x n matrices in b x b tiles, each tile
+ * product a task of info, after dag_init (its start-up, threads and devices,
+ * is not timed): the seconds from the first submission to the end of the
+ * taskwait. */
+static inline double timed_gemm(const struct dag_task_info *info,
+                                const double *a, const double *bm, double *c,
+                                int n, int b) {
+  int nt = n / b;
+  dag_check(dag_init());
+  double t0 = now_seconds();
+  for (int i = 0; i < nt; i++)
+    for (int j = 0; j < nt; j++)
+      for (int l = 0; l < nt; l++) {
+        struct dag_access acc[3];
+        struct gemm_args g = gemm_tile(a, bm, c, n, b, i, j, l, acc);
+        dag_check(dag_submit(info, &g, sizeof g, acc, 3));
+      }
+  dag_check(dag_taskwait());
+  return now_seconds() - t0;
+}
+
 /* n x n doubles of address space, never touched: on the timed model no
  * body reads them and no copy moves them. */
 static inline double *untouched(int n) {
@@ -63,12 +91,6 @@ static inline double *untouched(int n) {
     exit(1);
   }
   return p;
-}
-
-static inline double now_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* qsort's order of doubles. */
