@@ -68,13 +68,15 @@ endfunction()
 #
 # The test bench_NAME_smoke: the runner run-NAME (bench_runner) with ARGS,
 # labelled bench; it passes when the runner exits 0, or with PASS, when what
-# the runner prints matches the regular expression.
+# the runner prints matches the regular expression. Either way it fails when
+# a run failed or the runner broke (ctest reads no exit status beside PASS).
 function(bench_smoke_test name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "TIMEOUT;PASS" "ARGS;ENVIRONMENT")
   set(test bench_${name}_smoke)
   add_test(NAME ${test}
            COMMAND ${CMAKE_CURRENT_BINARY_DIR}/run-${name} ${arg_ARGS})
-  set_tests_properties(${test} PROPERTIES LABELS bench TIMEOUT ${arg_TIMEOUT})
+  set_tests_properties(${test} PROPERTIES LABELS bench TIMEOUT ${arg_TIMEOUT}
+                       FAIL_REGULAR_EXPRESSION "FAILED|Traceback")
   if(DEFINED arg_PASS)
     set_tests_properties(${test} PROPERTIES
                          PASS_REGULAR_EXPRESSION "${arg_PASS}")

@@ -20,6 +20,7 @@ What the runners do alike is here once:
   each cell with its ratio.
 """
 import argparse
+import atexit
 import json
 import math
 import os
@@ -149,25 +150,24 @@ def stop(proc):
 
 def execute(argv, env, timeout=None):
     """(exit status, or None on a timeout; stdout; stderr) of one run; a
-    program that cannot start exits 127, as in the shell."""
+    program that cannot start exits 127, as in the shell. The program is
+    started by timeout(1), which also keeps its time limit (0: none): a
+    process's peak RSS (ru_maxrss) starts at that of the process that
+    forked it, and Python's 16 MiB would hide what a program measures of
+    its own (bench/overhead, bench/nested)."""
+    limit = ["timeout", "-k", "5", str(timeout or 0)]
+    proc = subprocess.Popen(limit + [str(a) for a in argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=env, text=True,
+                            start_new_session=True)
     try:
-        proc = subprocess.Popen([str(a) for a in argv],
-                                stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env=env, text=True,
-                                start_new_session=True)
-    except OSError as e:
-        return 127, "", f"{argv[0]}: {e.strerror}"
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return proc.returncode, out, err
-    except subprocess.TimeoutExpired:
-        stop(proc)
         out, err = proc.communicate()
-        return None, out, err
-    except BaseException:  # Ctrl-C: leave nothing running
+    except BaseException:  # Ctrl-C, SIGTERM: leave nothing running
         stop(proc)
         raise
+    # 124: timeout(1) ended it; 137 or SIGKILL: it had to kill it.
+    timed_out = timeout and proc.returncode in (124, 137, -signal.SIGKILL)
+    return None if timed_out else proc.returncode, out, err
 
 
 def own_words(text):
@@ -205,6 +205,10 @@ class Runner:
         self.records = []
         self.failed = 0
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{name}-"))
+        atexit.register(shutil.rmtree, self.tmp, ignore_errors=True)
+        if json_path:  # a bad path said now, not after the whole run
+            Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+            Path(json_path).touch()
 
     def note(self, text):
         print(f"{self.name}: {text}", file=sys.stderr, flush=True)
@@ -237,7 +241,6 @@ class Runner:
     def finish(self, status=0):
         """The records appended to --json's file, the failed runs counted;
         the exit status: 1 where a run failed, else status."""
-        shutil.rmtree(self.tmp, ignore_errors=True)
         if self.json:
             with open(self.json, "a") as f:
                 f.writelines(json.dumps(r, separators=(",", ":")) + "\n"
@@ -249,8 +252,11 @@ class Runner:
 
 
 def main(body):
-    """Runs body() and exits with its status: 130 on Ctrl-C, 2 for bad
-    arguments (argparse's own)."""
+    """Runs body() and exits with its status: 2 for bad arguments
+    (argparse's own), 130 on Ctrl-C, 143 on SIGTERM (ctest's timeout),
+    the running program ended either way and the temporary folder
+    removed."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         sys.exit(body())
     except KeyboardInterrupt:
@@ -392,6 +398,14 @@ def numbers(text):
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"need numbers >= 1: {text!r}")
     return values
+
+
+def positive(text):
+    """An option's whole number, at least 1."""
+    values = numbers(text)
+    if len(values) != 1:
+        raise argparse.ArgumentTypeError(f"not one number: {text!r}")
+    return values[0]
 
 
 def parser(prog, doc):
