@@ -353,6 +353,15 @@ def print_table(header, rows):
               .rstrip())
 
 
+def columns(names, records):
+    """A table's columns: the runtimes of names (a runner's --runtimes, a
+    variant standing for its runtime) that have records, each once, in
+    order."""
+    seen = {r.get("runtime") for r in records}
+    return [rt for rt in dict.fromkeys(variant(n)[0] for n in names)
+            if rt in seen]
+
+
 def best_variants(records, key, value="value", lower=False):
     """key(record) -> the record of the variant that did best (the largest
     value, or the smallest where lower), of records with that key."""
