@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DAG_VERSION_MAJOR 0
-#define DAG_VERSION_MINOR 1
+#define DAG_VERSION_MINOR 2
 
 /* ---------------------------------------------------------------- errors */
 
@@ -380,33 +380,58 @@ DAG_API int dag_nranks(void);
 /* ---------------------------------------------------- distributed memory */
 
 /* How dag_alloc memory is spread over the ranks: which rank is the home of
- * each byte. Build one with the functions below. */
+ * each byte. Build one with the functions below. Every distribution cuts
+ * the memory into blocks, the units in which data moves between ranks;
+ * a "block" distribution gives each rank one contiguous run of them, a
+ * "block-cyclic" one deals them to the ranks in turn. */
 enum dag_dist_kind {
-  DAG_DIST_BLOCK = 1, /* 1-D block-cyclic */
-  DAG_DIST_2D,        /* 2-D block-cyclic on a p x q grid of ranks */
-  DAG_DIST_OWNER      /* a function of the user's */
+  DAG_DIST_BLOCK = 1,       /* 1-D block: a run of blocks per rank */
+  DAG_DIST_BLOCK_CYCLIC_2D, /* 2-D block-cyclic on a p x q grid of ranks */
+  DAG_DIST_OWNER,           /* a function of the user's */
+  DAG_DIST_BLOCK_CYCLIC,    /* 1-D block-cyclic */
+  DAG_DIST_BLOCK_2D,        /* 2-D block: a rectangle of blocks per rank */
+  DAG_DIST_2D = DAG_DIST_BLOCK_CYCLIC_2D /* the name before 0.2 */
 };
 
 struct dag_dist {
   enum dag_dist_kind kind;
-  size_t elem;   /* bytes per element (BLOCK, 2D) */
-  size_t block;  /* BLOCK: elements per block; OWNER: bytes per unit */
-  size_t ld;     /* 2D: elements per row of the row-major matrix */
-  size_t mb, nb; /* 2D: rows and columns of a block, in elements */
-  int p, q;      /* 2D: the grid of ranks, p x q <= dag_nranks() */
+  size_t elem;   /* bytes per element (all but OWNER) */
+  size_t block;  /* 1-D: elements per block; OWNER: bytes per unit */
+  size_t ld;     /* 2-D: elements per row of the row-major matrix */
+  size_t mb, nb; /* 2-D: rows and columns of a block, in elements */
+  int p, q;      /* 2-D: the grid of ranks, p x q <= dag_nranks() */
   /* OWNER: the home rank of the unit that starts `offset` bytes into the
    * allocation; must give the same answer on every rank. */
   int (*owner)(size_t offset, void *ctx);
   void *ctx;
 };
 
-/* Blocks of `block` elements of `elem` bytes, dealt to ranks 0, 1, ... in
- * turn. */
+/* Blocks of `block` elements of `elem` bytes; each rank is the home of one
+ * contiguous run of them, the runs as equal as whole blocks allow (with n
+ * blocks on r ranks, block k lives on rank k * r / n). A 1-D array cut in
+ * rows: block = one row's elements times the rows a task works on, and the
+ * rows around a rank's run are its only neighbours on other ranks. Before
+ * version 0.2 this call dealt the blocks in turn, as
+ * dag_dist_block_cyclic does now. */
 DAG_API struct dag_dist dag_dist_block(size_t elem, size_t block);
-/* A row-major matrix of `ld` elements per row in mb x nb blocks; block
- * (i, j) lives on rank (i mod p) * q + (j mod q). */
+/* Blocks of `block` elements of `elem` bytes, dealt to ranks 0, 1, ... in
+ * turn: block k lives on rank k mod r. Balances work that moves along the
+ * array (a factorization); sends every neighbour's halo across ranks. */
+DAG_API struct dag_dist dag_dist_block_cyclic(size_t elem, size_t block);
+/* A row-major matrix of `ld` elements per row in mb x nb blocks, on a
+ * p x q grid of ranks; block (i, j) lives on rank (i mod p) * q + (j mod q)
+ * (ScaLAPACK's layout: dense linear algebra). */
+DAG_API struct dag_dist dag_dist_block_cyclic_2d(size_t elem, size_t ld,
+                                                 size_t mb, size_t nb, int p,
+                                                 int q);
+/* dag_dist_block_cyclic_2d under its name before version 0.2. */
 DAG_API struct dag_dist dag_dist_2d(size_t elem, size_t ld, size_t mb,
                                     size_t nb, int p, int q);
+/* The same blocks, each rank the home of one rectangle of them: with
+ * bi x bj blocks, block (i, j) lives on rank (i * p / bi) * q + j * q / bj
+ * (a stencil's domain decomposition). */
+DAG_API struct dag_dist dag_dist_block_2d(size_t elem, size_t ld, size_t mb,
+                                          size_t nb, int p, int q);
 /* Units of `unit` bytes; unit k lives on rank owner(k * unit, ctx). */
 DAG_API struct dag_dist
 dag_dist_owner(size_t unit, int (*owner)(size_t offset, void *ctx), void *ctx);
@@ -419,8 +444,12 @@ DAG_API int dag_grid(int nranks, int *p, int *q);
  * a rank's physical memory grows only with what it writes (what it owns, or
  * receives to run a task). Call it on every rank in the same order with the
  * same arguments, from the program (not inside a task). Returns the memory,
- * zero-filled, or NULL with dag_last_error() telling why. */
+ * zero-filled, or NULL with dag_last_error() telling why. The macro below
+ * passes the call's file and line, by which messages name the memory. */
 DAG_API void *dag_alloc(size_t bytes, struct dag_dist dist);
+DAG_API void *dag_alloc_at(size_t bytes, struct dag_dist dist, const char *file,
+                           int line);
+#define dag_alloc(bytes, dist) dag_alloc_at((bytes), (dist), __FILE__, __LINE__)
 /* Frees dag_alloc memory and forgets its history, once the tasks that use
  * it are done; like dag_alloc, a call of the program. Returns 0, or
  * DAG_EINVAL if p is not the start of dag_alloc memory or the call comes

@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
   long bins = argc > 4 ? atol(argv[4]) : 1024;
   int reps = argc > 5 ? atoi(argv[5]) : 9;
   uint32_t *x = dag_alloc((size_t)(blocks * block) * sizeof *x,
-                          dag_dist_block(sizeof *x, (size_t)block));
+                          dag_dist_block_cyclic(sizeof *x, (size_t)block));
   int64_t *hist = calloc((size_t)bins, sizeof *hist);
   int64_t *want = calloc((size_t)bins, sizeof *want);
   double *ms = malloc((size_t)reps * sizeof *ms);

@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  char *block = dag_alloc(bytes, dag_dist_block(1, bytes));
+  char *block = dag_alloc(bytes, dag_dist_block_cyclic(1, bytes));
   char *buf = calloc(1, bytes);
   if (!block || !buf)
     return 1;

@@ -54,8 +54,8 @@ static int d_init(int nthreads) {
     return 1;
   }
 #ifdef OVH_DISTRIBUTED
-  vars =
-      dag_alloc(OVH_MAX_CHAINS * sizeof *vars, dag_dist_block(sizeof *vars, 1));
+  vars = dag_alloc(OVH_MAX_CHAINS * sizeof *vars,
+                   dag_dist_block_cyclic(sizeof *vars, 1));
   if (!vars) {
     fprintf(stderr, "dag: dag_alloc failed: %s\n", dag_last_error());
     return 1;

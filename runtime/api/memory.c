@@ -22,7 +22,8 @@ static int outside_tasks(const char *call) {
                          call);
 }
 
-void *dag_alloc(size_t bytes, struct dag_dist dist) {
+void *dag_alloc_at(size_t bytes, struct dag_dist dist, const char *file,
+                   int line) {
   int err = dag__ensure_started();
   if (err) {
     dag__user_error(NULL, err, "dag_alloc: %s", dag__not_started_why(err));
@@ -30,7 +31,13 @@ void *dag_alloc(size_t bytes, struct dag_dist dist) {
   }
   if (outside_tasks("dag_alloc"))
     return NULL;
-  return dag__dist_alloc(bytes, dist);
+  return dag__dist_alloc(bytes, dist, file, line);
+}
+
+/* For a program that calls it through a pointer, or compiled against the
+ * header of 0.1: no site. */
+void *(dag_alloc)(size_t bytes, struct dag_dist dist) {
+  return dag_alloc_at(bytes, dist, NULL, 0);
 }
 
 int dag_free(void *p) {
@@ -66,16 +73,33 @@ struct dag_dist dag_dist_block(size_t elem, size_t block) {
   return d;
 }
 
+struct dag_dist dag_dist_block_cyclic(size_t elem, size_t block) {
+  struct dag_dist d = {
+      .kind = DAG_DIST_BLOCK_CYCLIC, .elem = elem, .block = block};
+  return d;
+}
+
+static struct dag_dist grid_dist(enum dag_dist_kind kind, size_t elem,
+                                 size_t ld, size_t mb, size_t nb, int p,
+                                 int q) {
+  struct dag_dist d = {
+      .kind = kind, .elem = elem, .ld = ld, .mb = mb, .nb = nb, .p = p, .q = q};
+  return d;
+}
+
+struct dag_dist dag_dist_block_cyclic_2d(size_t elem, size_t ld, size_t mb,
+                                         size_t nb, int p, int q) {
+  return grid_dist(DAG_DIST_BLOCK_CYCLIC_2D, elem, ld, mb, nb, p, q);
+}
+
 struct dag_dist dag_dist_2d(size_t elem, size_t ld, size_t mb, size_t nb, int p,
                             int q) {
-  struct dag_dist d = {.kind = DAG_DIST_2D,
-                       .elem = elem,
-                       .ld = ld,
-                       .mb = mb,
-                       .nb = nb,
-                       .p = p,
-                       .q = q};
-  return d;
+  return grid_dist(DAG_DIST_BLOCK_CYCLIC_2D, elem, ld, mb, nb, p, q);
+}
+
+struct dag_dist dag_dist_block_2d(size_t elem, size_t ld, size_t mb, size_t nb,
+                                  int p, int q) {
+  return grid_dist(DAG_DIST_BLOCK_2D, elem, ld, mb, nb, p, q);
 }
 
 struct dag_dist

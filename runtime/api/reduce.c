@@ -139,8 +139,8 @@ static struct region shifted(const struct region *r, ptrdiff_t delta) {
 }
 
 /* From the item to its copy in slot k of rank r, the (k * ranks + r)-th
- * slot: dag_dist_block deals the slots to the ranks in turn. A copy starts
- * its slot, page-aligned and at the same address on every rank (the
+ * slot: dag_dist_block_cyclic deals the slots to the ranks in turn. A copy
+ * starts its slot, page-aligned and at the same address on every rank (the
  * item's own address is a rank's own when it is replicated memory); a
  * body's children have one rank's slots, each on cache lines of its
  * own. */
@@ -183,7 +183,8 @@ static struct slot_memory take_slots(const struct scope *s, size_t extent) {
       pool[i] = pool[--npool];
       return m;
     }
-  void *base = dag_alloc(stride * (size_t)count, dag_dist_block(stride, 1));
+  void *base =
+      dag_alloc(stride * (size_t)count, dag_dist_block_cyclic(stride, 1));
   if (!base)
     dag__out_of_memory("the private copies of a reduction");
   return (struct slot_memory){base, stride, dag__nranks, count};

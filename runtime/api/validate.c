@@ -46,32 +46,51 @@ static const char *access_name(const struct dag_task_info *info, size_t i,
   return buf;
 }
 
-/* r, access i, crosses the edge of dag_alloc memory: an extent written
- * wrong (OpenMP matches depend items by start address only, so code ported
- * from it may name far too many bytes). Under MPI a transfer would then
- * reach beyond the allocation. */
-static int crossing_error(const struct dag_task_info *info, size_t i,
-                          const struct dag_access *acc, const struct region *r,
-                          const struct allocation *first,
-                          const struct allocation *last) {
-  char name[256];
+/* r, access i, lies wrong against dag_alloc memory (`how`, allocation a):
+ * it crosses an allocation's edge, an extent written wrong (OpenMP matches
+ * depend items by start address only, so code ported from it may name far
+ * too many bytes), or it lies just outside an allocation, as a token past
+ * the end of an array may (OpenMP only compares its address; here an item
+ * is memory the task uses, and under MPI a transfer would reach memory no
+ * rank holds). */
+static int misplaced_error(const struct dag_task_info *info, size_t i,
+                           const struct dag_access *acc, const struct region *r,
+                           enum dist_misplaced how,
+                           const struct allocation *a) {
+  char name[256], memory[256], where[400];
   access_name(info, i, name, sizeof name);
-  size_t bytes = (size_t)(r->hi - r->lo);
-  if (first)
-    return dag__user_error(
-        info, DAG_EINVAL,
-        "%s (%s, %zu bytes from %p) reaches %zu bytes past the end of its "
-        "dag_alloc allocation (%zu bytes at %p); is its extent in elements "
-        "of the right type?",
-        name, mode_name(dag__unshaped(acc->mode)), bytes, (void *)r->lo,
-        (size_t)(r->hi - ((uintptr_t)first->base + first->bytes)), first->bytes,
-        (void *)first->base);
-  return dag__user_error(
-      info, DAG_EINVAL,
-      "%s (%s, %zu bytes from %p) starts outside dag_alloc memory and ends "
-      "inside the allocation of %zu bytes at %p",
-      name, mode_name(dag__unshaped(acc->mode)), bytes, (void *)r->lo,
-      last->bytes, (void *)last->base);
+  dag__dist_name(memory, sizeof memory, a);
+  uintptr_t base = (uintptr_t)a->base, end = base + a->bytes;
+  long long from =
+      r->lo >= base ? (long long)(r->lo - base) : -(long long)(base - r->lo);
+  const char *hint = "; is its extent in elements of the right type?";
+  switch (how) {
+  case DIST_CROSSES:
+    snprintf(where, sizeof where, "runs from %s into another allocation",
+             memory);
+    break;
+  case DIST_LEAVES:
+    snprintf(where, sizeof where, "reaches %zu bytes past the end of %s",
+             (size_t)(r->hi - end), memory);
+    break;
+  case DIST_ENTERS:
+    snprintf(where, sizeof where, "starts %zu bytes before %s",
+             (size_t)(base - r->lo), memory);
+    break;
+  case DIST_HOLDS:
+    snprintf(where, sizeof where, "holds the whole of %s and bytes around it",
+             memory);
+    break;
+  default: /* DIST_BEFORE_START, DIST_PAST_END */
+    snprintf(where, sizeof where, "lies just %s %s",
+             how == DIST_PAST_END ? "past the end of" : "before", memory);
+    hint = "; an item is memory the task reads or writes, not a token: name "
+           "bytes of the array, or a variable of their own";
+  }
+  return dag__user_error(info, DAG_EINVAL,
+                         "%s (%s, %zu bytes at offset %lld) %s%s", name,
+                         mode_name(dag__unshaped(acc->mode)),
+                         (size_t)(r->hi - r->lo), from, where, hint);
 }
 
 static const char unknown_mode[] = "unknown mode";
@@ -130,9 +149,10 @@ static long make_regions(const struct dag_task_info *info,
     }
     if (dag__region_empty(&regs[kept]))
       continue;
-    const struct allocation *first, *last;
-    if (unlikely(dag__dist_crossed(&regs[kept], &first, &last)))
-      return crossing_error(info, i, &acc[i], &regs[kept], first, last);
+    const struct allocation *a;
+    enum dist_misplaced how = dag__dist_misplaced(&regs[kept], &a);
+    if (unlikely(how != DIST_FITS))
+      return misplaced_error(info, i, &acc[i], &regs[kept], how, a);
     modes[kept++] = m;
   }
   return (long)kept;

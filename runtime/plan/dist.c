@@ -28,14 +28,25 @@
 
 static atomic_bool owner_warned;
 
-int dag__dist_home_for(const struct dag_dist *d, size_t offset, int nranks) {
+int dag__dist_home_for(const struct dag_dist *d, size_t bytes, size_t offset,
+                       int nranks) {
   switch (d->kind) {
-  case DAG_DIST_BLOCK:
+  case DAG_DIST_BLOCK: { /* block k of n on rank k * nranks / n */
+    size_t b = d->elem * d->block;
+    return (int)(offset / b * (size_t)nranks / dag__ceil_div(bytes, b));
+  }
+  case DAG_DIST_BLOCK_CYCLIC:
     return (int)((offset / (d->elem * d->block)) % (size_t)nranks);
-  case DAG_DIST_2D: {
+  case DAG_DIST_BLOCK_CYCLIC_2D:
+  case DAG_DIST_BLOCK_2D: {
     size_t e = offset / d->elem;
     size_t bi = e / d->ld / d->mb, bj = e % d->ld / d->nb;
-    return (int)(bi % (size_t)d->p) * d->q + (int)(bj % (size_t)d->q);
+    if (d->kind == DAG_DIST_BLOCK_CYCLIC_2D)
+      return (int)(bi % (size_t)d->p) * d->q + (int)(bj % (size_t)d->q);
+    size_t nbi, nbj;
+    dag__dist_grid_of_blocks(d, bytes, &nbi, &nbj);
+    return (int)(bi * (size_t)d->p / nbi) * d->q +
+           (int)(bj * (size_t)d->q / nbj);
   }
   case DAG_DIST_OWNER: {
     size_t start = offset - offset % d->block;
@@ -55,7 +66,7 @@ int dag__dist_home_for(const struct dag_dist *d, size_t offset, int nranks) {
 }
 
 int dag__dist_home(const struct allocation *a, size_t offset) {
-  return dag__dist_home_for(&a->dist, offset, dag__nranks);
+  return dag__dist_home_for(&a->dist, a->bytes, offset, dag__nranks);
 }
 
 void dag__dist_block(const struct allocation *a, size_t offset, size_t *begin,
@@ -63,13 +74,15 @@ void dag__dist_block(const struct allocation *a, size_t offset, size_t *begin,
   const struct dag_dist *d = &a->dist;
   size_t lo, hi;
   switch (d->kind) {
-  case DAG_DIST_BLOCK: {
+  case DAG_DIST_BLOCK:
+  case DAG_DIST_BLOCK_CYCLIC: {
     size_t b = d->elem * d->block;
     lo = offset - offset % b;
     hi = lo + b;
     break;
   }
-  case DAG_DIST_2D: {
+  case DAG_DIST_BLOCK_CYCLIC_2D:
+  case DAG_DIST_BLOCK_2D: {
     size_t e = offset / d->elem;
     size_t row = e / d->ld, col = e % d->ld;
     size_t c0 = col - col % d->nb, c1 = c0 + d->nb;
@@ -95,14 +108,16 @@ void dag__dist_block(const struct allocation *a, size_t offset, size_t *begin,
 
 /* ---------------------------------------------------------- registry */
 
+/* An allocation's bytes [lo, hi) inside the mapping [map_lo, map_hi) that
+ * reserves the pages around them. */
 struct entry {
-  uintptr_t lo, hi; /* [base, base + bytes) */
+  uintptr_t lo, hi, map_lo, map_hi;
   const struct allocation *a;
 };
 
 struct table {
   struct table *retired; /* older tables, kept until release */
-  uintptr_t lo, hi;      /* bounds of all entries: a quick "not ours" */
+  uintptr_t lo, hi;      /* bounds of all mappings: a quick "not ours" */
   size_t n;
   struct entry e[];
 };
@@ -121,36 +136,68 @@ const void *dag__dist_version(void) {
   return atomic_load_explicit(&current, memory_order_acquire);
 }
 
-/* The allocation of table t holding the byte at x, or NULL. */
-static const struct allocation *find(const struct table *t, uintptr_t x) {
-  if (likely(!t || x < t->lo || x >= t->hi))
-    return NULL;
-  size_t lo = 0, hi = t->n; /* the entry is in [lo, hi) if anywhere */
+/* The index of the first entry of t whose mapping ends after x (t->n if
+ * none). */
+static size_t first_ending_after(const struct table *t, uintptr_t x) {
+  size_t lo = 0, hi = t->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (x < t->e[mid].lo)
-      hi = mid;
-    else if (x >= t->e[mid].hi)
+    if (t->e[mid].map_hi <= x)
       lo = mid + 1;
     else
-      return t->e[mid].a;
+      hi = mid;
   }
-  return NULL;
+  return lo;
+}
+
+/* The entry of t whose mapping holds x, or NULL. */
+static const struct entry *mapping_of(const struct table *t, uintptr_t x) {
+  if (likely(!t || x < t->lo || x >= t->hi))
+    return NULL;
+  size_t i = first_ending_after(t, x);
+  return i < t->n && t->e[i].map_lo <= x ? &t->e[i] : NULL;
 }
 
 const struct allocation *dag__dist_find(const void *p) {
-  return find(atomic_load_explicit(&current, memory_order_acquire),
-              (uintptr_t)p);
+  uintptr_t x = (uintptr_t)p;
+  const struct entry *e =
+      mapping_of(atomic_load_explicit(&current, memory_order_acquire), x);
+  return e && x >= e->lo && x < e->hi ? e->a : NULL;
 }
 
-bool dag__dist_crossed(const struct region *r, const struct allocation **first,
-                       const struct allocation **last) {
+enum dist_misplaced dag__dist_misplaced(const struct region *r,
+                                        const struct allocation **a) {
   struct table *t = atomic_load_explicit(&current, memory_order_acquire);
   if (likely(!t || r->hi <= t->lo || r->lo >= t->hi))
-    return false; /* nowhere near dag_alloc memory */
-  *first = find(t, r->lo);
-  *last = find(t, r->hi - 1);
-  return *first != *last;
+    return DIST_FITS; /* nowhere near dag_alloc memory */
+  const struct entry *first = mapping_of(t, r->lo);
+  const struct entry *last = mapping_of(t, r->hi - 1);
+  if (first && first == last) {
+    *a = first->a;
+    if (r->lo < first->lo)
+      return r->hi <= first->lo ? DIST_BEFORE_START : DIST_ENTERS;
+    if (r->hi > first->hi)
+      return r->lo >= first->hi ? DIST_PAST_END : DIST_LEAVES;
+    return DIST_FITS;
+  }
+  if (first && last) {
+    *a = first->a;
+    return DIST_CROSSES;
+  }
+  if (first) {
+    *a = first->a;
+    return r->lo < first->hi ? DIST_LEAVES : DIST_PAST_END;
+  }
+  if (last) {
+    *a = last->a;
+    return r->hi > last->lo ? DIST_ENTERS : DIST_BEFORE_START;
+  }
+  size_t i = first_ending_after(t, r->lo); /* a mapping wholly inside r? */
+  if (i < t->n && t->e[i].map_lo < r->hi) {
+    *a = t->e[i].a;
+    return DIST_HOLDS;
+  }
+  return DIST_FITS;
 }
 
 /* Publishes a copy of the current table with entry `add` inserted (when
@@ -176,8 +223,8 @@ static void publish(struct entry add, size_t drop) {
   if (!placed)
     t->e[j++] = add;
   t->n = m;
-  t->lo = m ? t->e[0].lo : 0;
-  t->hi = m ? t->e[m - 1].hi : 0;
+  t->lo = m ? t->e[0].map_lo : 0;
+  t->hi = m ? t->e[m - 1].map_hi : 0;
   t->retired = NULL;
   atomic_store_explicit(&current, t, memory_order_release);
   if (old) {
@@ -188,66 +235,94 @@ static void publish(struct entry add, size_t drop) {
 
 /* ------------------------------------------------------------ the API */
 
-static int check_dist(const struct dag_dist *d, int nranks) {
+/* "dag_alloc (p2p.c:12)", or "dag_alloc" when the site is unknown. */
+static const char *call_name(char *buf, size_t size, const char *file,
+                             int line) {
+  if (file)
+    snprintf(buf, size, "dag_alloc (%s:%d)", file, line);
+  else
+    snprintf(buf, size, "dag_alloc");
+  return buf;
+}
+
+static int check_dist(const char *call, const struct dag_dist *d, int nranks) {
   size_t b;
   switch (d->kind) {
   case DAG_DIST_BLOCK:
+  case DAG_DIST_BLOCK_CYCLIC:
     if (!d->elem || !d->block)
       return dag__user_error(NULL, DAG_EINVAL,
-                             "dag_alloc: block distribution of %zu elements "
-                             "of %zu bytes; both must be positive",
-                             d->block, d->elem);
+                             "%s: blocks of %zu elements of %zu bytes; both "
+                             "must be positive",
+                             call, d->block, d->elem);
     if (__builtin_mul_overflow(d->elem, d->block, &b))
       return dag__user_error(NULL, DAG_EOVERFLOW,
-                             "dag_alloc: blocks of %zu elements of %zu bytes "
+                             "%s: blocks of %zu elements of %zu bytes "
                              "overflow size_t",
-                             d->block, d->elem);
+                             call, d->block, d->elem);
     return 0;
-  case DAG_DIST_2D:
+  case DAG_DIST_BLOCK_CYCLIC_2D:
+  case DAG_DIST_BLOCK_2D:
     if (!d->elem || !d->ld || !d->mb || !d->nb)
       return dag__user_error(NULL, DAG_EINVAL,
-                             "dag_alloc: 2-D distribution with elem %zu, ld "
-                             "%zu, mb %zu, nb %zu; all must be positive",
-                             d->elem, d->ld, d->mb, d->nb);
+                             "%s: 2-D distribution with elem %zu, ld %zu, mb "
+                             "%zu, nb %zu; all must be positive",
+                             call, d->elem, d->ld, d->mb, d->nb);
     if (__builtin_mul_overflow(d->elem, d->ld, &b))
       return dag__user_error(NULL, DAG_EOVERFLOW,
-                             "dag_alloc: rows of %zu elements of %zu bytes "
-                             "overflow size_t",
-                             d->ld, d->elem);
+                             "%s: rows of %zu elements of %zu bytes overflow "
+                             "size_t",
+                             call, d->ld, d->elem);
     if (d->p < 1 || d->q < 1 || (long)d->p * d->q > nranks)
       return dag__user_error(NULL, DAG_EINVAL,
-                             "dag_alloc: %d x %d grid of ranks; p and q must "
-                             "be positive with p * q <= %d ranks",
-                             d->p, d->q, nranks);
+                             "%s: %d x %d grid of ranks; p and q must be "
+                             "positive with p * q <= %d ranks",
+                             call, d->p, d->q, nranks);
     return 0;
   case DAG_DIST_OWNER:
     if (!d->block)
       return dag__user_error(NULL, DAG_EINVAL,
-                             "dag_alloc: owner distribution with units of 0 "
-                             "bytes");
+                             "%s: owner distribution with units of 0 bytes",
+                             call);
     if (!d->owner)
       return dag__user_error(NULL, DAG_EINVAL,
-                             "dag_alloc: owner distribution without an owner "
-                             "function");
+                             "%s: owner distribution without an owner "
+                             "function",
+                             call);
     return 0;
   }
   return dag__user_error(NULL, DAG_EINVAL,
-                         "dag_alloc: distribution of unknown kind %d",
+                         "%s: distribution of unknown kind %d", call,
                          (int)d->kind);
 }
 
-void *dag__dist_alloc(size_t bytes, struct dag_dist dist) {
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+void *dag__dist_alloc(size_t bytes, struct dag_dist dist, const char *file,
+                      int line) {
+  char call[256];
+  call_name(call, sizeof call, file, line);
   if (!bytes) {
-    dag__user_error(NULL, DAG_EINVAL, "dag_alloc: 0 bytes");
+    dag__user_error(NULL, DAG_EINVAL, "%s: 0 bytes", call);
     return NULL;
   }
-  if (check_dist(&dist, dag__nranks))
+  if (check_dist(call, &dist, dag__nranks))
     return NULL;
-  void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) {
-    dag__user_error(NULL, DAG_ENOMEM, "dag_alloc: cannot reserve %zu bytes: %s",
+  /* The bytes in whole pages, between two pages of no access. */
+  size_t page = page_size(), inner = dag__ceil_div(bytes, page) * page;
+  size_t mapped = inner + 2 * page;
+  char *map = MAP_FAILED;
+  if (inner < bytes || mapped < inner) /* past the address space */
+    errno = ENOMEM;
+  else
+    map = mmap(NULL, mapped, PROT_NONE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  char *base = map + page;
+  if (map == MAP_FAILED || mprotect(base, inner, PROT_READ | PROT_WRITE) != 0) {
+    dag__user_error(NULL, DAG_ENOMEM, "%s: cannot reserve %zu bytes: %s", call,
                     bytes, strerror(errno));
+    if (map != MAP_FAILED)
+      munmap(map, mapped);
     return NULL;
   }
 #ifdef MADV_NOHUGEPAGE
@@ -256,18 +331,29 @@ void *dag__dist_alloc(size_t bytes, struct dag_dist dist) {
    * huge pages are welcome. (Best effort: a kernel without them says
    * EINVAL.) */
   if (dag__nranks > 1)
-    madvise(base, bytes, MADV_NOHUGEPAGE);
+    madvise(base, inner, MADV_NOHUGEPAGE);
 #endif
   struct record *r = malloc(sizeof *r);
   if (!r)
     dag__out_of_memory("dag_alloc");
-  r->a = (struct allocation){base, bytes, dist, NULL};
+  r->a = (struct allocation){base, bytes, dist, file, line, NULL};
   pthread_mutex_lock(&registry_lock);
   r->next = records;
   records = r;
-  publish((struct entry){(uintptr_t)base, (uintptr_t)base + bytes, &r->a}, 0);
+  publish((struct entry){(uintptr_t)base, (uintptr_t)base + bytes,
+                         (uintptr_t)map, (uintptr_t)map + mapped, &r->a},
+          0);
   pthread_mutex_unlock(&registry_lock);
   return base;
+}
+
+void dag__dist_name(char *buf, size_t size, const struct allocation *a) {
+  if (a->file)
+    snprintf(buf, size, "dag_alloc memory of %zu bytes allocated at %s:%d",
+             a->bytes, a->file, a->line);
+  else
+    snprintf(buf, size, "dag_alloc memory of %zu bytes at %p", a->bytes,
+             (void *)a->base);
 }
 
 /* Index of the allocation starting at p in the current table, or -1. Under
@@ -302,6 +388,11 @@ const struct allocation *dag__dist_allocation_at(void *p) {
   return NULL;
 }
 
+/* Unmaps the mapping of entry e. */
+static void unmap(const struct entry *e) {
+  munmap((void *)e->map_lo, e->map_hi - e->map_lo);
+}
+
 int dag__dist_free(void *p) {
   pthread_mutex_lock(&registry_lock);
   ptrdiff_t i = index_of(p);
@@ -313,15 +404,15 @@ int dag__dist_free(void *p) {
                            p);
   }
   struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
-  size_t bytes = t->e[i].a->bytes;
-  publish((struct entry){0, 0, NULL}, (size_t)i);
+  struct entry e = t->e[i];
+  publish((struct entry){0, 0, 0, 0, NULL}, (size_t)i);
   pthread_mutex_unlock(&registry_lock);
-  munmap(p, bytes);
+  unmap(&e);
   return 0;
 }
 
 void dag__dist_discard(void *p, size_t bytes) {
-  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t page = page_size();
   uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
   uintptr_t hi = ((uintptr_t)p + bytes) & ~(page - 1);
   if (lo < hi && madvise((void *)lo, hi - lo, MADV_DONTNEED))
@@ -334,7 +425,7 @@ void dag__dist_release(void) {
   struct table *t = atomic_load_explicit(&current, memory_order_relaxed);
   atomic_store_explicit(&current, NULL, memory_order_release);
   for (size_t i = 0; t && i < t->n; i++)
-    munmap(t->e[i].a->base, t->e[i].a->bytes);
+    unmap(&t->e[i]);
   free(t);
   while (retired) {
     t = retired;

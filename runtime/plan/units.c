@@ -18,21 +18,13 @@
 
 /* ------------------------------------------------------- block geometry */
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-
 static size_t block_count(const struct allocation *a) {
   const struct dag_dist *d = &a->dist;
-  switch (d->kind) {
-  case DAG_DIST_BLOCK:
-    return ceil_div(a->bytes, d->elem * d->block);
-  case DAG_DIST_2D: {
-    size_t rows = ceil_div(a->bytes, d->elem * d->ld);
-    return ceil_div(rows, d->mb) * ceil_div(d->ld, d->nb);
-  }
-  case DAG_DIST_OWNER:
-    break;
-  }
-  return ceil_div(a->bytes, d->block);
+  if (!dag__dist_is_2d(d))
+    return dag__ceil_div(a->bytes, dag__dist_unit_bytes(d));
+  size_t nbi, nbj;
+  dag__dist_grid_of_blocks(d, a->bytes, &nbi, &nbj);
+  return nbi * nbj;
 }
 
 /* The region of block i. */
@@ -40,16 +32,16 @@ static struct region block_region(const struct allocation *a, size_t i) {
   const struct dag_dist *d = &a->dist;
   uintptr_t base = (uintptr_t)a->base;
   struct region r = {0};
-  if (d->kind != DAG_DIST_2D) {
-    size_t size = d->kind == DAG_DIST_BLOCK ? d->elem * d->block : d->block;
+  if (!dag__dist_is_2d(d)) {
+    size_t size = dag__dist_unit_bytes(d);
     size_t lo = i * size, hi = lo + size < a->bytes ? lo + size : a->bytes;
     r.lo = base + lo;
     r.hi = base + hi;
     r.span = hi - lo;
     return r;
   }
-  size_t rows = ceil_div(a->bytes, d->elem * d->ld);
-  size_t nbj = ceil_div(d->ld, d->nb);
+  size_t rows = dag__ceil_div(a->bytes, d->elem * d->ld);
+  size_t nbj = dag__ceil_div(d->ld, d->nb);
   size_t row0 = i / nbj * d->mb, col0 = i % nbj * d->nb;
   size_t nrows = row0 + d->mb < rows ? d->mb : rows - row0;
   size_t ncols = col0 + d->nb < d->ld ? d->nb : d->ld - col0;
@@ -152,8 +144,8 @@ static void walk_blocks(struct blocks *b, const struct region *r,
   const struct allocation *a = b->alloc;
   const struct dag_dist *d = &a->dist;
   size_t lo = r->lo - (uintptr_t)a->base, hi = r->hi - (uintptr_t)a->base;
-  if (d->kind != DAG_DIST_2D) {
-    size_t size = d->kind == DAG_DIST_BLOCK ? d->elem * d->block : d->block;
+  if (!dag__dist_is_2d(d)) {
+    size_t size = dag__dist_unit_bytes(d);
     for (size_t i = lo / size; i <= (hi - 1) / size && i < b->nblocks; i++)
       fn(block_unit(b, i), arg);
     return;
@@ -169,7 +161,7 @@ static void walk_blocks(struct blocks *b, const struct region *r,
     c0 = lo % row_bytes / d->elem; /* part of one row */
     c1 = (hi - 1) % row_bytes / d->elem;
   }
-  size_t nbj = ceil_div(d->ld, d->nb);
+  size_t nbj = dag__ceil_div(d->ld, d->nb);
   for (size_t bi = r0 / d->mb; bi <= r1 / d->mb; bi++)
     for (size_t bj = c0 / d->nb; bj <= c1 / d->nb; bj++)
       if (bi * nbj + bj < b->nblocks)

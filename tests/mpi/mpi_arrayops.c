@@ -308,9 +308,9 @@ int main(int argc, char **argv) {
   }
   int rank = dag_rank(), nranks = dag_nranks(), p, q;
   dag_grid(nranks, &p, &q);
-  double *x = dag_alloc(len * sizeof *x, dag_dist_block(sizeof *x, BX));
-  double *y = dag_alloc(len * sizeof *y, dag_dist_block(sizeof *y, BY));
-  double *w = dag_alloc(len * sizeof *w, dag_dist_block(sizeof *w, BY));
+  double *x = dag_alloc(len * sizeof *x, dag_dist_block_cyclic(sizeof *x, BX));
+  double *y = dag_alloc(len * sizeof *y, dag_dist_block_cyclic(sizeof *y, BY));
+  double *w = dag_alloc(len * sizeof *w, dag_dist_block_cyclic(sizeof *w, BY));
   double(*A)[n] = dag_alloc((size_t)m * n * sizeof(double),
                             dag_dist_2d(sizeof(double), n, TM, TN, p, q));
   double(*B)[m] = dag_alloc((size_t)n * m * sizeof(double),

@@ -123,8 +123,8 @@ static int round_robin(void) {
 
 int main(void) {
   size_t bytes = BLOCKS * LEN * sizeof(double);
-  double *x = dag_alloc(bytes, dag_dist_block(sizeof(double), LEN));
-  double *y = dag_alloc(bytes, dag_dist_block(sizeof(double), LEN));
+  double *x = dag_alloc(bytes, dag_dist_block_cyclic(sizeof(double), LEN));
+  double *y = dag_alloc(bytes, dag_dist_block_cyclic(sizeof(double), LEN));
   if (!x || !y)
     return 1;
   for (int b = 0; b < BLOCKS; b++) {

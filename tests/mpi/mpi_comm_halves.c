@@ -64,8 +64,9 @@ static void sequential(uint64_t seed, uint64_t *x) {
  * half's ranks; the result in x, on every rank of the half. */
 static void with_tasks(uint64_t seed, uint64_t *result) {
   size_t bytes = sizeof(uint64_t) * BLOCKS * BLOCK;
-  uint64_t *x = dag_alloc(bytes, dag_dist_block(sizeof(uint64_t), BLOCK));
-  uint64_t *y = dag_alloc(bytes, dag_dist_block(sizeof(uint64_t), BLOCK));
+  struct dag_dist dist = dag_dist_block_cyclic(sizeof(uint64_t), BLOCK);
+  uint64_t *x = dag_alloc(bytes, dist);
+  uint64_t *y = dag_alloc(bytes, dist);
   for (int k = 0; k < BLOCKS; k++) {
 #pragma dag task out(x[k * BLOCK:BLOCK])
     seed_block(seed, k, &x[k * BLOCK]);

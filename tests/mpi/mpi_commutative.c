@@ -67,7 +67,7 @@ static __attribute__((noinline)) int64_t scribble(int64_t seed) {
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 3;
   uint32_t *x = dag_alloc(sizeof(uint32_t) * BLOCKS * BLOCK,
-                          dag_dist_block(sizeof(uint32_t), BLOCK));
+                          dag_dist_block_cyclic(sizeof(uint32_t), BLOCK));
   int64_t hist[BINS], squares[BINS], want[BINS], want_squares[BINS];
   memset(hist, 0, sizeof hist);
   memset(squares, 0, sizeof squares);

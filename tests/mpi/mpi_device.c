@@ -63,7 +63,8 @@ int main(int argc, char **argv) {
   size_t blocks = argc > 1 ? strtoul(argv[1], NULL, 10) : 32;
   size_t block = argc > 2 ? strtoul(argv[2], NULL, 10) : 16384;
   size_t bytes = block * sizeof(double);
-  double *x = dag_alloc(blocks * bytes, dag_dist_block(sizeof(double), block));
+  double *x =
+      dag_alloc(blocks * bytes, dag_dist_block_cyclic(sizeof(double), block));
   double *sums = calloc(ROUNDS * blocks, sizeof *sums); /* per round */
   if (!x || !sums) {
     fprintf(stderr, "mpi_device: no memory\n");

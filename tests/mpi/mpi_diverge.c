@@ -100,8 +100,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mpi_diverge: needs 2 ranks or more\n");
     return 2;
   }
-  double *x =
-      dag_alloc(BLOCK * BLOCKS * sizeof *x, dag_dist_block(sizeof *x, BLOCK));
+  double *x = dag_alloc(BLOCK * BLOCKS * sizeof *x,
+                        dag_dist_block_cyclic(sizeof *x, BLOCK));
   double small[64] = {0};
   if (!x)
     return 1;

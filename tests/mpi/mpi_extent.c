@@ -7,7 +7,13 @@
  *
  *   mpi_extent past     the last block's item reaches past the end;
  *   mpi_extent before   an item starts before the allocation and ends
- *                       inside it.
+ *                       inside it;
+ *   mpi_extent token    an item lies just before the allocation, a token
+ *                       as OpenMP ports keep them (it only compares
+ *                       addresses); DAG_CHECK_UNIFORMITY=values read such
+ *                       an item and crashed when the page was not mapped;
+ *   mpi_extent slack    an item lies just past the end, in the rest of the
+ *                       allocation's last page.
  *
  * Exits 0 only if the runtime let the task through. */
 #include <stdio.h>
@@ -25,7 +31,8 @@ static void scale(float *block, int n) {
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "past";
   size_t n = (size_t)NB * BS * BS;
-  float *a = dag_alloc(n * sizeof *a, dag_dist_block(sizeof *a, BS * BS));
+  struct dag_dist blocks = dag_dist_block(sizeof(float), BS * BS);
+  float *a = dag_alloc(n * sizeof *a, blocks); /* @alloc@ */
   if (!a)
     return 2;
   if (strcmp(mode, "past") == 0) {
@@ -33,9 +40,13 @@ int main(int argc, char **argv) {
       /* The extent is in bytes where elements were meant: 4x too long. */
 #pragma dag task inout(a[k * BS * BS : BS * BS * sizeof(float)]) label("scale") /* @past@ */
       scale(&a[k * BS * BS], BS * BS);
-  } else {
+  } else if (strcmp(mode, "before") == 0) {
     int lo = -BS; /* a negative start, computed wrongly */
 #pragma dag task inout(a[lo : 2 * BS]) label("straddle") /* @before@ */
+    scale(a, BS);
+  } else {
+    int at = strcmp(mode, "token") == 0 ? -1 : (int)n;
+#pragma dag task in(a[at]) inout(a[0 : BS]) label("token") /* @token@ */
     scale(a, BS);
   }
 #pragma dag taskwait

@@ -47,7 +47,7 @@ int main(void) {
     return 2;
   }
   double *x = dag_alloc((size_t)nranks * BLOCK * sizeof *x,
-                        dag_dist_block(sizeof *x, BLOCK));
+                        dag_dist_block_cyclic(sizeof *x, BLOCK));
   if (!x)
     return 1;
   for (int b = 0; b < nranks; b++) {

@@ -37,7 +37,7 @@ int main(void) {
     return 2;
   }
   double *x =
-      dag_alloc(3 * BLOCK * sizeof *x, dag_dist_block(sizeof *x, BLOCK));
+      dag_alloc(3 * BLOCK * sizeof *x, dag_dist_block_cyclic(sizeof *x, BLOCK));
   if (!x)
     return 1;
   /* Block 2 (rank 2) takes 3 s; block 1 (rank 1) needs it. */

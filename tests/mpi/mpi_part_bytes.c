@@ -158,8 +158,8 @@ int main(int argc, char **argv) {
   int failed = 0;
 
   /* rows */
-  double *x = dag_alloc(bytes, dag_dist_block(sizeof(double), ROWS * N));
-  double *y = dag_alloc(bytes, dag_dist_block(sizeof(double), ROWS * N));
+  double *x = dag_alloc(bytes, dag_dist_block_cyclic(sizeof(double), ROWS * N));
+  double *y = dag_alloc(bytes, dag_dist_block_cyclic(sizeof(double), ROWS * N));
   double(*X)[N] = (double(*)[N])x, (*Y)[N] = (double(*)[N])y;
   for (int b = 0; b < N / ROWS; b++) {
 #pragma dag task out(X[b * ROWS:ROWS][0:N])

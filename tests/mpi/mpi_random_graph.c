@@ -304,7 +304,8 @@ static int move_d1(struct data *d, int block) {
   dag_check(dag_taskwait_on(&all, 1));
   memcpy(d1_copy, d->array[0], sizeof d1_copy);
   dag_check(dag_free(d->array[0]));
-  d->array[0] = dag_alloc(D1_WORDS * 8, dag_dist_block(8, (size_t)block));
+  d->array[0] =
+      dag_alloc(D1_WORDS * 8, dag_dist_block_cyclic(8, (size_t)block));
   if (!d->array[0]) {
     fprintf(stderr, "mpi_random_graph: dag_alloc: %s\n", dag_last_error());
     return 1;
@@ -336,7 +337,7 @@ int main(int argc, char **argv) {
   dag_grid(nranks_, &p, &q);
 
   struct data dist, seq;
-  dist.array[0] = dag_alloc(D1_WORDS * 8, dag_dist_block(8, D1_BLOCK));
+  dist.array[0] = dag_alloc(D1_WORDS * 8, dag_dist_block_cyclic(8, D1_BLOCK));
   dist.array[1] = dag_alloc(D2_ROWS * D2_COLS * 8,
                             dag_dist_2d(8, D2_COLS, D2_MB, D2_NB, p, q));
   for (int r = 0; r < NREP - 1; r++)

@@ -141,9 +141,9 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rounds = argc > 1 ? atoi(argv[1]) : 2;
   uint32_t *x = dag_alloc(BLOCKS * BLOCK * sizeof *x,
-                          dag_dist_block(sizeof *x, BLOCK));
+                          dag_dist_block_cyclic(sizeof *x, BLOCK));
   double *y = dag_alloc(BLOCKS * BLOCK * sizeof *y,
-                        dag_dist_block(sizeof *y, BLOCK));
+                        dag_dist_block_cyclic(sizeof *y, BLOCK));
   double *low = dag_alloc(LOWS * sizeof *low,
                           dag_dist_owner(LOWS * sizeof *low, on_last_rank, NULL));
   int bad = 0;

@@ -1,6 +1,6 @@
 /* check_dist.c — global-view distributed memory (dist.c) on one rank.
  *
- * dag_grid picks the squarest grid; the home arithmetic of the three
+ * dag_grid picks the squarest grid; the home arithmetic of the five
  * distributions (through dag__dist_home_for, for 1 to 7 ranks) and the runs
  * of dag__dist_block agree with brute-force oracles; malformed
  * distributions are refused with a message; dag_owner answers on and off
@@ -57,9 +57,18 @@ END_TEST
 START_TEST(test_constructors) {
   struct dag_dist d = dag_dist_block(8, 16);
   ck_assert(d.kind == DAG_DIST_BLOCK && d.elem == 8 && d.block == 16);
-  d = dag_dist_2d(4, 100, 10, 20, 2, 3);
-  ck_assert(d.kind == DAG_DIST_2D && d.elem == 4 && d.ld == 100 && d.mb == 10 &&
-            d.nb == 20 && d.p == 2 && d.q == 3);
+  d = dag_dist_block_cyclic(8, 16);
+  ck_assert(d.kind == DAG_DIST_BLOCK_CYCLIC && d.elem == 8 && d.block == 16);
+  d = dag_dist_block_cyclic_2d(4, 100, 10, 20, 2, 3);
+  ck_assert(d.kind == DAG_DIST_BLOCK_CYCLIC_2D && d.elem == 4 && d.ld == 100 &&
+            d.mb == 10 && d.nb == 20 && d.p == 2 && d.q == 3);
+  /* The name before 0.2 is the same distribution. */
+  struct dag_dist old = dag_dist_2d(4, 100, 10, 20, 2, 3);
+  ck_assert(old.kind == d.kind && DAG_DIST_2D == d.kind && old.ld == d.ld &&
+            old.mb == d.mb && old.nb == d.nb && old.p == d.p && old.q == d.q);
+  d = dag_dist_block_2d(4, 100, 10, 20, 2, 3);
+  ck_assert(d.kind == DAG_DIST_BLOCK_2D && d.elem == 4 && d.ld == 100 &&
+            d.mb == 10 && d.nb == 20 && d.p == 2 && d.q == 3);
   int x;
   d = dag_dist_owner(64, (int (*)(size_t, void *))NULL, &x);
   ck_assert(d.kind == DAG_DIST_OWNER && d.block == 64 && d.ctx == &x);
@@ -91,27 +100,41 @@ static void oracle_free(struct oracle *o) {
   free(o->run);
 }
 
-/* Blocks dealt to ranks 0, 1, ... in turn. */
+/* The rank of the k-th of n parts dealt to `nranks` ranks: in turn
+ * (cyclic), or in runs as equal as whole parts allow (the first nranks
+ * boundaries of n parts cut as evenly as can be: part k goes to the rank r
+ * with r * n <= k * nranks < (r + 1) * n). */
+static int dealt(size_t k, size_t n, int nranks, bool cyclic) {
+  if (cyclic)
+    return (int)(k % (size_t)nranks);
+  int r = 0;
+  while ((size_t)(r + 1) * n <= k * (size_t)nranks)
+    r++;
+  return r;
+}
+
+/* Blocks dealt to ranks 0, 1, ... in turn (cyclic) or in runs. */
 static void oracle_block(struct oracle *o, size_t elem, size_t block,
-                         int nranks) {
-  int rank = 0;
+                         int nranks, bool cyclic) {
+  size_t nblocks = (o->bytes + elem * block - 1) / (elem * block);
   long id = 0;
   size_t in_block = 0;
   for (size_t i = 0; i < o->bytes; i++) {
-    o->home[i] = rank;
+    o->home[i] = dealt((size_t)id, nblocks, nranks, cyclic);
     o->run[i] = id;
     if (++in_block == elem * block) {
       in_block = 0;
       id++;
-      rank = (rank + 1) % nranks;
     }
   }
 }
 
-/* Block (i, j) on rank (i mod p) * q + (j mod q). */
+/* Block (i, j) on rank (i mod p) * q + (j mod q) (cyclic), or the rows and
+ * columns of blocks each dealt in runs to the grid's rows and columns. */
 static void oracle_2d(struct oracle *o, size_t elem, size_t ld, size_t mb,
-                      size_t nb, int p, int q) {
+                      size_t nb, int p, int q, bool cyclic) {
   size_t rows = (o->bytes + ld * elem - 1) / (ld * elem);
+  size_t nbi = (rows + mb - 1) / mb, nbj = (ld + nb - 1) / nb;
   for (size_t bi = 0; bi * mb < rows; bi++)
     for (size_t bj = 0; bj * nb < ld; bj++)
       for (size_t r = bi * mb; r < (bi + 1) * mb && r < rows; r++)
@@ -120,7 +143,8 @@ static void oracle_2d(struct oracle *o, size_t elem, size_t ld, size_t mb,
             size_t i = (r * ld + c) * elem + b;
             if (i >= o->bytes)
               continue;
-            o->home[i] = (int)(bi % (size_t)p) * q + (int)(bj % (size_t)q);
+            o->home[i] =
+                dealt(bi, nbi, p, cyclic) * q + dealt(bj, nbj, q, cyclic);
             o->run[i] = (long)(r * 1000 + bj);
           }
 }
@@ -150,7 +174,7 @@ static void oracle_owner(struct oracle *o, size_t unit, int nranks) {
  * byte, and that walking the allocation run by run covers it exactly. */
 static void check_against(const struct oracle *o, const struct dag_dist *d,
                           int nranks) {
-  struct allocation a = {NULL, o->bytes, *d, NULL};
+  struct allocation a = {.bytes = o->bytes, .dist = *d};
   size_t run_begin = 0;
   for (size_t i = 0; i < o->bytes; i++) {
     ck_assert_int_ge(o->home[i], 0);
@@ -159,7 +183,7 @@ static void check_against(const struct oracle *o, const struct dag_dist *d,
     size_t run_end = i + 1;
     while (run_end < o->bytes && o->run[run_end] == o->run[i])
       run_end++;
-    int h = dag__dist_home_for(d, i, nranks);
+    int h = dag__dist_home_for(d, o->bytes, i, nranks);
     if (h != o->home[i])
       ck_abort_msg("kind %d, %d ranks, byte %zu of %zu: home %d, expected %d",
                    (int)d->kind, nranks, i, o->bytes, h, o->home[i]);
@@ -185,39 +209,59 @@ static void check_against(const struct oracle *o, const struct dag_dist *d,
 static const size_t elems[] = {1, 3, 8};
 
 START_TEST(test_home_block) {
-  for (int nranks = 1; nranks <= 7; nranks++)
-    for (size_t ie = 0; ie < 3; ie++)
-      for (size_t block = 1; block <= 5; block += 2) {
-        size_t elem = elems[ie];
-        struct oracle o;
-        oracle_init(&o, 3 * (size_t)nranks * elem * block + elem / 2 + 1);
-        oracle_block(&o, elem, block, nranks);
-        struct dag_dist d = dag_dist_block(elem, block);
-        check_against(&o, &d, nranks);
-        oracle_free(&o);
-      }
+  for (int cyclic = 0; cyclic < 2; cyclic++)
+    for (int nranks = 1; nranks <= 7; nranks++)
+      for (size_t ie = 0; ie < 3; ie++)
+        for (size_t block = 1; block <= 5; block += 2)
+          for (size_t blocks = 1; blocks <= 3 * (size_t)nranks + 1;
+               blocks += (size_t)nranks) {
+            size_t elem = elems[ie];
+            struct oracle o;
+            /* The last block is cut short, but for one byte. */
+            oracle_init(&o, (blocks - 1) * elem * block + elem / 2 + 1);
+            oracle_block(&o, elem, block, nranks, cyclic);
+            struct dag_dist d = cyclic ? dag_dist_block_cyclic(elem, block)
+                                       : dag_dist_block(elem, block);
+            check_against(&o, &d, nranks);
+            oracle_free(&o);
+          }
+}
+END_TEST
+
+/* One block per rank: the two 1-D distributions agree. */
+START_TEST(test_block_per_rank) {
+  for (int nranks = 1; nranks <= 7; nranks++) {
+    struct dag_dist b = dag_dist_block(8, 16), c = dag_dist_block_cyclic(8, 16);
+    size_t bytes = (size_t)nranks * 8 * 16;
+    for (size_t i = 0; i < bytes; i += 8)
+      ck_assert_int_eq(dag__dist_home_for(&b, bytes, i, nranks),
+                       dag__dist_home_for(&c, bytes, i, nranks));
+  }
 }
 END_TEST
 
 START_TEST(test_home_2d) {
   static const size_t lds[] = {1, 2, 5, 7};
-  for (int nranks = 1; nranks <= 7; nranks++)
-    for (int p = 1; p <= nranks; p++)
-      for (int q = 1; p * q <= nranks; q++)
-        for (size_t ie = 0; ie < 3; ie++)
-          for (size_t il = 0; il < 4; il++)
-            for (size_t mb = 1; mb <= 3; mb++)
-              for (size_t nb = 1; nb <= 3; nb++) {
-                size_t elem = elems[ie], ld = lds[il];
-                size_t rows = 2 * mb * (size_t)p + 1;
-                struct oracle o;
-                /* The last row is cut short, mid-element. */
-                oracle_init(&o, (rows * ld - ld / 2) * elem - elem / 2);
-                oracle_2d(&o, elem, ld, mb, nb, p, q);
-                struct dag_dist d = dag_dist_2d(elem, ld, mb, nb, p, q);
-                check_against(&o, &d, nranks);
-                oracle_free(&o);
-              }
+  for (int cyclic = 0; cyclic < 2; cyclic++)
+    for (int nranks = 1; nranks <= 7; nranks++)
+      for (int p = 1; p <= nranks; p++)
+        for (int q = 1; p * q <= nranks; q++)
+          for (size_t ie = 0; ie < 3; ie++)
+            for (size_t il = 0; il < 4; il++)
+              for (size_t mb = 1; mb <= 3; mb++)
+                for (size_t nb = 1; nb <= 3; nb++) {
+                  size_t elem = elems[ie], ld = lds[il];
+                  size_t rows = 2 * mb * (size_t)p + 1;
+                  struct oracle o;
+                  /* The last row is cut short, mid-element. */
+                  oracle_init(&o, (rows * ld - ld / 2) * elem - elem / 2);
+                  oracle_2d(&o, elem, ld, mb, nb, p, q, cyclic);
+                  struct dag_dist d =
+                      cyclic ? dag_dist_block_cyclic_2d(elem, ld, mb, nb, p, q)
+                             : dag_dist_block_2d(elem, ld, mb, nb, p, q);
+                  check_against(&o, &d, nranks);
+                  oracle_free(&o);
+                }
 }
 END_TEST
 
@@ -243,11 +287,11 @@ static int bad_owner(size_t offset, void *ctx) {
 
 START_TEST(test_owner_out_of_range) {
   struct dag_dist d = dag_dist_owner(4, bad_owner, NULL);
-  ck_assert_int_eq(dag__dist_home_for(&d, 1, 4), 0);
+  ck_assert_int_eq(dag__dist_home_for(&d, 64, 1, 4), 0);
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "gave rank 9"));
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "0 to 3"));
   /* Reported once: the message of rank 11 does not replace it. */
-  ck_assert_int_eq(dag__dist_home_for(&d, 8, 4), 0);
+  ck_assert_int_eq(dag__dist_home_for(&d, 64, 8, 4), 0);
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "gave rank 9"));
   /* Through an allocation too (one rank here). */
   char *m = dag_alloc(64, d);
@@ -309,7 +353,8 @@ START_TEST(test_bad_alloc) {
   if (m)
     ck_abort_msg("%s: dag_alloc succeeded", c->name);
   const char *msg = dag_last_error();
-  if (!strstr(msg, "dag_alloc: ") || !strstr(msg, c->why))
+  if (!strstr(msg, "dag_alloc (") || !strstr(msg, "check_dist.c:") ||
+      !strstr(msg, c->why))
     ck_abort_msg("%s: message '%s' lacks '%s'", c->name, msg, c->why);
   /* The runtime goes on working. */
   m = dag_alloc(100, dag_dist_block(1, 10));
@@ -456,6 +501,64 @@ START_TEST(test_zero_filled) {
   }
   dag__dist_discard(m, 10); /* no whole page: nothing happens */
   ck_assert_uint_eq(m[0], 0xab);
+  ck_assert_int_eq(dag_free(m), 0);
+}
+END_TEST
+
+/* ------------------------------------------------- misplaced items */
+
+static enum dist_misplaced where(const char *lo, const char *hi,
+                                 const struct allocation **a) {
+  struct region r = {
+      .lo = (uintptr_t)lo, .hi = (uintptr_t)hi, .span = (size_t)(hi - lo)};
+  *a = NULL;
+  return dag__dist_misplaced(&r, a);
+}
+
+static void nop(void *p) { (void)p; }
+
+/* Items that lie just outside an allocation, or across its edge, are told
+ * apart from those inside it and those far from it; dag_submit refuses
+ * them naming the task, the item and the allocation's call. */
+START_TEST(test_misplaced_items) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char *m = dag_alloc(1000, dag_dist_block(1, 100));
+  ck_assert_ptr_nonnull(m);
+  const struct allocation *a, *mine = dag__dist_find(m);
+  ck_assert_int_eq(where(m, m + 1000, &a), DIST_FITS);
+  ck_assert_int_eq(where(m + 10, m + 20, &a), DIST_FITS);
+  ck_assert_int_eq(where(m - 8, m, &a), DIST_BEFORE_START);
+  ck_assert_ptr_eq(a, mine);
+  ck_assert_int_eq(where(m - page, m - page + 1, &a), DIST_BEFORE_START);
+  ck_assert_int_eq(where(m + 1000, m + 1008, &a), DIST_PAST_END);
+  ck_assert_int_eq(where(m + 2 * page - 1, m + 2 * page, &a), DIST_PAST_END);
+  ck_assert_int_eq(where(m + 992, m + 1008, &a), DIST_LEAVES);
+  ck_assert_ptr_eq(a, mine);
+  ck_assert_int_eq(where(m - 8, m + 8, &a), DIST_ENTERS);
+  ck_assert_int_eq(where(m - page - 8, m + 2 * page + 8, &a), DIST_HOLDS);
+  ck_assert_ptr_eq(a, mine);
+  char *heap = malloc(64);
+  ck_assert_int_eq(where(heap, heap + 64, &a), DIST_FITS);
+
+  struct dag_task_info info = {.fn = nop,
+                               .label = "tok",
+                               .file = "t.c",
+                               .line = 7,
+                               .items = (const char *[]){"m[-1]"}};
+  struct dag_access acc = {DAG_IN, dag_region_1d(m - 1, 1)};
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), DAG_EINVAL);
+  const char *msg = dag_last_error();
+  if (!strstr(msg, "task 'tok' (t.c:7)") || !strstr(msg, "'m[-1]'") ||
+      !strstr(msg, "lies just before dag_alloc memory of 1000 bytes") ||
+      !strstr(msg, "check_dist.c:"))
+    ck_abort_msg("message: %s", msg);
+  acc.region = dag_region_1d(m + 1000, 8);
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "lies just past the end"));
+  acc.region = dag_region_1d(m + 999, 1);
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  free(heap);
   ck_assert_int_eq(dag_free(m), 0);
 }
 END_TEST
@@ -634,6 +737,7 @@ static Suite *dist_suite(void) {
   tcase_add_test(tc, test_grid);
   tcase_add_test(tc, test_constructors);
   tcase_add_test(tc, test_home_block);
+  tcase_add_test(tc, test_block_per_rank);
   tcase_add_test(tc, test_home_2d);
   tcase_add_test(tc, test_home_owner);
   tcase_add_test(tc, test_owner_out_of_range);
@@ -648,6 +752,7 @@ static Suite *dist_suite(void) {
   tcase_add_test(tc, test_after_finalize);
   tcase_add_loop_test(tc, test_free_waits_for_tasks, 0, 2);
   tcase_add_test(tc, test_zero_filled);
+  tcase_add_test(tc, test_misplaced_items);
   tcase_add_test(tc, test_registry_many);
   tcase_add_test(tc, test_concurrent_lookups);
   tcase_add_test(tc, test_resident_memory);
