@@ -141,8 +141,8 @@ bool dag__commute_group_takes(const struct dag_task_info *info,
 
 static void plan_member(struct member *m) {
   dag__plan_at(&m->info, m->body, m->args, m->args_size,
-               &(struct planned){m->regs, m->modes, m->where, m->n}, m->exec,
-               m->number);
+               &(struct planned){m->regs, m->modes, m->where, m->n, NULL},
+               m->exec, m->number);
   free((void *)m->info.variants);
   free((void *)m->info.pointers);
   free(m->args);

@@ -132,11 +132,24 @@ static inline bool holds_parts(const struct unit *u) {
   return u->parts != NULL && u->home < 0;
 }
 
+/* Whether rank `rank` received a part of block u since its last write
+ * that holds every byte of r (any part, r NULL). */
+static __attribute__((noinline)) bool has_part(const struct unit *u, int rank,
+                                               const struct region *r) {
+  for (size_t i = 0; u->parts && i < u->parts->n; i++)
+    if (u->parts->at[i].rank == rank &&
+        (!r || dag__region_covers(&u->parts->at[i].region, r)))
+      return true;
+  return false;
+}
+
 /* Sends rank `to` the bytes of replicated unit u that the parts it holds
  * (a merge left them, see units.c) lack: an interval each, not the whole
  * unit. Its part copies go: it holds all of u now. */
 static __attribute__((noinline)) void fetch_rest(struct unit *u, int to) {
-  struct part_copy held[PART_COPIES_MOST];
+  struct part_copy few[8], *held = few;
+  if (u->parts->n > 8 && !(held = malloc(u->parts->n * sizeof *held)))
+    dag__out_of_memory("parts of units");
   size_t n = 0, kept = 0;
   for (size_t i = 0; i < u->parts->n; i++) {
     if (held_by(&u->parts->at[i], to))
@@ -157,6 +170,8 @@ static __attribute__((noinline)) void fetch_rest(struct unit *u, int to) {
     if (i < n && held[i].region.hi > at)
       at = held[i].region.hi;
   }
+  if (held != few)
+    free(held);
 }
 
 /* Makes u valid on rank `to`, from its holder. A rank that neither
@@ -179,35 +194,19 @@ void dag__unit_fetch(struct unit *u, int to) {
 }
 
 bool dag__unit_note_part(struct unit *u, int rank, const struct region *part) {
-  if (!u->parts && !(u->parts = calloc(1, sizeof *u->parts)))
-    dag__out_of_memory("parts of units");
-  if (u->parts->n == PART_COPIES_MOST)
-    return false;
-  u->parts->at[u->parts->n++] = (struct part_copy){rank, *part};
-  return true;
-}
-
-/* Whether rank `rank` received a part of block u since its last write
- * that holds every byte of r (any part, r NULL). */
-static __attribute__((noinline)) bool has_part(const struct unit *u, int rank,
-                                               const struct region *r) {
-  for (size_t i = 0; u->parts && i < u->parts->n; i++)
-    if (u->parts->at[i].rank == rank &&
-        (!r || dag__region_covers(&u->parts->at[i].region, r)))
-      return true;
-  return false;
-}
-
-/* Brings rank `to` the bytes `part` of block u, which it lacks, and only
- * those (a halo, a row), where it can keep track of them: false if it
- * cannot (no room for another part), and the caller fetches the block. */
-static bool fetch_part(struct unit *u, const struct region *part, int to) {
-  if (has_part(u, to, part))
-    return true;
-  if (!dag__unit_note_part(u, to, part))
-    return false;
-  if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
-    plan_transfer(part, holder(u), to);
+  struct part_copies *c = u->parts;
+  if (!c || c->n == c->cap) {
+    size_t cap = c ? 2 * c->cap : 4;
+    if (cap > PART_COPIES_MOST)
+      return false;
+    if (!(c = realloc(c, sizeof *c + cap * sizeof c->at[0])))
+      dag__out_of_memory("parts of units");
+    if (!u->parts)
+      c->n = 0;
+    c->cap = cap;
+    u->parts = c;
+  }
+  c->at[c->n++] = (struct part_copy){rank, *part};
   return true;
 }
 
@@ -217,20 +216,27 @@ static void forget_parts(struct unit *u) {
     u->parts->n = 0;
 }
 
-/* Makes u valid on every rank along a binomial tree rooted at its holder:
- * in each round every rank [root, root + step) holds it and sends it to the
- * rank `step` further on, so no rank sends it more than log2(ranks) times
- * (one holder sending it to every rank would be the bottleneck). */
-static void broadcast(struct unit *u) {
-  int n = dag__nranks, root = holder(u);
+/* Makes `part` of u (all of it: NULL) valid on every rank along a
+ * binomial tree rooted at u's holder: in each round every rank [root, root
+ * + step) holds it and sends it to the rank `step` further on, so no rank
+ * sends it more than log2(ranks) times (one holder sending it to every rank
+ * would be the bottleneck). A rank that received a part notes it, where u
+ * has room. Returns the number of ranks that received it. */
+static int broadcast(struct unit *u, const struct region *part) {
+  int n = dag__nranks, root = holder(u), receivers = 0;
   for (int step = 1; step < n; step *= 2)
     for (int i = 0; i < step && i + step < n; i++) {
       int to = (root + i + step) % n;
-      if (!dag__rankset_has(&u->valid, to)) {
-        plan_transfer(&u->region, (root + i) % n, to);
+      if (dag__rankset_has(&u->valid, to) || (part && has_part(u, to, part)))
+        continue;
+      plan_transfer(part ? part : &u->region, (root + i) % n, to);
+      receivers++;
+      if (!part)
         dag__rankset_add(&u->valid, to);
-      }
+      else
+        dag__unit_note_part(u, to, part);
     }
+  return receivers;
 }
 
 /* --------------------------------------------------------------- placing */
@@ -243,41 +249,185 @@ struct access_plan {
   int exec;
 };
 
+/* The task being planned and the access the planner is at, for what
+ * outlives the task: who last wrote replicated data, and the advisor. */
+static struct {
+  const struct dag_task_info *info;
+  const struct planned *p;
+  uint64_t number;
+  size_t item;
+} planning;
+
+void dag__plan_site(struct task_site *out) {
+  const struct dag_task_info *info = planning.info;
+  if (!planning.p) { /* a taskwait's, not a task's */
+    *out = (struct task_site){0};
+    return;
+  }
+  const char *const *items = planning.p->items;
+  *out = (struct task_site){planning.number, info->label, info->file,
+                            items ? items[planning.item] : NULL, info->line};
+}
+
 /* Calls fn on the units of access i of p, which runs on rank exec. */
 static void each_unit(const struct planned *p, size_t i, int exec,
                       void (*fn)(struct unit *, void *)) {
   struct access_plan a = {&p->regs[i], p->modes[i], &p->where[i], exec};
+  planning.item = i;
   if (a.where->block)
     fn(a.where->block, &a);
   else
     dag__units_each(a.where->alloc, a.region, exec, fn, &a);
 }
 
-/* Whether r's bounds hold those of u, as a tile's access holds its tile:
- * then u travels whole (r reads all of it, or is an odd shape); not a
- * triangle of it, which travels alone. */
-static inline bool holds_bounds(const struct region *r,
-                                const struct region *u) {
-  return r->lo <= u->lo && r->hi >= u->hi && !r->shape;
+/* Whether r takes all of u, as a tile's access takes its tile: its bounds
+ * hold u's and its rows are as wide (r reads all of u, or is an odd
+ * shape), so that u travels whole; not a triangle of it, nor a column
+ * strip across it, which travel alone. */
+static inline bool takes_whole(const struct region *r, const struct region *u) {
+  return r->lo <= u->lo && r->hi >= u->hi && !r->shape && r->span >= u->span;
 }
 
-/* A read of part of a block another rank holds receives that part only
- * (a halo row receives the row); the block is not valid there then, and a
- * read of the rest receives the rest. */
-static bool read_part(struct unit *u, const struct access_plan *a) {
-  struct region part;
-  return a->mode == DAG_IN && u->home >= 0 &&
-         dag__region_within(a->region, &u->region, &part) &&
-         dag__region_bytes(&part) < dag__region_bytes(&u->region) &&
-         fetch_part(u, &part, a->exec);
+/* Tells the advisor what access a's fetch of block u moved, and why. */
+static void advise(enum advice_cause cause, const struct unit *u,
+                   const struct access_plan *a, uint64_t moved,
+                   uint64_t needed) {
+  struct task_site site;
+  dag__plan_site(&site);
+  dag__advice_note(&site, &(struct advice_note){cause, a->where->alloc,
+                                                &u->region, a->region, a->mode,
+                                                moved, needed, -1});
+}
+
+/* The distribution that deals the same blocks to the ranks in runs, where
+ * d deals them in turn. */
+static bool runs_instead(const struct dag_dist *d, struct dag_dist *runs) {
+  *runs = *d;
+  if (d->kind == DAG_DIST_BLOCK_CYCLIC)
+    runs->kind = DAG_DIST_BLOCK;
+  else if (d->kind == DAG_DIST_BLOCK_CYCLIC_2D)
+    runs->kind = DAG_DIST_BLOCK_2D;
+  return runs->kind != d->kind;
+}
+
+/* The index of the block of allocation a holding byte `offset`: its row
+ * and column of blocks (one row for 1-D distributions). */
+static void block_at(const struct allocation *a, size_t offset, size_t *bi,
+                     size_t *bj) {
+  const struct dag_dist *d = &a->dist;
+  if (dag__dist_is_2d(d)) {
+    size_t e = offset / d->elem;
+    *bi = e / d->ld / d->mb;
+    *bj = e % d->ld / d->nb;
+  } else {
+    *bi = 0;
+    *bj = offset / dag__dist_unit_bytes(d);
+  }
+}
+
+/* The access that placed the task being planned (as place() does): the
+ * first written item in dag_alloc memory, else the first read one; -1 if
+ * none (or on(rank)). */
+static long placing_access(void) {
+  const struct planned *p = planning.p;
+  if (planning.info->flags & DAG_TASK_ON_RANK)
+    return -1;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < p->n; i++)
+      if ((p->modes[i] != DAG_IN) == (pass == 0) && p->where[i].alloc)
+        return (long)i;
+  return -1;
+}
+
+/* Whether allocations a and b are cut into the same blocks. */
+static bool same_blocks(const struct allocation *a,
+                        const struct allocation *b) {
+  const struct dag_dist *x = &a->dist, *y = &b->dist;
+  return a->bytes == b->bytes && x->elem == y->elem &&
+         dag__dist_is_2d(x) == dag__dist_is_2d(y) &&
+         (dag__dist_is_2d(x)
+              ? x->ld == y->ld && x->mb == y->mb && x->nb == y->nb &&
+                    x->p == y->p && x->q == y->q
+              : dag__dist_unit_bytes(x) == dag__dist_unit_bytes(y));
+}
+
+/* The home of byte `offset` of a if a dealt its blocks in runs. */
+static int home_in_runs(const struct allocation *a, size_t offset) {
+  struct dag_dist runs;
+  runs_instead(&a->dist, &runs);
+  return dag__dist_home_for(&runs, a->bytes, offset, dag__nranks);
+}
+
+/* A part of block u of a block-cyclic distribution travelled for access
+ * a: a halo when u neighbours the block that placed the task (of the same
+ * allocation, or of one cut into the same blocks, as a stencil's two
+ * arrays are). The advisor weighs it against the same distribution in
+ * runs, under which the two blocks may share a rank and the part would
+ * not move. */
+static void advise_halo(const struct unit *u, const struct access_plan *a,
+                        uint64_t bytes) {
+  const struct allocation *alloc = a->where->alloc;
+  struct dag_dist runs;
+  if (!runs_instead(&alloc->dist, &runs))
+    return;
+  long placed = placing_access();
+  const struct allocation *by =
+      placed >= 0 ? planning.p->where[placed].alloc : NULL;
+  uint64_t under_runs = bytes;
+  if (by && same_blocks(by, alloc)) {
+    size_t at = u->region.lo - (uintptr_t)alloc->base;
+    size_t from = planning.p->regs[placed].lo - (uintptr_t)by->base;
+    size_t bi, bj, fi, fj;
+    block_at(alloc, at, &bi, &bj);
+    block_at(by, from, &fi, &fj);
+    size_t di = bi > fi ? bi - fi : fi - bi, dj = bj > fj ? bj - fj : fj - bj;
+    if (di + dj == 1 && home_in_runs(alloc, at) == home_in_runs(by, from))
+      under_runs = 0;
+  }
+  advise(ADVICE_CYCLIC_HALO, u, a, bytes, under_runs);
+}
+
+/* Brings rank a->exec the bytes `part` of block u, which it lacks, and
+ * only those (a halo, a row), where it can keep track of them: false if
+ * it cannot (u keeps as many parts as it can), and the caller fetches the
+ * block. */
+static bool fetch_part(struct unit *u, const struct region *part,
+                       const struct access_plan *a) {
+  int to = a->exec;
+  if (has_part(u, to, part))
+    return true;
+  if (!dag__unit_note_part(u, to, part))
+    return false;
+  if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
+    plan_transfer(part, holder(u), to);
+  advise_halo(u, a, dag__region_bytes(part));
+  return true;
 }
 
 /* Out of plan_read, whose usual case moves nothing, or a whole block:
- * inlined there, its frame cost every read a third more (callgrind). */
+ * inlined there, its frame cost every read a third more (callgrind). A
+ * read of part of a block another rank holds receives that part only (a
+ * halo row receives the row); the block is not valid there then, and a
+ * read of the rest receives the rest. Else the block travels whole, which
+ * the advisor hears of when the access needed little of it. */
 static __attribute__((noinline)) void
 fetch_for_read(struct unit *u, const struct access_plan *a) {
-  if (!read_part(u, a))
+  struct region part;
+  if (u->home < 0) { /* replicated memory: a unit merged around the item */
     dag__unit_fetch(u, a->exec);
+    return;
+  }
+  size_t whole = dag__region_bytes(&u->region);
+  bool within = dag__region_within(a->region, &u->region, &part);
+  size_t needed = within ? dag__region_bytes(&part) : whole;
+  enum advice_cause cause = ADVICE_WHOLE_BLOCK;
+  if (a->mode == DAG_IN && within && needed < whole) {
+    if (fetch_part(u, &part, a))
+      return;
+    cause = ADVICE_PART_LIMIT;
+  }
+  dag__unit_fetch(u, a->exec);
+  advise(cause, u, a, whole, needed);
 }
 
 static void plan_read(struct unit *u, void *arg) {
@@ -285,7 +435,7 @@ static void plan_read(struct unit *u, void *arg) {
   /* A write of part of a unit needs the rest of it current too. */
   if ((a->mode != DAG_OUT || !dag__region_covers(a->region, &u->region)) &&
       !dag__rankset_has(&u->valid, a->exec)) { /* the usual case, inline */
-    if (holds_bounds(a->region, &u->region))
+    if (takes_whole(a->region, &u->region))
       dag__unit_fetch(u, a->exec);
     else
       fetch_for_read(u, a);
@@ -312,10 +462,7 @@ static void discard_copy(const struct unit *u) {
                     &mode, 1, CORE_NO_INLINE);
 }
 
-/* DAG_CHECK_UNIFORMITY=values: writes to replicated memory note the task
- * that plan() is at. */
-static bool check_values;
-static struct task_site planning;
+static bool check_values; /* DAG_CHECK_UNIFORMITY=values */
 
 /* Inlined where a task writes one block, the usual case. */
 static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
@@ -328,8 +475,8 @@ static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
     forget_parts(u);
   dag__rankset_only(&u->valid, a->exec);
   dag__units_mark_dirty(u);
-  if (unlikely(check_values) && u->home < 0)
-    dag__units_note_writer(u, &planning);
+  if (u->home < 0)
+    dag__units_note_writer(u);
 }
 
 /* The home of the first byte of access i of p, or -1 for replicated
@@ -407,10 +554,11 @@ static DAG_ALWAYS_INLINE void plan_placed(const struct dag_task_info *info,
                                           const struct planned *p, int exec,
                                           uint64_t number) {
   size_t n = p->n; /* in a local: the calls below could change *p */
+  planning.info = info;
+  planning.p = p;
+  planning.number = number;
   for (size_t i = 0; i < n; i++)
     each_unit(p, i, exec, plan_read);
-  if (unlikely(check_values))
-    planning = (struct task_site){number, info->label, info->file, info->line};
   if (exec == dag__rank) {
     stats.here++;
     submit_here(info, body, args, args_size, p->regs, p->modes, n);
@@ -418,6 +566,7 @@ static DAG_ALWAYS_INLINE void plan_placed(const struct dag_task_info *info,
   for (size_t i = 0; i < n; i++)
     if (p->modes[i] != DAG_IN)
       each_unit(p, i, exec, apply_write);
+  planning.p = NULL; /* it lives in the caller's frame */
 }
 
 void dag__plan_at(const struct dag_task_info *info, dag_task_fn body,
@@ -453,7 +602,8 @@ __attribute__((noinline)) void
 dag__plan_submit_plain(const struct dag_task_info *info, dag_task_fn body,
                        const void *args, size_t args_size) {
   init_once();
-  plan(info, body, args, args_size, &(struct planned){NULL, NULL, NULL, 0});
+  plan(info, body, args, args_size,
+       &(struct planned){NULL, NULL, NULL, 0, NULL});
 }
 
 bool dag__plan_submit_known(const struct dag_task_info *info, dag_task_fn body,
@@ -470,7 +620,8 @@ bool dag__plan_submit_known(const struct dag_task_info *info, dag_task_fn body,
       return false;
     modes[i] = acc[i].mode;
   }
-  plan(info, body, args, args_size, &(struct planned){regs, modes, where, n});
+  plan(info, body, args, args_size,
+       &(struct planned){regs, modes, where, n, info->items});
   return true;
 }
 
@@ -499,7 +650,8 @@ void dag__plan_submit(const struct dag_task_info *info, dag_task_fn body,
       dag__access_remember(&acc[i], &regs[i], &where[i]);
   }
   plan(info, body, args, args_size,
-       &(struct planned){regs, modes, where, kept});
+       &(struct planned){regs, modes, where, kept,
+                         kept == n ? info->items : NULL});
   if (where != few)
     free(where);
 }
@@ -512,19 +664,27 @@ int dag__plan_place(const struct dag_task_info *info, const struct region *regs,
     dag__out_of_memory("task accesses");
   for (size_t i = 0; i < n; i++)
     where[i] = resolve(&regs[i], modes[i]);
-  int rank = place(info, &(struct planned){regs, modes, where, n});
+  int rank = place(info, &(struct planned){regs, modes, where, n, NULL});
   if (where != few)
     free(where);
   return rank;
 }
 
-/* A taskwait's flush: replicated units back on every rank, blocks at
- * their homes. */
+/* A taskwait's flush: replicated units back on every rank (the advisor
+ * hears what it cost), blocks at their homes. */
 static void flush_unit(struct unit *u) {
-  if (u->home >= 0)
+  if (u->home >= 0) {
     dag__unit_fetch(u, u->home);
-  else
-    broadcast(u);
+    return;
+  }
+  int writer = dag__rankset_first(&u->valid);
+  int receivers = broadcast(u, NULL);
+  if (receivers)
+    dag__advice_note(
+        dag__units_writer(u),
+        &(struct advice_note){
+            ADVICE_REPLICATED, NULL, &u->region, &u->region, DAG_OUT,
+            (uint64_t)receivers * dag__region_bytes(&u->region), 0, writer});
 }
 
 int dag__plan_taskwait(bool flush_data) {
@@ -551,9 +711,18 @@ void dag__plan_check(const char *where) {
   dag__uniformity_check(where);
 }
 
+/* taskwait on(r) of a block: what r holds of the block travels, where it
+ * has a shape that can (one element, a row, a tile's column), else the
+ * whole block. */
 static void collect_unit(struct unit *u, void *arg) {
-  (void)arg;
-  broadcast(u);
+  const struct region *r = arg;
+  struct region part;
+  if (u->home >= 0 && !takes_whole(r, &u->region) &&
+      dag__region_within(r, &u->region, &part) &&
+      dag__region_bytes(&part) < dag__region_bytes(&u->region))
+    broadcast(u, &part);
+  else
+    broadcast(u, NULL);
 }
 
 void dag__plan_collect(const struct region *regs, size_t n) {
@@ -561,7 +730,7 @@ void dag__plan_collect(const struct region *regs, size_t n) {
   dag__commute_group_close();
   for (size_t i = 0; i < n; i++)
     dag__units_each(dag__dist_find((const void *)regs[i].lo), &regs[i], 0,
-                    collect_unit, NULL);
+                    collect_unit, (void *)&regs[i]);
   dag__uniformity_check("this taskwait");
 }
 
@@ -584,6 +753,8 @@ void dag__plan_write_stats(void) {
 }
 
 void dag__plan_release(void) {
+  dag__advice_report();
+  dag__advice_release();
   dag__commute_group_release();
   dag__access_cache_forget();
   dag__units_release();

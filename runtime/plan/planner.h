@@ -65,16 +65,19 @@ struct unit {
 };
 
 /* Parts of a unit held by ranks that lack the rest. */
-#define PART_COPIES_MOST 8
 enum { PART_EVERY_RANK = -1 }; /* bytes no task wrote: valid everywhere */
 struct part_copy {
   int rank; /* or PART_EVERY_RANK */
   struct region region;
 };
 
+/* A unit keeps this many parts at the most; a rank needing another then
+ * receives the whole unit (and the advisor says so, advice.c). */
+#define PART_COPIES_MOST 256
+
 struct part_copies {
-  size_t n;
-  struct part_copy at[PART_COPIES_MOST];
+  size_t n, cap;
+  struct part_copy at[];
 };
 
 /* Notes that `rank` holds `part` of u valid; false when u has no room left
@@ -110,21 +113,32 @@ void dag__units_flush(void (*fn)(struct unit *));
 
 void dag__units_release(void);
 
-/* A task, as DAG_CHECK_UNIFORMITY=values names the last writer of data:
- * its number from the start and its source site (number 0: none). */
+/* An access of a task, as messages about data name it: the task's number
+ * from the start (0: none), its source site, and the item as written
+ * (NULL: unknown). Kept past the task, so copied out of its description,
+ * which may live on a caller's stack; the strings are the program's. */
 struct task_site {
   uint64_t number;
-  const char *label, *file;
+  const char *label, *file, *item;
   int line;
 };
 
-/* Replicated unit u was last written by task s (it must be replicated). */
-void dag__units_note_writer(struct unit *u, const struct task_site *s);
+/* The access of the task being planned that the planner is at (plan.c),
+ * for the records that outlive it. */
+void dag__plan_site(struct task_site *out);
 
-/* A replicated unit's bytes on this rank, and its last declared writer. */
+/* Replicated unit u was last written by the access being planned. */
+void dag__units_note_writer(struct unit *u);
+
+/* A replicated unit's last writer, and the access that first named it. */
+const struct task_site *dag__units_writer(const struct unit *u);
+const struct task_site *dag__units_maker(const struct unit *u);
+
+/* A replicated unit's bytes on this rank, and the accesses that made it
+ * and last wrote it. */
 struct watched {
   uintptr_t lo, hi;
-  struct task_site writer;
+  struct task_site maker, writer;
   uint64_t made; /* the unit's rank in the order units were made */
 };
 
@@ -169,6 +183,9 @@ struct planned {
   const enum dag_mode *modes;
   const struct resolved *where;
   size_t n;
+  /* The items as written, one per access (NULL: unknown, or some empty
+   * item was left out and they no longer match). */
+  const char *const *items;
 };
 
 /* Plans a task placed on rank exec, the number-th submitted: its
@@ -230,6 +247,51 @@ void dag__uniformity_release(void);
  * said why (it does not return). */
 bool dag__ranks_agree(uint64_t v, uint64_t *all);
 _Noreturn void dag__ranks_stop(uint64_t *all);
+
+/* ------------------------------------------------------------ advice.c */
+
+/* The traffic advisor: transfers that move far more than the tasks need,
+ * counted by cause and by the access that caused them. Every rank plans
+ * every transfer, so every rank counts the same, and rank 0 alone speaks:
+ * at DAG_LOG=info when a cause first crosses its threshold, and at the end
+ * of the run, once per cause. Only the planner's slow paths call it. */
+enum advice_cause {
+  /* An item covers part of a block, which moves whole: a write of part of
+   * a block, or a read of a shape that cannot travel alone. */
+  ADVICE_WHOLE_BLOCK,
+  /* A read of part of a block that has as many parts as it can keep. */
+  ADVICE_PART_LIMIT,
+  /* Replicated memory written on several ranks and sent back to every
+   * rank at each taskwait. */
+  ADVICE_REPLICATED,
+  /* Halos between neighbouring blocks of a block-cyclic distribution,
+   * whose neighbours live on other ranks. */
+  ADVICE_CYCLIC_HALO,
+  ADVICE_CAUSES
+};
+
+/* What one transfer (or flush) moved and why: `moved` bytes (to every
+ * rank they went to) where the access needed `needed`; for
+ * ADVICE_CYCLIC_HALO, `needed` is what the matching block distribution
+ * would have moved. `a` (NULL: replicated memory) and `block` (the unit)
+ * describe the data; `region` and `mode` are the access's. `rank` is the
+ * rank that wrote the data (ADVICE_REPLICATED) or -1. */
+struct advice_note {
+  enum advice_cause cause;
+  const struct allocation *a;
+  const struct region *block, *region;
+  enum dag_mode mode;
+  uint64_t moved, needed;
+  int rank;
+};
+
+/* Counts a note, for the access `site`. */
+void dag__advice_note(const struct task_site *site,
+                      const struct advice_note *n);
+/* The end of the run: says what crossed its threshold, once per cause
+ * and access (rank 0; and in a simulated rank's one process). */
+void dag__advice_report(void);
+void dag__advice_release(void);
 
 /* ------------------------------------------------------------ values.c */
 

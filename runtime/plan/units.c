@@ -279,13 +279,13 @@ static void redirect_dirty(const struct unit *old, struct unit *by) {
   ndirty = kept;
 }
 
-/* A replicated unit, with the last task that declared writing it and when
- * it was made: every rank makes the same units in the same order (the same
- * task stream), while their addresses, and so their order in reps, may
- * differ between ranks. */
+/* A replicated unit, with the access that first named it, the last that
+ * declared writing it, and when it was made: every rank makes the same
+ * units in the same order (the same task stream), while their addresses,
+ * and so their order in reps, may differ between ranks. */
 struct replicated {
   struct unit unit; /* first: a struct unit * of home -1 points here */
-  struct task_site writer;
+  struct task_site maker, writer;
   uint64_t made;
 };
 
@@ -366,12 +366,19 @@ static struct unit *replicated_unit(const struct region *r, int gather) {
   struct unit *u = &merged->unit;
   *merged = (struct replicated){
       {{lo, hi, hi - lo, 0, 0, {{0, 0}}}, {RANKSET_ALL, NULL}, -1, false, NULL},
-      {0, NULL, NULL, 0},
+      {0},
+      {0},
       nmade++};
+  dag__plan_site(&merged->maker);
+  uint64_t oldest = UINT64_MAX; /* the name the program gave it first */
   for (size_t i = first; i < end; i++) {
     struct unit *part = reps[i];
     if (replicated_of(part)->writer.number > merged->writer.number)
       merged->writer = replicated_of(part)->writer;
+    if (replicated_of(part)->made < oldest) {
+      oldest = replicated_of(part)->made;
+      merged->maker = replicated_of(part)->maker;
+    }
     dag__unit_fetch(part, gather);
     dag__rankset_intersect(&u->valid, &part->valid);
   }
@@ -449,8 +456,16 @@ void dag__units_flush(void (*fn)(struct unit *)) {
   forget_replicated();
 }
 
-void dag__units_note_writer(struct unit *u, const struct task_site *s) {
-  replicated_of(u)->writer = *s;
+void dag__units_note_writer(struct unit *u) {
+  dag__plan_site(&replicated_of(u)->writer);
+}
+
+const struct task_site *dag__units_writer(const struct unit *u) {
+  return &((const struct replicated *)u)->writer;
+}
+
+const struct task_site *dag__units_maker(const struct unit *u) {
+  return &((const struct replicated *)u)->maker;
 }
 
 static int by_making(const void *a, const void *b) {
@@ -467,9 +482,9 @@ struct watched *dag__units_watch(size_t *n) {
   if (!w)
     dag__out_of_memory("the values check");
   for (size_t i = 0; i < nreps; i++)
-    w[i] = (struct watched){reps[i]->region.lo, reps[i]->region.hi,
-                            replicated_of(reps[i])->writer,
-                            replicated_of(reps[i])->made};
+    w[i] = (struct watched){
+        reps[i]->region.lo, reps[i]->region.hi, replicated_of(reps[i])->maker,
+        replicated_of(reps[i])->writer, replicated_of(reps[i])->made};
   qsort(w, nreps, sizeof *w, by_making);
   return w;
 }

@@ -3,7 +3,7 @@
 # given messages. For MPI runs that must stop (a divergence, a dead rank)
 # instead of hanging.
 #
-#   expect_failure.sh [--any-status] SECONDS SOURCE [-v] PATTERN... -- COMMAND [ARG...]
+#   expect_failure.sh [--any-status|--success] SECONDS SOURCE [-v] PATTERN... -- COMMAND [ARG...]
 #
 # Passes when COMMAND exits with a status other than 0 within SECONDS, and
 # its output (stdout and stderr together) matches every PATTERN, an
@@ -14,15 +14,20 @@
 # no pattern uses one. COMMAND is killed after 4 x SECONDS (a hang fails).
 # --any-status accepts status 0 too: Open MPI 4.1's mpiexec exits 0 under
 # orte_enable_recovery whatever its ranks do, so there the output and the
-# time tell.
+# time tell. --success wants status 0 instead: for a run that must go
+# right and say something (the traffic advisor's advice).
 set -u
 any_status=0
+success=0
 if [ "${1:-}" = --any-status ]; then
   any_status=1
   shift
+elif [ "${1:-}" = --success ]; then
+  success=1
+  shift
 fi
 if [ $# -lt 4 ]; then
-  echo "usage: $0 [--any-status] SECONDS SOURCE [-v] PATTERN... -- COMMAND [ARG...]" >&2
+  echo "usage: $0 [--any-status|--success] SECONDS SOURCE [-v] PATTERN... -- COMMAND [ARG...]" >&2
   exit 2
 fi
 limit=$1
@@ -75,7 +80,12 @@ elapsed=$(awk "BEGIN { printf \"%.2f\", $end - $start }")
 fail=0
 # (mpiexec may exit with 128 + the signal that killed a rank, like
 # timeout's 137: whether it hung is told by the time it took.)
-if [ $status -eq 0 ] && [ $any_status = 0 ]; then
+if [ $success = 1 ]; then
+  if [ $status -ne 0 ]; then
+    echo "expect_failure: FAILED: the command exited with status $status" >&2
+    fail=1
+  fi
+elif [ $status -eq 0 ] && [ $any_status = 0 ]; then
   echo "expect_failure: FAILED: the command exited with status 0" >&2
   fail=1
 fi

@@ -20,7 +20,13 @@
  *            on rank 0 reads the whole (the runtime merges the three into
  *            one unit and brings rank 0 rank 1's half), then a task on
  *            every other rank reads the whole: rank 1 receives rank 0's
- *            half only, the others both halves, never the gap.
+ *            half only, the others both halves, never the gap;
+ *   strips   the blocks of rows again, each read in STRIPS column strips
+ *            of SW doubles by tasks on the next rank: more parts than a
+ *            block kept before (8, past which it moved whole), each
+ *            travels alone;
+ *   corner   taskwait on(A[N - 1][N - 1]): that one element travels to
+ *            every rank, not its tile.
  *
  * Every rank checks the results it is the home of against the same
  * computation done sequentially.
@@ -36,7 +42,7 @@
 
 #include <dag.h>
 
-enum { N = 96, ROWS = 8, T = 16 };
+enum { N = 96, ROWS = 8, T = 16, SW = 8, STRIPS = 10 };
 
 static uint64_t sent_bytes; /* by the runtime, through MPI_Isend */
 
@@ -55,6 +61,16 @@ static double value(int i, int j) { return (double)((i * 131 + j * 17) % 97); }
 enum { HALF = 512, GAP = 256 };
 static double halves[2 * HALF + GAP];
 static int merged_wrong; /* on this rank, by the reading tasks */
+
+static int strips_wrong; /* on this rank, by the strips' tasks */
+
+/* Checks the strip of SW columns from column j0 of the rows from i0. */
+static void check_strip(const double *s, int i0, int j0) {
+  for (int i = 0; i < ROWS; i++)
+    for (int j = 0; j < SW; j++)
+      if (s[(size_t)i * N + j] != value(i0 + i, j0 + j))
+        strips_wrong = 1;
+}
 
 static void fill_half(double *h, int which) {
   for (int k = 0; k < HALF; k++)
@@ -309,6 +325,46 @@ int main(int argc, char **argv) {
       fprintf(stderr, "mpi_part_bytes: the merged array differs\n");
     failed = 1;
   }
+
+  /* strips (X holds fill's values again) */
+  for (int b = 0; b < N / ROWS; b++) {
+#pragma dag task out(X[b * ROWS:ROWS][0:N])
+    fill(&X[b * ROWS][0], b * ROWS, ROWS, 0, N);
+  }
+#pragma dag taskwait
+  before = sent_bytes;
+  for (int b = 0; b < N / ROWS; b++) {
+    int reader = (dag_owner(&X[b * ROWS][0]) + 1) % nranks;
+    for (int s = 0; s < STRIPS; s++) {
+#pragma dag task in(X[b * ROWS:ROWS][s * SW:SW]) on(reader)
+      check_strip(&X[b * ROWS][s * SW], b * ROWS, s * SW);
+    }
+  }
+#pragma dag taskwait
+  uint64_t strip = ROWS * SW * sizeof(double);
+  least = nranks > 1 ? (uint64_t)(N / ROWS) * STRIPS * strip : 0;
+  failed |= check("strips", total(sent_bytes - before), least,
+                  least / STRIPS / strip * ROWS * N * sizeof(double));
+  MPI_Allreduce(MPI_IN_PLACE, &strips_wrong, 1, MPI_INT, MPI_MAX,
+                MPI_COMM_WORLD);
+  if (strips_wrong) {
+    if (dag_rank() == 0)
+      fprintf(stderr, "mpi_part_bytes: a strip differs\n");
+    failed = 1;
+  }
+
+  /* corner */
+  before = sent_bytes;
+#pragma dag taskwait on(A[N - 1][N - 1])
+  failed |= check("corner", total(sent_bytes - before),
+                  (uint64_t)(nranks - 1) * sizeof(double),
+                  (uint64_t)(nranks - 1) * T * T * sizeof(double));
+  if (A[N - 1][N - 1] != seq[(size_t)N * N - 1]) {
+    fprintf(stderr, "mpi_part_bytes: rank %d: the corner differs\n",
+            dag_rank());
+    failed = 1;
+  }
+
   free(want);
   free(seq);
   dag_free(x);

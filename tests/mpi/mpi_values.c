@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
   submit("sneaky", __LINE__, 1, DAG_OUT, x, 4, 2.0, undeclared);
   /* Reads y (value 0: reads only): y becomes data the ranks must agree
    * on. */
-  submit("reader", __LINE__, 0, DAG_IN, &y, 1, 0, 0);
+  submit("reader", __LINE__, 0, DAG_IN, &y, 1, 0, 0); /* @reader@ */
   /* Declares reading w; writes it all the same when asked to. */
   submit("tamper", __LINE__, 1, inwrite ? DAG_IN : DAG_INOUT, w, 1, 3.0, 0);
   double *first, *second;
