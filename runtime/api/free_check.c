@@ -10,7 +10,8 @@
  * searches, so its free and realloc are the process's (a sanitizer's own,
  * loaded first, still wins). Each call costs a look-up that answers at once
  * for memory nowhere near dag_alloc memory (dag__dist_find). glibc names
- * its own functions __libc_free and __libc_realloc.
+ * its own functions __libc_free and __libc_realloc. Never inlined: the
+ * runtime's own calls, inlined with the look-up, grew its hot paths.
  */
 #include "api/api.h"
 #include "plan/dist.h"
@@ -32,7 +33,7 @@ static void refuse(const char *call, const void *p,
                   call, p, memory, call);
 }
 
-DAG_API void free(void *p) {
+DAG_API __attribute__((noinline)) void free(void *p) {
   const struct allocation *a = dag__dist_find(p);
   if (unlikely(a != NULL)) {
     refuse("free", p, a);
@@ -41,7 +42,7 @@ DAG_API void free(void *p) {
   __libc_free(p);
 }
 
-DAG_API void *realloc(void *p, size_t bytes) {
+DAG_API __attribute__((noinline)) void *realloc(void *p, size_t bytes) {
   const struct allocation *a = dag__dist_find(p);
   if (unlikely(a != NULL)) {
     refuse("realloc", p, a);

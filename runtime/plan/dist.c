@@ -136,26 +136,22 @@ const void *dag__dist_version(void) {
   return atomic_load_explicit(&current, memory_order_acquire);
 }
 
-/* The index of the first entry of t whose mapping ends after x (t->n if
- * none). */
-static size_t first_ending_after(const struct table *t, uintptr_t x) {
-  size_t lo = 0, hi = t->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->e[mid].map_hi <= x)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* The entry of t whose mapping holds x, or NULL. */
-static const struct entry *mapping_of(const struct table *t, uintptr_t x) {
+static inline const struct entry *mapping_of(const struct table *t,
+                                             uintptr_t x) {
   if (likely(!t || x < t->lo || x >= t->hi))
     return NULL;
-  size_t i = first_ending_after(t, x);
-  return i < t->n && t->e[i].map_lo <= x ? &t->e[i] : NULL;
+  size_t lo = 0, hi = t->n; /* the entry is in [lo, hi) if anywhere */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x < t->e[mid].map_lo)
+      hi = mid;
+    else if (x >= t->e[mid].map_hi)
+      lo = mid + 1;
+    else
+      return &t->e[mid];
+  }
+  return NULL;
 }
 
 const struct allocation *dag__dist_find(const void *p) {
@@ -171,14 +167,15 @@ enum dist_misplaced dag__dist_misplaced(const struct region *r,
   if (likely(!t || r->hi <= t->lo || r->lo >= t->hi))
     return DIST_FITS; /* nowhere near dag_alloc memory */
   const struct entry *first = mapping_of(t, r->lo);
-  const struct entry *last = mapping_of(t, r->hi - 1);
+  if (likely(first && r->hi <= first->hi && r->lo >= first->lo))
+    return DIST_FITS; /* in one allocation's bytes, the usual case */
+  const struct entry *last =
+      first && r->hi <= first->map_hi ? first : mapping_of(t, r->hi - 1);
   if (first && first == last) {
     *a = first->a;
     if (r->lo < first->lo)
       return r->hi <= first->lo ? DIST_BEFORE_START : DIST_ENTERS;
-    if (r->hi > first->hi)
-      return r->lo >= first->hi ? DIST_PAST_END : DIST_LEAVES;
-    return DIST_FITS;
+    return r->lo >= first->hi ? DIST_PAST_END : DIST_LEAVES;
   }
   if (first && last) {
     *a = first->a;
@@ -192,9 +189,16 @@ enum dist_misplaced dag__dist_misplaced(const struct region *r,
     *a = last->a;
     return r->hi > last->lo ? DIST_ENTERS : DIST_BEFORE_START;
   }
-  size_t i = first_ending_after(t, r->lo); /* a mapping wholly inside r? */
-  if (i < t->n && t->e[i].map_lo < r->hi) {
-    *a = t->e[i].a;
+  size_t lo = 0, hi = t->n; /* the first mapping after r->lo: inside r? */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->e[mid].map_lo < r->lo)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < t->n && t->e[lo].map_lo < r->hi) {
+    *a = t->e[lo].a;
     return DIST_HOLDS;
   }
   return DIST_FITS;

@@ -249,31 +249,31 @@ struct access_plan {
   int exec;
 };
 
-/* The task being planned and the access the planner is at, for what
- * outlives the task: who last wrote replicated data, and the advisor. */
+/* The task being planned, for what outlives it: who last wrote
+ * replicated data, and the advisor. */
 static struct {
   const struct dag_task_info *info;
   const struct planned *p;
   uint64_t number;
-  size_t item;
 } planning;
 
-void dag__plan_site(struct task_site *out) {
-  const struct dag_task_info *info = planning.info;
-  if (!planning.p) { /* a taskwait's, not a task's */
-    *out = (struct task_site){0};
+void dag__plan_site(struct task_site *out, const struct region *access) {
+  const struct planned *p = planning.p;
+  /* Integers: access may point into another array (a taskwait's). */
+  size_t i = p ? ((uintptr_t)access - (uintptr_t)p->regs) / sizeof *access : 0;
+  if (!p || (uintptr_t)access < (uintptr_t)p->regs || i >= p->n) {
+    *out = (struct task_site){0}; /* a taskwait's, not a task's */
     return;
   }
-  const char *const *items = planning.p->items;
+  const struct dag_task_info *info = planning.info;
   *out = (struct task_site){planning.number, info->label, info->file,
-                            items ? items[planning.item] : NULL, info->line};
+                            p->items ? p->items[i] : NULL, info->line};
 }
 
 /* Calls fn on the units of access i of p, which runs on rank exec. */
 static void each_unit(const struct planned *p, size_t i, int exec,
                       void (*fn)(struct unit *, void *)) {
   struct access_plan a = {&p->regs[i], p->modes[i], &p->where[i], exec};
-  planning.item = i;
   if (a.where->block)
     fn(a.where->block, &a);
   else
@@ -293,7 +293,7 @@ static void advise(enum advice_cause cause, const struct unit *u,
                    const struct access_plan *a, uint64_t moved,
                    uint64_t needed) {
   struct task_site site;
-  dag__plan_site(&site);
+  dag__plan_site(&site, a->region);
   dag__advice_note(&site, &(struct advice_note){cause, a->where->alloc,
                                                 &u->region, a->region, a->mode,
                                                 moved, needed, -1});
@@ -476,7 +476,7 @@ static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
   dag__rankset_only(&u->valid, a->exec);
   dag__units_mark_dirty(u);
   if (u->home < 0)
-    dag__units_note_writer(u);
+    dag__units_note_writer(u, a->region);
 }
 
 /* The home of the first byte of access i of p, or -1 for replicated

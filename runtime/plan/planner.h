@@ -123,12 +123,13 @@ struct task_site {
   int line;
 };
 
-/* The access of the task being planned that the planner is at (plan.c),
- * for the records that outlive it. */
-void dag__plan_site(struct task_site *out);
+/* The access of the task being planned whose region is `access` (one of
+ * the task's, from struct planned; else no task), for the records that
+ * outlive the task (plan.c). */
+void dag__plan_site(struct task_site *out, const struct region *access);
 
 /* Replicated unit u was last written by the access being planned. */
-void dag__units_note_writer(struct unit *u);
+void dag__units_note_writer(struct unit *u, const struct region *access);
 
 /* A replicated unit's last writer, and the access that first named it. */
 const struct task_site *dag__units_writer(const struct unit *u);

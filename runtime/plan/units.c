@@ -369,7 +369,7 @@ static struct unit *replicated_unit(const struct region *r, int gather) {
       {0},
       {0},
       nmade++};
-  dag__plan_site(&merged->maker);
+  dag__plan_site(&merged->maker, r);
   uint64_t oldest = UINT64_MAX; /* the name the program gave it first */
   for (size_t i = first; i < end; i++) {
     struct unit *part = reps[i];
@@ -456,8 +456,8 @@ void dag__units_flush(void (*fn)(struct unit *)) {
   forget_replicated();
 }
 
-void dag__units_note_writer(struct unit *u) {
-  dag__plan_site(&replicated_of(u)->writer);
+void dag__units_note_writer(struct unit *u, const struct region *access) {
+  dag__plan_site(&replicated_of(u)->writer, access);
 }
 
 const struct task_site *dag__units_writer(const struct unit *u) {
