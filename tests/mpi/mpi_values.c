@@ -12,7 +12,11 @@
  *   mpi_values inwrite     'tamper' declares in(w) but writes w: the rank
  *                          that ran it (1) keeps its value, the others get
  *                          'init''s from rank 0 (the message names 'init' as
- *                          the last writer).
+ *                          the last writer);
+ *   mpi_values unmapped    'token' reads an item where no memory is mapped
+ *                          (a token, as OpenMP ports keep them; its body
+ *                          never touches it): the check names it, where it
+ *                          read it and died of SIGSEGV.
  *
  * Each task runs on a given rank, so that the rank that writes in secret
  * is never the one the taskwait's flush copies from.
@@ -23,9 +27,12 @@
  * addresses (honest must pass).
  *
  * The lines the messages must name are marked with @markers@. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <dag.h>
 
@@ -46,17 +53,22 @@ static void set(void *p) {
 
 static double seen;
 
+static void nop(void *p) { (void)p; }
+
 static void look(void *p) {
   const struct args *a = p;
   seen += *a->out;
 }
 
-/* Runs on rank `rank`, or where the runtime places it (rank < 0). */
+/* Runs on rank `rank`, or where the runtime places it (rank < 0); writes
+ * `value` at `at`, or reads it (value 0), or touches nothing (value < 0). */
 static void submit(const char *label, int line, int rank, enum dag_mode mode,
                    double *at, size_t n, double value, int sneaky) {
   struct args a = {sneaky, at, value};
   struct dag_access acc = {mode, dag_region_1d(at, n * sizeof *at)};
-  struct dag_task_info info = {.fn = value == 0 ? look : set,
+  struct dag_task_info info = {.fn = value < 0    ? nop
+                                     : value == 0 ? look
+                                                  : set,
                                .label = label,
                                .file = __FILE__,
                                .line = line,
@@ -68,9 +80,9 @@ static void submit(const char *label, int line, int rank, enum dag_mode mode,
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   int undeclared = !strcmp(mode, "undeclared"),
-      inwrite = !strcmp(mode, "inwrite");
-  if (!undeclared && !inwrite && strcmp(mode, "honest")) {
-    fprintf(stderr, "usage: mpi_values honest|undeclared|inwrite\n");
+      inwrite = !strcmp(mode, "inwrite"), unmapped = !strcmp(mode, "unmapped");
+  if (!undeclared && !inwrite && !unmapped && strcmp(mode, "honest")) {
+    fprintf(stderr, "usage: mpi_values honest|undeclared|inwrite|unmapped\n");
     return 2;
   }
   if (dag_nranks() < 2) {
@@ -91,6 +103,15 @@ int main(int argc, char **argv) {
   } else {
     first = calloc(16, sizeof *first);
     second = calloc(16, sizeof *second);
+  }
+  if (unmapped) { /* a page with none mapped around it */
+    long page = sysconf(_SC_PAGESIZE);
+    char *three = mmap(NULL, 3 * (size_t)page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (three == MAP_FAILED || munmap(three + page, (size_t)page))
+      return 2;
+    double *none = (double *)(three + page);
+    submit("token", __LINE__, 0, DAG_IN, none, 1, -1, 0); /* @token@ */
   }
   submit("first", __LINE__, 0, DAG_OUT, first, 16, 4.0, 0);
   submit("second", __LINE__, 1, DAG_OUT, second, 16, 5.0, 0);
