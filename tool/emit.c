@@ -27,7 +27,13 @@
  *
  * An item in a block modifier, `lower(X)`, is X's access with the mode
  * `DAG_SHAPED(<mode>, DAG_LOWER)`; a whole 2-D array X goes as the runtime
- * takes a block, one span per row. */
+ * takes a block, one span per row.
+ *
+ * In a file with tasks, `main` waits for them before it returns:
+ *
+ *   static inline void __dag_main_wait(void) {...}    before main
+ *   for (__dag_main_wait();;)                          before each return
+ *   __dag_main_wait();                                 before its last '}' */
 #include "emit.h"
 
 #include <stdlib.h>
@@ -785,8 +791,61 @@ static void task_function(struct emitter *em, unsigned index) {
   function_wrapper(em, index, wrapper_position(em->s, index));
 }
 
+/* ------------------------------------------------- the ways out of main */
+
+/* The wait before main returns: that of a taskwait, when the runtime runs
+ * (dag_worker_id() is -1 before the first task, and after dag_finalize or
+ * MPI_Finalize, where dag_taskwait would fail). */
+static const char main_wait[] =
+    "static inline void __dag_main_wait(void) { if (dag_worker_id() >= 0) "
+    "dag_check(dag_taskwait()); }";
+
+/* main waits for the tasks before each return, the return's expression
+ * after the wait (`for (wait;;) return e;` is one statement, as `return
+ * e;` was), and at the end of its body; a return that a macro spells, by
+ * `return` defined as that for the macro's invocation. The `for` goes on a
+ * line of its own, so that the return keeps its line and column, unless
+ * the return is in a macro's argument, where a #line cannot be. Only in a
+ * file with tasks: one without is left alone. */
+static void main_waits(struct emitter *em) {
+  const struct sema *s = em->s;
+  const struct main_function *m = &s->main_fn;
+  if (!m->present || (s->ntasks == 0 && s->nfunctions == 0))
+    return;
+  const struct source *src = &s->files[0].src;
+  struct span begin = {m->begin, m->begin};
+  struct edit *ed = edits_add(em->e, begin, false);
+  edit_piece(ed, PIECE_LINE, src, NULL, begin);
+  edit_text(ed, "%s\n", main_wait);
+  for (unsigned i = 0; i < m->nreturns; i++) {
+    const struct main_return *r = &m->returns[i];
+    if (!r->macro) {
+      ed = edits_add(em->e, r->at, r->in_argument);
+      edit_text(ed, "for (__dag_main_wait();;)%s", r->in_argument ? " " : "");
+      continue;
+    }
+    ed = edits_add(em->e, (struct span){r->at.begin, r->at.begin}, false);
+    edit_directive(ed, "#pragma push_macro(\"return\")");
+    /* clang -pedantic: "keyword is hidden by macro definition". */
+    edit_directive(ed, "#ifdef __clang__");
+    edit_directive(ed, "#pragma clang diagnostic push");
+    edit_directive(ed, "#pragma clang diagnostic ignored \"-Wkeyword-macro\"");
+    edit_directive(ed, "#endif");
+    edit_directive(ed, "#define return for (__dag_main_wait();;) return");
+    edit_directive(ed, "#ifdef __clang__");
+    edit_directive(ed, "#pragma clang diagnostic pop");
+    edit_directive(ed, "#endif");
+    ed = edits_add(em->e, (struct span){r->at.end, r->at.end}, false);
+    edit_directive(ed, "#pragma pop_macro(\"return\")");
+  }
+  if (m->falls_off)
+    edit_text(edits_add(em->e, (struct span){m->end, m->end}, true),
+              "__dag_main_wait(); ");
+}
+
 void emit_edits(const struct sema *s, struct edits *e) {
   struct emitter em = {s, e};
+  main_waits(&em);
   /* Directives of the main file that did not become tasks (inactive ones)
    * are left alone: the compiler ignores them as cc would. */
   for (unsigned f = 0; f < s->nfunctions; f++)

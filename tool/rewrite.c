@@ -64,6 +64,13 @@ void edit_text(struct edit *ed, const char *fmt, ...) {
   free(text);
 }
 
+void edit_directive(struct edit *ed, const char *text) {
+  struct piece *p = add_piece(ed);
+  p->kind = PIECE_DIRECTIVE;
+  p->text = xstrdup(text);
+  p->len = p->cap = strlen(text);
+}
+
 void edit_piece(struct edit *ed, enum piece_kind kind, const struct source *src,
                 const char *clean, struct span at) {
   struct piece *p = add_piece(ed);
@@ -126,6 +133,12 @@ static void render_edit(struct renderer *r, const struct edit *ed) {
       break;
     case PIECE_LINE:
       line_directive(r->out, p->src, p->at.begin, false);
+      break;
+    case PIECE_DIRECTIVE:
+      if (r->out->len && r->out->s[r->out->len - 1] != '\n')
+        buf_puts(r->out, "\n");
+      buf_puts(r->out, p->text);
+      buf_puts(r->out, "\n");
       break;
     case PIECE_SOURCE:
       line_directive(r->out, p->src, p->at.begin, true);

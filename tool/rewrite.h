@@ -15,16 +15,17 @@
 #include "pragma.h"
 
 enum piece_kind {
-  PIECE_TEXT,   /* generated text, kept on one line */
-  PIECE_SOURCE, /* original lines, after a #line for where they start,
-                   and a line break after them */
-  PIECE_EXPR,   /* an expression from a directive, inline */
-  PIECE_LINE,   /* a #line directive for the line of `at.begin` */
+  PIECE_TEXT,      /* generated text, kept on one line */
+  PIECE_SOURCE,    /* original lines, after a #line for where they start,
+                      and a line break after them */
+  PIECE_EXPR,      /* an expression from a directive, inline */
+  PIECE_LINE,      /* a #line directive for the line of `at.begin` */
+  PIECE_DIRECTIVE, /* a generated preprocessor line, on a line of its own */
 };
 
 struct piece {
   enum piece_kind kind;
-  char *text;               /* PIECE_TEXT */
+  char *text;               /* PIECE_TEXT, PIECE_DIRECTIVE */
   size_t len, cap;          /* PIECE_TEXT: bytes in text, allocated */
   const struct source *src; /* SOURCE, EXPR, LINE: which file */
   const char *clean;        /* EXPR: that file's cleaned text */
@@ -50,6 +51,8 @@ struct edits {
 struct edit *edits_add(struct edits *e, struct span at, bool inline_use);
 void edit_text(struct edit *ed, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A preprocessor line, `text` without its newline. */
+void edit_directive(struct edit *ed, const char *text);
 void edit_piece(struct edit *ed, enum piece_kind kind, const struct source *src,
                 const char *clean, struct span at);
 /* Writes the file with every edit applied to `out`. */

@@ -10,7 +10,8 @@
  * (sema_items.c, and sema_reductions.c for reductions); the captures of each
  * task body (sema_captures.c), the function's declarations it needs
  * (sema_locals.c), and the warnings about it (sema_warnings.c, with
- * sema_liveness.c, sema_item_warnings.c and sema_mpi_lint.c). Libclang's
+ * sema_liveness.c, sema_item_warnings.c and sema_mpi_lint.c); and where
+ * main returns, which waits for the tasks there (sema_main.c). Libclang's
  * cursors, types and offsets come through sema_cursor.c. Also where libclang's
  * own headers are, which the driver must know. Only the sema files include
  * clang-c/Index.h. */
@@ -249,6 +250,7 @@ int sema_analyse(struct sema *s, const char *const *args, int nargs,
   struct kids top = children(clang_getTranslationUnitCursor(tu));
   bind_functions(&w, &top);
   walk_main_functions(&w, &top);
+  find_main_returns(&w, &top);
   free(top.v);
   check_bound(&w);
   resolve_refs(&w);
@@ -323,6 +325,8 @@ void sema_release(struct sema *s) {
   }
   free(s->functions);
   free(s->refs);
+  free(s->main_fn.returns);
+  memset(&s->main_fn, 0, sizeof s->main_fn);
   s->tasks = NULL;
   s->functions = NULL;
   s->refs = NULL;

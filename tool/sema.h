@@ -109,6 +109,25 @@ struct shared_ref {
   unsigned var; /* index in tasks[task].vars */
 };
 
+/* A way out of `main` in the main file, where the program waits for its
+ * tasks first (emit.c). */
+struct main_return {
+  /* A return statement: empty, at its `return`. A return that a macro's
+   * definition spells: the macro's invocation in main. */
+  struct span at;
+  bool macro;
+  bool in_argument; /* the return is written in a macro's argument */
+};
+
+struct main_function {
+  bool present;   /* the main file defines main */
+  unsigned begin; /* where its definition starts */
+  unsigned end;   /* its body's closing '}' */
+  bool falls_off; /* control may reach that '}', the file's own */
+  struct main_return *returns;
+  unsigned nreturns;
+};
+
 struct sema {
   struct unit_file *files; /* files[0] is the main file */
   unsigned nfiles;
@@ -119,6 +138,7 @@ struct sema {
   struct shared_ref *refs;
   unsigned nrefs;
   bool openmp; /* -fopenmp: the compiler reads '#pragma omp' */
+  struct main_function main_fn;
 };
 
 /* Analyses the translation unit whose files (main first, with directives

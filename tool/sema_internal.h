@@ -297,6 +297,12 @@ int task_function_of(const struct walker *w, CXCursor fn);
  * it, and checks the probe function of its clauses. */
 void bind_functions(struct walker *w, const struct kids *top);
 
+/* ---- sema_main.c: the ways out of main */
+
+/* Fills in w->s->main_fn from the definition of main among `top`, the
+ * translation unit's cursors, if the main file has one. */
+void find_main_returns(struct walker *w, const struct kids *top);
+
 /* ---- sema_warnings.c: warnings about task bodies */
 
 /* The warnings about task `t`, whose statement is `body`. */
