@@ -326,3 +326,179 @@ unsigned scan_openmp_pragmas(const struct source *src,
   *out = v;
   return n;
 }
+
+/* --------------------------------- OpenMP in a file without dag pragmas */
+
+static bool names_have(const struct scan_names *set, const char *s,
+                       size_t len) {
+  for (unsigned i = 0; i < set->n; i++)
+    if (strlen(set->v[i]) == len && memcmp(set->v[i], s, len) == 0)
+      return true;
+  return false;
+}
+
+/* An OpenMP directive name that asks for more than vector code. */
+static bool parallel_word(const char *s, size_t len, const char *next,
+                          size_t next_len) {
+  if (len == 4 && memcmp(s, "simd", 4) == 0)
+    return false;
+  return !(len == 7 && memcmp(s, "declare", 7) == 0 && next_len == 4 &&
+           memcmp(next, "simd", 4) == 0);
+}
+
+/* Whether the literal at `lit` is "omp NAME ..." with NAME not simd, the
+ * text of a _Pragma; the name in *name. */
+static bool openmp_string(const char *s, struct tok lit, struct span *name) {
+  if (lit.kind != TOK_LITERAL || s[lit.begin] != '"')
+    return false;
+  unsigned i = lit.begin + 1, end = lit.end > i ? lit.end - 1 : i;
+  while (i < end && (s[i] == ' ' || s[i] == '\t'))
+    i++;
+  if (end - i < 3 || memcmp(s + i, "omp", 3) != 0 ||
+      (i + 3 < end && lex_is_ident_char(s[i + 3])))
+    return false;
+  unsigned w[2][2] = {{0, 0}, {0, 0}}; /* the next two words */
+  unsigned k = i + 3;
+  for (int j = 0; j < 2; j++) {
+    while (k < end && (s[k] == ' ' || s[k] == '\t'))
+      k++;
+    w[j][0] = k;
+    while (k < end && lex_is_ident_char(s[k]))
+      k++;
+    w[j][1] = k;
+  }
+  *name = (struct span){w[0][0], w[0][1]};
+  return parallel_word(s + w[0][0], w[0][1] - w[0][0], s + w[1][0],
+                       w[1][1] - w[1][0]);
+}
+
+/* The next token of a directive's line (`line`), or of the file. */
+static struct tok peek(struct lexer *lx, bool line) {
+  return line ? next_in_line(lx, true) : next_token(lx);
+}
+
+/* Reads tokens from `lx` (a line, or the file) and says whether the one at
+ * `t` starts an OpenMP pragma: `_Pragma("omp NAME")`, or `(omp NAME` as a
+ * pragma-making macro's argument (`PRAGMA(omp task)`); or is one of
+ * `macros`. Consumes nothing: looks ahead on a copy. The pragma's name or
+ * the macro goes to *what. */
+static bool openmp_at(const struct lexer *lx, struct tok t, bool line,
+                      const struct scan_names *macros, struct span *what) {
+  const char *s = lx->s;
+  if (t.kind == TOK_IDENT && names_have(macros, s + t.begin, t.end - t.begin)) {
+    *what = (struct span){t.begin, t.end};
+    return true;
+  }
+  struct lexer ahead = *lx;
+  if (t.kind == TOK_IDENT && tok_is(lx, t, "_Pragma")) {
+    struct tok open = peek(&ahead, line);
+    struct tok lit = peek(&ahead, line);
+    return open.kind == TOK_PUNCT && s[open.begin] == '(' &&
+           openmp_string(s, lit, what);
+  }
+  if (t.kind != TOK_PUNCT || s[t.begin] != '(')
+    return false;
+  struct tok omp = peek(&ahead, line);
+  if (!tok_is(lx, omp, "omp"))
+    return false;
+  struct tok w = peek(&ahead, line);
+  struct tok w2 = peek(&ahead, line);
+  if (w.kind != TOK_IDENT)
+    return false;
+  *what = (struct span){w.begin, w.end};
+  return parallel_word(s + w.begin, w.end - w.begin, s + w2.begin,
+                       w2.kind == TOK_IDENT ? w2.end - w2.begin : 0);
+}
+
+/* The name a `#define` line defines, or an empty span; `line` is left
+ * after it (and after the parameters of a function-like macro). */
+static struct span defined_name(struct lexer *line) {
+  struct tok word = next_in_line(line, true);
+  if (!tok_is(line, word, "define"))
+    return (struct span){0, 0};
+  struct tok name = next_in_line(line, true);
+  if (name.kind != TOK_IDENT)
+    return (struct span){0, 0};
+  if (line->i < line->n && line->s[line->i] == '(') /* function-like */
+    while (next_in_line(line, true).kind != TOK_EOF &&
+           line->s[line->i - 1] != ')')
+      ;
+  return (struct span){name.begin, name.end};
+}
+
+unsigned scan_openmp_macros(const struct source *src,
+                            struct scan_names *macros) {
+  unsigned added = 0;
+  struct lexer lx;
+  lexer_init(&lx, src, 0);
+  for (struct tok t; (t = next_token(&lx)).kind != TOK_EOF;) {
+    if (t.kind != TOK_DIRECTIVE)
+      continue;
+    struct lexer line = {src->text, t.end, t.begin + 1, false};
+    struct span name = defined_name(&line);
+    if (name.end == name.begin ||
+        names_have(macros, src->text + name.begin, name.end - name.begin))
+      continue;
+    struct span what;
+    for (struct tok b; (b = next_in_line(&line, true)).kind != TOK_EOF;)
+      if (openmp_at(&line, b, true, macros, &what)) {
+        if (macros->n == macros->cap)
+          macros->v = xrealloc(
+              macros->v, (macros->cap = macros->cap ? 2 * macros->cap : 8) *
+                             sizeof *macros->v);
+        macros->v[macros->n++] =
+            xstrndup(src->text + name.begin, name.end - name.begin);
+        added++;
+        break;
+      }
+  }
+  return added;
+}
+
+bool scan_openmp_use(const struct source *src, const struct scan_names *macros,
+                     struct span *at, char **what) {
+  struct lexer lx;
+  lexer_init(&lx, src, 0);
+  for (struct tok t; (t = next_token(&lx)).kind != TOK_EOF;) {
+    struct span name;
+    if (t.kind == TOK_DIRECTIVE) {
+      struct lexer line = {src->text, t.end, t.begin + 1, false};
+      if (!tok_is(&line, next_in_line(&line, true), "pragma") ||
+          !openmp_pragma(&line, &name))
+        continue;
+    } else if (!openmp_at(&lx, t, false, macros, &name)) {
+      continue;
+    }
+    *at = (struct span){t.begin, t.end};
+    bool macro = t.kind == TOK_IDENT && !tok_is(&lx, t, "_Pragma");
+    *what =
+        macro ? xstrndup(src->text + name.begin, name.end - name.begin)
+              : xasprintf("#pragma omp%s%.*s", name.end > name.begin ? " " : "",
+                          (int)(name.end - name.begin), src->text + name.begin);
+    return true;
+  }
+  return false;
+}
+
+bool scan_mentions(const struct source *src, const char *name) {
+  struct lexer lx;
+  lexer_init(&lx, src, 0);
+  for (struct tok t; (t = next_token(&lx)).kind != TOK_EOF;) {
+    if (t.kind == TOK_IDENT && tok_is(&lx, t, name))
+      return true;
+    if (t.kind != TOK_DIRECTIVE)
+      continue;
+    struct lexer line = {src->text, t.end, t.begin + 1, false};
+    for (struct tok w; (w = next_in_line(&line, true)).kind != TOK_EOF;)
+      if (w.kind == TOK_IDENT && tok_is(&line, w, name))
+        return true;
+  }
+  return false;
+}
+
+void scan_names_release(struct scan_names *set) {
+  for (unsigned i = 0; i < set->n; i++)
+    free(set->v[i]);
+  free(set->v);
+  memset(set, 0, sizeof *set);
+}

@@ -3,7 +3,8 @@
  * It finds the `#pragma dag` directives (and whether each is at file scope
  * or inside a function), the headers the file includes with quotes, and,
  * after a file-scope directive, the function declaration it precedes; and,
- * for a warning, the `#pragma omp` lines. It
+ * for warnings, the OpenMP pragmas a file asks for: `#pragma omp` lines,
+ * `_Pragma`s and the macros that make them. It
  * understands comments, string and character literals, line continuations
  * and preprocessor lines; it does not expand macros. */
 #ifndef DAG_TOOL_SCAN_H
@@ -58,6 +59,35 @@ struct scan_openmp {
  * number, and the array in *out (the caller frees it). */
 unsigned scan_openmp_pragmas(const struct source *src,
                              struct scan_openmp **out);
+
+/* Names of macros, for the OpenMP that a file asks for through macros. */
+struct scan_names {
+  char **v;
+  unsigned n, cap;
+};
+void scan_names_release(struct scan_names *set);
+
+/* Adds to `macros` each macro that `src` defines, in any `#if` group, whose
+ * definition makes an OpenMP pragma other than `simd` and `declare simd`:
+ * one holding `_Pragma("omp NAME")`, `(omp NAME` (an argument of a macro
+ * that makes a pragma of it: `#define PRAGMA(x) _Pragma(#x)` then
+ * `PRAGMA(omp task)`), or a macro of `macros`. Returns how many it added:
+ * call it again on every file until none is, for macros defined with one
+ * another. */
+unsigned scan_openmp_macros(const struct source *src,
+                            struct scan_names *macros);
+
+/* The first OpenMP pragma that `src` asks for, outside `#define` lines and
+ * in any `#if` group: a `#pragma omp` line, `_Pragma("omp ...")`, `(omp
+ * NAME`, or a use of one of `macros`, leaving out `simd` and `declare simd`
+ * as above. Its text in *at; *what (the caller frees it) names it for a
+ * message: "#pragma omp task", or the macro's name. */
+bool scan_openmp_use(const struct source *src, const struct scan_names *macros,
+                     struct span *at, char **what);
+
+/* Whether identifier `name` appears in `src`, in code or in a preprocessor
+ * line, outside comments and literals. */
+bool scan_mentions(const struct source *src, const char *name);
 
 /* The first token at or after `from`, past blanks, comments and line
  * continuations; a preprocessor line is one token. Returns false at the

@@ -12,25 +12,36 @@
 
 #include "emit.h"
 
+/* Real paths of the files scanned. */
+struct path_set {
+  char **v;
+  unsigned n;
+};
+
 struct unit {
   struct sema sema;
   unsigned cap;
-  char **seen; /* real paths of the files scanned */
-  unsigned nseen;
+  struct path_set seen;
   struct diags pending; /* errors of directives, kept until we know which
                            directives are active */
 };
 
-static bool seen_before(struct unit *u, const char *path) {
+static bool seen_before(struct path_set *seen, const char *path) {
   char real[PATH_MAX];
   if (!realpath(path, real))
     return true; /* libclang will say it is missing */
-  for (unsigned i = 0; i < u->nseen; i++)
-    if (strcmp(u->seen[i], real) == 0)
+  for (unsigned i = 0; i < seen->n; i++)
+    if (strcmp(seen->v[i], real) == 0)
       return true;
-  u->seen = xrealloc(u->seen, (u->nseen + 1) * sizeof *u->seen);
-  u->seen[u->nseen++] = xstrdup(real);
+  seen->v = xrealloc(seen->v, (seen->n + 1) * sizeof *seen->v);
+  seen->v[seen->n++] = xstrdup(real);
   return false;
+}
+
+static void path_set_release(struct path_set *seen) {
+  for (unsigned i = 0; i < seen->n; i++)
+    free(seen->v[i]);
+  free(seen->v);
 }
 
 /* The directory that argument i names for includes, and how many
@@ -120,7 +131,8 @@ static void gather(struct unit *u, struct source *src, bool main_file,
     char *header =
         depth < 64 ? resolve_include(path, names[i], angled[i], opt) : NULL;
     struct source h;
-    if (header && !seen_before(u, header) && source_load(&h, header) == 0)
+    if (header && !seen_before(&u->seen, header) &&
+        source_load(&h, header) == 0)
       gather(u, &h, false, opt, depth + 1);
     free(header);
     free(names[i]);
@@ -234,9 +246,7 @@ static void release_unit(struct unit *u) {
   }
   sema_release(&u->sema);
   free(u->sema.files);
-  for (unsigned i = 0; i < u->nseen; i++)
-    free(u->seen[i]);
-  free(u->seen);
+  path_set_release(&u->seen);
   diags_release(&u->pending);
 }
 
@@ -296,6 +306,96 @@ static void write_output(const struct sema *s, FILE *out) {
   edits_release(&e);
 }
 
+/* The main file and the headers it includes with quotes, recursively, for
+ * the OpenMP they use: those are the program's own; a header found in -I
+ * through <name> may be a library's, whose OpenMP the program may not use. */
+struct quoted_files {
+  struct source *v;
+  unsigned n;
+  struct path_set seen;
+};
+
+static void load_quoted(struct quoted_files *q, struct source *src,
+                        const struct translate_options *opt, unsigned depth) {
+  unsigned me = q->n;
+  q->v = xrealloc(q->v, (q->n + 1) * sizeof *q->v);
+  q->v[q->n++] = *src;
+  struct scan_result scan;
+  scan_source(&q->v[me], &scan);
+  char *path = xstrdup(q->v[me].path);
+  for (unsigned i = 0; i < scan.nincludes && depth < 64; i++) {
+    if (scan.includes[i].angled)
+      continue;
+    struct span name = scan.includes[i].name;
+    /* q->v moves as headers are added. */
+    char *text = xstrndup(q->v[me].text + name.begin, name.end - name.begin);
+    char *header = resolve_include(path, text, false, opt);
+    struct source h;
+    if (header && !seen_before(&q->seen, header) &&
+        source_load(&h, header) == 0)
+      load_quoted(q, &h, opt, depth + 1);
+    free(header);
+    free(text);
+  }
+  free(path);
+  scan_release(&scan);
+}
+
+/* -Wdag-openmp for a file with no dag pragma: it is compiled as it is, and
+ * without -fopenmp the OpenMP pragmas it asks for, directly or through
+ * macros that vanish without _OPENMP, do nothing: a program ported to
+ * dagcc by changing CC alone would run serially without a word. Said once,
+ * at the first such pragma, in the file or else in a header it includes
+ * with quotes; not when the file names _DAG (it is written for dagcc
+ * already). Returns false when -Werror makes it an error. */
+static bool warn_openmp_without_dag(const char *path,
+                                    const struct translate_options *opt) {
+  if (translate_args_openmp(opt->clang_args, opt->nclang_args))
+    return true;
+  struct quoted_files q = {0};
+  struct source src;
+  if (source_load(&src, path) != 0)
+    return true;
+  seen_before(&q.seen, path);
+  load_quoted(&q, &src, opt, 0);
+  bool ok = true;
+  if (!scan_mentions(&q.v[0], DAG_MACRO)) {
+    struct scan_names macros = {0};
+    bool more = true;
+    while (more) {
+      more = false;
+      for (unsigned i = 0; i < q.n; i++)
+        more |= scan_openmp_macros(&q.v[i], &macros) > 0;
+    }
+    struct diags d = {.werror = opt->werror};
+    diags_options(&d, opt->clang_args, opt->nclang_args);
+    struct span at;
+    char *what = NULL;
+    for (unsigned i = 0; i < q.n && !what; i++)
+      if (scan_openmp_use(&q.v[i], &macros, &at, &what))
+        diags_add(
+            &d, DIAG_WARNING, &q.v[i], at.begin, "-Wdag-openmp",
+            "'%s' uses OpenMP but has no dag pragma, and dagcc compiles it "
+            "without OpenMP: this '%s'%s and the file's other OpenMP "
+            "pragmas do nothing, so it runs serially (port it to dag pragmas: "
+            "see "
+            "docs/porting.md; or compile it with -fopenmp)",
+            path, what,
+            strncmp(what, "#pragma", 7) ? " (a macro for an OpenMP pragma)"
+                                        : "");
+    diags_print(&d, stderr);
+    ok = !diags_failed(&d);
+    diags_release(&d);
+    free(what);
+    scan_names_release(&macros);
+  }
+  for (unsigned i = 0; i < q.n; i++)
+    source_release(&q.v[i]);
+  free(q.v);
+  path_set_release(&q.seen);
+  return ok;
+}
+
 enum translate_result translate_file(const char *path,
                                      const struct translate_options *opt,
                                      FILE *out) {
@@ -305,11 +405,12 @@ enum translate_result translate_file(const char *path,
     return TRANSLATE_FAILED;
   }
   struct unit u = {0};
-  seen_before(&u, path);
+  seen_before(&u.seen, path);
   gather(&u, &src, true, opt, 0);
   if (total_directives(&u) == 0) {
     release_unit(&u);
-    return TRANSLATE_UNCHANGED;
+    return warn_openmp_without_dag(path, opt) ? TRANSLATE_UNCHANGED
+                                              : TRANSLATE_FAILED;
   }
   parse_directives(&u);
   struct diags d = {.werror = opt->werror};
