@@ -163,8 +163,13 @@ static void check_bound(struct walker *w) {
         diag_error(w->d, &h->src, h->dirs[k].at.begin,
                    "'#pragma dag %s' inside a function of a header: only "
                    "the file being compiled is rewritten, so move the "
-                   "function into a .c file",
-                   h->dirs[k].kind == DIRECTIVE_TASK ? "task" : "taskwait");
+                   "function into a .c file%s",
+                   h->dirs[k].kind == DIRECTIVE_TASK ? "task" : "taskwait",
+                   h->dirs[k].kind == DIRECTIVE_TASK
+                       ? ", or keep it in the header without the pragma and "
+                         "make its calls in the .c file tasks (see "
+                         "docs/porting.md)"
+                       : "");
   }
   const struct unit_file *f = &w->s->files[0];
   for (unsigned k = 0; k < f->scan.ndirectives; k++) {

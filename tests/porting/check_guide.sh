@@ -11,9 +11,9 @@
 #   ...
 #
 # must appear in that file (relative to ROOT), line for line and in one
-# piece, without its first line. Every .c file of ROOT/tests/porting must be
-# named in the guide. Fails with the guide's line and the first line of the
-# block that the file lacks.
+# piece, without its first line. Every .c and .h file of ROOT/tests/porting
+# must be named in the guide. Fails with the guide's line and the first
+# line of the block that the file lacks.
 set -u
 if [ $# -ne 2 ]; then
   echo "usage: check_guide.sh GUIDE.md ROOT" >&2
@@ -31,7 +31,7 @@ awk -v work="$work" '
   /^```[[:space:]]*$/ && inblock { inblock = 0; flush(); out = ""; next }
   inblock && first {
     first = 0
-    if (match($0, /^\/\* tests\/porting\/[A-Za-z0-9_.-]+\.c \*\/$/)) {
+    if (match($0, /^\/\* tests\/porting\/[A-Za-z0-9_.-]+\.[ch] \*\/$/)) {
       file = substr($0, 4, length($0) - 6)
       n++
       out = work "/" n ".txt"
@@ -94,7 +94,7 @@ if [ $blocks -eq 0 ]; then
 fi
 
 # Every example is in the guide.
-for f in "$root"/tests/porting/*.c; do
+for f in "$root"/tests/porting/*.[ch]; do
   name="tests/porting/$(basename "$f")"
   if ! grep -qF -- "$name" "$guide"; then
     echo "check_guide: FAIL: $name is not named in $guide"
