@@ -29,7 +29,8 @@
  * `DAG_SHAPED(<mode>, DAG_LOWER)`; a whole 2-D array X goes as the runtime
  * takes a block, one span per row.
  *
- * In a file with tasks, `main` waits for them before it returns:
+ * In a file with tasks or task functions, `main` waits for the tasks before
+ * it returns:
  *
  *   static inline void __dag_main_wait(void) {...}    before main
  *   for (__dag_main_wait();;)                          before each return
@@ -806,7 +807,8 @@ static const char main_wait[] =
  * `return` defined as that for the macro's invocation. The `for` goes on a
  * line of its own, so that the return keeps its line and column, unless
  * the return is in a macro's argument, where a #line cannot be. Only in a
- * file with tasks: one without is left alone. */
+ * file with tasks or task functions: one with neither (its directives all
+ * in skipped #if groups) is left alone. */
 static void main_waits(struct emitter *em) {
   const struct sema *s = em->s;
   const struct main_function *m = &s->main_fn;
