@@ -40,7 +40,7 @@ count 1 "$omp_only"
 count 1 "warning"
 # Through macros that vanish without _OPENMP: the first use of one.
 expect_status 0 "$DAGCC" -c -o macro.o warn_openmp_no_dag_macro.c
-count 1 "^warn_openmp_no_dag_macro.c:15:3: warning: 'warn_openmp_no_dag_macro.c' uses OpenMP but has no dag pragma, .* this 'OMP_PARALLEL' (a macro for an OpenMP pragma) and the file's other OpenMP pragmas do nothing, so it runs serially .*\[-Wdag-openmp\]$"
+count 1 "^warn_openmp_no_dag_macro.c:16:3: warning: 'warn_openmp_no_dag_macro.c' uses OpenMP but has no dag pragma, .* this 'OMP_PARALLEL' (a macro for an OpenMP pragma) and the file's other OpenMP pragmas do nothing, so it runs serially .*\[-Wdag-openmp\]$"
 count 1 "warning"
 [ -s macro.o ] || fail "no macro.o"
 # Not for plain C, nor for OpenMP that asks for no threads.
@@ -53,7 +53,7 @@ count 0 .
 # -Wno-unknown-pragmas or -w; none with -fopenmp, where OpenMP works.
 rm -f macro.o
 expect_status 1 "$DAGCC" -Werror -c -o macro.o warn_openmp_no_dag_macro.c
-count 1 "^warn_openmp_no_dag_macro.c:15:3: error: 'warn_openmp_no_dag_macro.c' uses OpenMP.*\[-Werror,-Wdag-openmp\]$"
+count 1 "^warn_openmp_no_dag_macro.c:16:3: error: 'warn_openmp_no_dag_macro.c' uses OpenMP.*\[-Werror,-Wdag-openmp\]$"
 [ ! -e macro.o ] || fail "macro.o made under -Werror"
 expect_status 0 "$DAGCC" -Werror -Wno-error=dag-openmp -fsyntax-only \
   omp_only.c

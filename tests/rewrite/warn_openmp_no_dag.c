@@ -3,6 +3,7 @@
  * rewriter says so, once, at the first OpenMP pragma, even one in an #if
  * group that the build skips (the file was written for OpenMP, not for
  * dagcc). */
+// clang-format off
 void work(double *x, int n);
 
 void f(double *x, int n) {

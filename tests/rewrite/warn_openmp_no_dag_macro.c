@@ -4,6 +4,7 @@
  * makes an OpenMP pragma (directly, `_Pragma("omp ...")` or `PRAGMA(omp
  * ...)`, or through another such macro) and warns at the first use in the
  * file; `simd` alone (OMP_SIMD) asks for no threads and does not count. */
+// clang-format off
 #include "warn_openmp_no_dag_macro.h"
 
 void sweep(double *g, int i);
