@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check_each.h"
+#include "child.h"
 #include "run_suite.h"
 
 /* Starts the runtime with DAG_DEVICES=devices (for "emul", the emulated
@@ -646,11 +647,17 @@ START_TEST(working_set_four_times_device) {
 END_TEST
 
 /* One task whose data cannot fit stops the program with a message. */
-START_TEST(task_larger_than_device) {
+static void larger_than_device(void) {
   start("emul", "2M");
   double *x = calloc(524288, sizeof *x); /* 4 MiB */
   submit_add(DAG_DEVICE_CUDA, x, 524288, 1);
   dag_taskwait();
+}
+
+START_TEST(task_larger_than_device) {
+  ck_assert_child_exits(
+      larger_than_device, 1,
+      "task 'add on device': its data does not fit in the memory of emul");
 }
 END_TEST
 
@@ -668,7 +675,7 @@ static void stale_body(void *p) {
   dag_emul_launch(stale_kernel, NULL, 0);
 }
 
-START_TEST(host_pointer_write_is_caught) {
+static void host_pointer_write(void) {
   start("emul", "16M");
   global_x = calloc(64, sizeof *global_x);
   static struct dag_task_info info = {
@@ -676,6 +683,11 @@ START_TEST(host_pointer_write_is_caught) {
   struct dag_access acc = access_of(DAG_INOUT, global_x, 64 * sizeof(double));
   ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), 0);
   dag_taskwait(); /* the check ends the program with status 1 */
+}
+
+START_TEST(host_pointer_write_is_caught) {
+  ck_assert_child_exits(host_pointer_write, 1,
+                        "task 'stale': its device body wrote host memory");
 }
 END_TEST
 
@@ -690,7 +702,7 @@ static void by_hand_body(void *p) {
 
 /* A body that computes on device memory itself, as if it were host code,
  * is stopped: the memory is closed to it while it runs at launch. */
-START_TEST(body_touching_device_memory_is_stopped) {
+static void body_touching_device_memory(void) {
   start("emul", "16M");
   double *x = calloc(64, sizeof *x);
   static struct dag_task_info info = {.fn = add_body,
@@ -702,6 +714,11 @@ START_TEST(body_touching_device_memory_is_stopped) {
   ck_assert_int_eq(dag_submit(&info, &a, sizeof a, &acc, 1), 0);
   dag_taskwait(); /* the fault ends the program with status 1 */
 }
+
+START_TEST(body_touching_device_memory_is_stopped) {
+  ck_assert_child_exits(body_touching_device_memory, 1,
+                        "a device body touched memory at 0x");
+}
 END_TEST
 
 /* A body that faults elsewhere (a null pointer) is not said to have
@@ -712,37 +729,23 @@ static void null_body(void *p) {
   *(volatile double *)NULL = 1;
 }
 
+static void null_fault(void) {
+  start("emul", "16M");
+  double *x = calloc(64, sizeof *x);
+  static struct dag_task_info info = {
+      .fn = null_body, .label = "null", .device = DAG_DEVICE_CUDA};
+  struct dag_access acc = access_of(DAG_INOUT, x, 64 * sizeof(double));
+  dag_submit(&info, NULL, 0, &acc, 1);
+  dag_taskwait();
+}
+
 START_TEST(body_fault_elsewhere_is_a_crash) {
-  int err[2];
-  ck_assert_int_eq(pipe(err), 0);
-  pid_t child = fork();
-  ck_assert_int_ge(child, 0);
-  if (child == 0) {
-    dup2(err[1], STDERR_FILENO);
-    start("emul", "16M");
-    double *x = calloc(64, sizeof *x);
-    static struct dag_task_info info = {
-        .fn = null_body, .label = "null", .device = DAG_DEVICE_CUDA};
-    struct dag_access acc = access_of(DAG_INOUT, x, 64 * sizeof(double));
-    dag_submit(&info, NULL, 0, &acc, 1);
-    dag_taskwait();
-    _exit(0);
-  }
-  close(err[1]);
-  char said[4096] = "";
-  size_t got = 0;
-  ssize_t k;
-  while (got < sizeof said - 1 &&
-         (k = read(err[0], said + got, sizeof said - 1 - got)) > 0)
-    got += (size_t)k;
-  said[got] = 0;
-  close(err[0]);
-  int status;
-  ck_assert_int_eq(waitpid(child, &status, 0), child);
-  ck_assert_msg(WIFSIGNALED(status) ||
-                    (WIFEXITED(status) && WEXITSTATUS(status) != 0),
+  struct child c;
+  child_run(null_fault, &c);
+  ck_assert_msg(WIFSIGNALED(c.status) ||
+                    (WIFEXITED(c.status) && WEXITSTATUS(c.status) != 0),
                 "the child ended normally");
-  ck_assert_msg(!strstr(said, "touched memory"), "said: %s", said);
+  ck_assert_msg(!strstr(c.err, "touched memory"), "said: %s", c.err);
 }
 END_TEST
 
@@ -867,9 +870,9 @@ int main(void) {
   tcase_add_test(tc, only_pointer_arguments_are_translated);
   tcase_add_test(tc, pointer_goes_through_its_own_tile);
   tcase_add_test(tc, working_set_four_times_device);
-  tcase_add_exit_test(tc, task_larger_than_device, 1);
-  tcase_add_exit_test(tc, host_pointer_write_is_caught, 1);
-  tcase_add_exit_test(tc, body_touching_device_memory_is_stopped, 1);
+  tcase_add_test(tc, task_larger_than_device);
+  tcase_add_test(tc, host_pointer_write_is_caught);
+  tcase_add_test(tc, body_touching_device_memory_is_stopped);
   tcase_add_test(tc, body_fault_elsewhere_is_a_crash);
   tcase_add_test(tc, emul_launch_outside_a_body);
   tcase_add_test(tc, device_ptr_by_hand);

@@ -20,6 +20,7 @@
 
 #define SPACE_CHECK(cond) ck_assert(cond)
 #include "../gpu/space_checks.h"
+#include "child.h"
 #include "core/core.h"
 #include "run_suite.h"
 
@@ -256,13 +257,19 @@ static void slow_body(void *p) {
  * program ends with a message (status 1). */
 static void touching_body(void *p) { *(volatile char *)p = 1; }
 
-START_TEST(body_cannot_touch_device_memory) {
+static void touching_device_memory(void) {
   open_device("1M", "0");
   struct space_block b;
   char *d = space_block_new(&dev, &b, 64);
   ck_assert_ptr_nonnull(d);
   norder = 0;
   dag__space_launch(&dev, touching_body, d, 0, false, note, (void *)1);
+  teardown(); /* waits for the body */
+}
+
+START_TEST(body_cannot_touch_device_memory) {
+  ck_assert_child_exits(touching_device_memory, 1,
+                        "a device body touched memory at 0x");
 }
 END_TEST
 
@@ -378,7 +385,7 @@ int main(void) {
   tcase_add_test(tc, injected_copy_failure);
   tcase_add_test(tc, injected_kernel_failure);
   tcase_add_test(tc, injected_alloc_failure);
-  tcase_add_exit_test(tc, body_cannot_touch_device_memory, 1);
+  tcase_add_test(tc, body_cannot_touch_device_memory);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
