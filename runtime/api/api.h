@@ -15,9 +15,12 @@
 /* Starts the runtime if it is not running. Returns 0 or a DAG_E* code. */
 int dag__ensure_started(void);
 
-/* Why dag__ensure_started returned err: the runtime was finalized, or why it
- * could not start (the message of that failure). */
-const char *dag__not_started_why(int err);
+/* err, which dag__ensure_started returned, for a call that needs the
+ * runtime. After dag_finalize, a user error naming the task (when not NULL)
+ * or the call; when the start failed, quietly: the start said why, and
+ * dag_last_error() gives it. */
+int dag__not_running(int err, const struct dag_task_info *task,
+                     const char *call);
 /* Whether the runtime runs (started, not finalized). */
 bool dag__started(void);
 

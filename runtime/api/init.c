@@ -5,6 +5,9 @@
  * at exit. `state` moves one way: not started -> running -> finalized;
  * start-up and shut-down hold `lifecycle`, the hot path only reads `state`.
  * Start-up goes bottom up (transport, then the core), shut-down top down.
+ * A start that fails says why once; the runtime does not try again, and
+ * every later call fails with the same code, quietly (dag_last_error()
+ * still gives the message).
  */
 #include "api/api.h"
 #include "plan/dist.h"
@@ -15,7 +18,8 @@
 #include <stdlib.h>
 
 static atomic_int state = RUN_NOT_STARTED;
-static char start_failure[512]; /* the message of the last failed start */
+static int start_error;         /* the code of the failed start, or 0 */
+static char start_failure[512]; /* and its message */
 static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
 
 /* DAG_NUM_THREADS, or the number of cores when unset. */
@@ -65,15 +69,16 @@ static void say_setting_problem(const char *problem) {
   dag__user_error(NULL, DAG_EINVAL, "%s", problem);
 }
 
-/* Malformed settings: DAG_EINVAL, said once (each failed start would say it
- * again otherwise). */
+/* Malformed settings: DAG_EINVAL, each said. */
 static int check_settings(void) {
-  static atomic_bool said;
-  bool say = !atomic_load(&said);
-  int n = dag__settings_each_problem(say ? say_setting_problem : NULL);
-  if (n)
-    atomic_store(&said, true);
-  return n ? DAG_EINVAL : 0;
+  return dag__settings_each_problem(say_setting_problem) ? DAG_EINVAL : 0;
+}
+
+/* The start failed with err, said already: kept for the later calls. */
+static int start_failed(int err) {
+  start_error = err;
+  snprintf(start_failure, sizeof start_failure, "%s", dag_last_error());
+  return err;
 }
 
 static void say_unknown_setting(const char *name, const char *nearest) {
@@ -102,11 +107,15 @@ int dag_init(void) {
     err = DAG_ESHUTDOWN;
     break;
   case RUN_NOT_STARTED: {
+    if (start_error) {
+      err = dag__error_note(start_error, "%s", start_failure);
+      break;
+    }
     err = check_settings();
     if (!err)
       err = dag__comm_start(dag__comm_backend());
     if (err) {
-      snprintf(start_failure, sizeof start_failure, "%s", dag_last_error());
+      start_failed(err);
       break;
     }
     if (dag__rank == 0)
@@ -116,13 +125,13 @@ int dag_init(void) {
     int n = workers_wanted(dag__core_cores(dag__node_rank, dag__node_ranks));
     err = dag__core_start(n);
     if (err) {
-      snprintf(start_failure, sizeof start_failure, "%s", dag_strerror(err));
+      start_failed(dag__user_error(NULL, err, "%s", dag_strerror(err)));
       dag__comm_stop();
       break;
     }
     err = dag__devices_start(dag__space_backends_by_kind());
     if (err) {
-      snprintf(start_failure, sizeof start_failure, "%s", dag_last_error());
+      start_failed(err);
       dag__devices_stop();
       dag__core_stop();
       dag__comm_stop();
@@ -159,17 +168,19 @@ int dag__ensure_started(void) {
   return dag_init();
 }
 
-const char *dag__not_started_why(int err) {
-  if (err == DAG_ESHUTDOWN || !start_failure[0])
-    return dag_strerror(err);
-  return start_failure;
+int dag__not_running(int err, const struct dag_task_info *task,
+                     const char *call) {
+  if (err != DAG_ESHUTDOWN && start_error)
+    return err; /* dag_init noted the start's message */
+  if (task)
+    return dag__user_error(task, err, "%s", dag_strerror(err));
+  return dag__user_error(NULL, err, "%s: %s", call, dag_strerror(err));
 }
 
 int dag_num_workers(void) {
   int err = dag__ensure_started();
   if (err)
-    return dag__user_error(NULL, err, "dag_num_workers: %s",
-                           dag__not_started_why(err));
+    return dag__not_running(err, NULL, "dag_num_workers");
   return dag__workers_count();
 }
 

@@ -26,7 +26,7 @@ void *dag_alloc_at(size_t bytes, struct dag_dist dist, const char *file,
                    int line) {
   int err = dag__ensure_started();
   if (err) {
-    dag__user_error(NULL, err, "dag_alloc: %s", dag__not_started_why(err));
+    dag__not_running(err, NULL, "dag_alloc");
     return NULL;
   }
   if (outside_tasks("dag_alloc"))

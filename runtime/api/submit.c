@@ -185,7 +185,7 @@ submit_checked(const struct dag_task_info *info, const void *args,
   /* Started first: the checks need the number of ranks. */
   int err = dag__ensure_started();
   if (err)
-    return dag__user_error(info, err, "%s", dag__not_started_why(err));
+    return dag__not_running(err, info, NULL);
   dag_task_fn body = NULL;
   err = check_info(info, args, args_size, acc, naccesses, &body);
   if (err)

@@ -49,7 +49,7 @@ int dag_taskwait_on(const struct dag_access *acc, size_t naccesses) {
                            naccesses);
   int err = dag__ensure_started();
   if (err)
-    return dag__user_error(&info, err, "%s", dag__not_started_why(err));
+    return dag__not_running(err, &info, NULL);
   struct validated v;
   dag__validate(&v, &info, acc, naccesses);
   if (v.kept >= 0) {

@@ -100,6 +100,39 @@ START_TEST(test_malformed_value_stops_init) {
 }
 END_TEST
 
+/* A malformed setting is said once, in one plain line, however many calls
+ * then find that the runtime could not start: each fails with the same
+ * code, quietly, and dag_last_error() still names the setting. */
+static const char bad_threads[] =
+    "DAG_NUM_THREADS='two': expected a number of workers from 1 to 4096";
+
+static void nothing(void *args) { (void)args; }
+
+static void calls_after_a_bad_setting(void) {
+  static int x;
+  struct dag_task_info info = {.fn = nothing, .label = "nothing"};
+  struct dag_access acc = {DAG_INOUT, dag_region_1d(&x, sizeof x)};
+  ck_assert_ptr_null(dag_alloc(4096, dag_dist_block(sizeof x, 64)));
+  ck_assert_str_eq(dag_last_error(), bad_threads);
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), DAG_EINVAL);
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), DAG_EINVAL);
+  ck_assert_int_eq(dag_taskwait_on(&acc, 1), DAG_EINVAL);
+  ck_assert_int_eq(dag_num_workers(), DAG_EINVAL);
+  ck_assert_int_eq(dag_rank(), DAG_EINVAL);
+  ck_assert_int_eq(dag_init(), DAG_EINVAL);
+  ck_assert_str_eq(dag_last_error(), bad_threads);
+}
+
+START_TEST(test_malformed_value_said_once) {
+  ck_assert_int_eq(setenv("DAG_NUM_THREADS", "two", 1), 0);
+  char *err = stderr_of(calls_after_a_bad_setting);
+  char expected[160];
+  snprintf(expected, sizeof expected, "dag: error: %s\n", bad_threads);
+  ck_assert_str_eq(err, expected);
+  free(err);
+}
+END_TEST
+
 START_TEST(test_simulated_rank_beyond_ranks) {
   setenv("DAG_SIMULATE_RANKS", "2", 1);
   setenv("DAG_SIMULATE_RANK", "2", 1);
@@ -280,6 +313,7 @@ static Suite *settings_suite(void) {
   TCase *tc = tcase_create("settings");
   tcase_add_loop_test(tc, test_malformed_value_stops_init, 0,
                       (int)(sizeof malformed / sizeof *malformed));
+  tcase_add_test(tc, test_malformed_value_said_once);
   tcase_add_test(tc, test_simulated_rank_beyond_ranks);
   tcase_add_test(tc, test_good_values_are_taken);
   tcase_add_test(tc, test_named_device_missing);
