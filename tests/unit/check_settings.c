@@ -54,6 +54,9 @@ static const struct {
     {"DAG_LOG", "loud"},
     {"DAG_CHECK_UNIFORMITY", "2"},
     {"DAG_CHECK_UNIFORMITY", "value"},
+    {"DAG_CHECK_EVERY", "-1"},
+    {"DAG_CHECK_EVERY", "often"},
+    {"DAG_CHECK_EVERY", "1073741825"},
     {"DAG_WATCHDOG", "-1"},
     {"DAG_WATCHDOG", "soon"},
     {"DAG_WATCHDOG", "0"},
@@ -75,6 +78,9 @@ static const struct {
     {"DAG_EMUL_MEM", "-1M"},
     {"DAG_EMUL_DELAY_US", "-5"},
     {"DAG_EMUL_JITTER_US", "lots"},
+    {"DAG_EMUL_SEED", "-1"},
+    {"DAG_EMUL_SEED", "seed"},
+    {"DAG_EMUL_SEED", "2147483648"},
     {"DAG_EMUL_GRANULE", "3K"},
     {"DAG_EMUL_GRANULE", "2K"},
     {"DAG_EMUL_GRANULE", "2G"},
@@ -138,6 +144,63 @@ START_TEST(test_simulated_rank_beyond_ranks) {
   setenv("DAG_SIMULATE_RANK", "2", 1);
   ck_assert_int_eq(dag_init(), DAG_EINVAL);
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "DAG_SIMULATE_RANK=2"));
+}
+END_TEST
+
+/* ------------------------------------------------------- empty values */
+
+/* An empty value is no value: the setting holds its default, and a file
+ * name setting (DAG_TRACE, DAG_GRAPH, DAG_REPORT, DAG_HISTORY,
+ * DAG_EMUL_MODEL) names no file: the run neither fails nor tries to write
+ * or read a file named "". */
+static const char *const every_setting[] = {
+    "DAG_NUM_THREADS",
+    "DAG_STATS",
+    "DAG_TRACE",
+    "DAG_GRAPH",
+    "DAG_REPORT",
+    "DAG_LOG",
+    "DAG_CHECK_UNIFORMITY",
+    "DAG_CHECK_EVERY",
+    "DAG_WATCHDOG",
+    "DAG_INLINE",
+    "DAG_DEVICES",
+    "DAG_DEVICE_STAGING",
+    "DAG_DEVICE_WRITEBACK",
+    "DAG_HISTORY",
+    "DAG_MPI_GPU_DIRECT",
+    "DAG_EMUL_MEM",
+    "DAG_EMUL_DELAY_US",
+    "DAG_EMUL_JITTER_US",
+    "DAG_EMUL_SEED",
+    "DAG_EMUL_GRANULE",
+    "DAG_EMUL_MODEL",
+    "DAG_EMUL_FAIL",
+    "DAG_SIMULATE_RANKS",
+    "DAG_SIMULATE_RANK",
+};
+
+static void run_one_task(void) {
+  static int x;
+  struct dag_task_info info = {.fn = nothing, .label = "one"};
+  struct dag_access acc = {DAG_INOUT, dag_region_1d(&x, sizeof x)};
+  ck_assert_int_eq(dag_submit(&info, NULL, 0, &acc, 1), 0);
+  ck_assert_int_eq(dag_taskwait(), 0);
+  ck_assert_int_eq(dag_finalize(), 0);
+}
+
+START_TEST(test_empty_value_is_unset) {
+  const char *name = every_setting[_i];
+  ck_assert_int_eq(setenv(name, "", 1), 0);
+  const struct settings *s = dag__settings();
+  ck_assert_ptr_null(s->trace);
+  ck_assert_ptr_null(s->graph);
+  ck_assert_ptr_null(s->report);
+  ck_assert_ptr_null(s->history);
+  ck_assert_ptr_null(s->emul_model);
+  char *err = stderr_of(run_one_task);
+  ck_assert_msg(!strcmp(err, ""), "%s='': %s", name, err);
+  free(err);
 }
 END_TEST
 
@@ -315,6 +378,8 @@ static Suite *settings_suite(void) {
                       (int)(sizeof malformed / sizeof *malformed));
   tcase_add_test(tc, test_malformed_value_said_once);
   tcase_add_test(tc, test_simulated_rank_beyond_ranks);
+  tcase_add_loop_test(tc, test_empty_value_is_unset, 0,
+                      (int)(sizeof every_setting / sizeof *every_setting));
   tcase_add_test(tc, test_good_values_are_taken);
   tcase_add_test(tc, test_named_device_missing);
   tcase_add_test(tc, test_defaults);
