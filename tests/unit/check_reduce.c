@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -334,21 +335,33 @@ END_TEST
 
 /* --------------------------------------------------------- devices */
 
-static void dot_kernel(void *p) { dot_body(p); }
+/* Where each dot ran: kernels on the emulated device, the CPU variant. */
+static atomic_int on_device, on_host;
+
+static void dot_kernel(void *p) {
+  dot_body(p);
+  atomic_fetch_add(&on_device, 1);
+}
 
 static void dot_on_device(void *p) {
   ck_assert_int_eq(dag_emul_launch(dot_kernel, p, sizeof(struct dot_args)), 0);
 }
 
+static void dot_on_host(void *p) {
+  dot_body(p);
+  atomic_fetch_add(&on_host, 1);
+}
+
 /* On the emulated device, with its jitter: each task's copy travels to
  * the device and back, its pointer translated twice (to the copy, then
  * to the device's address of it); a CPU variant beside it runs some of
- * the tasks on the host, on the same copies. */
+ * the tasks on the host, on the same copies. Each variant runs (the
+ * chooser tries both), and every task runs once. */
 START_TEST(device_tasks_reduce) {
   ck_assert_int_eq(setenv("DAG_DEVICES", "emul", 1), 0);
   ck_assert_int_eq(setenv("DAG_EMUL_JITTER_US", "100", 1), 0);
   start();
-  static const struct dag_variant cpu[] = {{dot_body, DAG_DEVICE_CPU}};
+  static const struct dag_variant cpu[] = {{dot_on_host, DAG_DEVICE_CPU}};
   static const struct dag_task_info device_info = {.fn = dot_on_device,
                                                    .label = "dot on the device",
                                                    .device = DAG_DEVICE_CUDA,
@@ -371,6 +384,13 @@ START_TEST(device_tasks_reduce) {
     ck_assert_double_eq_tol(s, serial_dot(x, 1), 1e-12);
   }
   ck_assert(!atomic_load(&touched_item));
+  int device = atomic_load(&on_device), host = atomic_load(&on_host);
+  printf("check_reduce: device_tasks_reduce: %d dots on the device, %d on "
+         "the host\n",
+         device, host);
+  ck_assert_int_ge(device, 1);
+  ck_assert_int_ge(host, 1);
+  ck_assert_int_eq(device + host, 3 * (N / BLOCK));
   free(x);
 }
 END_TEST
