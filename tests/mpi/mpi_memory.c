@@ -12,8 +12,11 @@
  *
  *   mpi_memory [n [tile]]
  *
- * Prints the numbers. Exits 77 (a skip) when the machine lacks the memory
- * or dag_alloc cannot reserve it, 1 on too much growth or a wrong sum.
+ * Prints the numbers. Exits 77 (a skip) when the machine lacks the memory,
+ * or when a limit it names keeps a rank from reserving the matrix's address
+ * space (strict overcommit, vm.overcommit_memory=2, with too little commit
+ * left for every rank's reservation; an address-space limit, ulimit -v);
+ * 1 when dag_alloc fails all the same, on too much growth or a wrong sum.
  * Under AddressSanitizer the growth is printed but not held to the bound.
  * The sanitizer's own memory counts in VmRSS too: its shadow, and its
  * quarantine of freed blocks, such as MPI's buffers for messages that
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <dag.h>
 #include <mpi.h>
@@ -56,6 +60,41 @@ static long kib(const char *file, const char *field) {
     }
   fclose(f);
   return v;
+}
+
+/* Why this rank cannot reserve `bytes` of address space with
+ * mmap(MAP_NORESERVE), as dag_alloc does on each of `ranks` ranks of this
+ * node, a limit of the machine or of the process, written into why; NULL if
+ * none is known. */
+static const char *no_room(double bytes, int ranks, char *why, size_t size) {
+  FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+  int mode = 0;
+  if (f) {
+    if (fscanf(f, "%d", &mode) != 1)
+      mode = 0;
+    fclose(f);
+  }
+  long limit = kib("/proc/meminfo", "CommitLimit");
+  long committed = kib("/proc/meminfo", "Committed_AS");
+  if (mode == 2 && limit >= 0 && committed >= 0 &&
+      (double)(limit - committed) * 1024.0 < bytes * ranks) {
+    snprintf(why, size,
+             "vm.overcommit_memory=2 (MAP_NORESERVE ignored) and %.0f MiB "
+             "of commit left: no room for %d ranks' %.0f MiB each",
+             (limit - committed) / 1024.0, ranks, bytes / 1048576.0);
+    return why;
+  }
+  struct rlimit as;
+  long vm = kib("/proc/self/status", "VmSize");
+  if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && vm >= 0 &&
+      (double)vm * 1024.0 + bytes > (double)as.rlim_cur) {
+    snprintf(why, size,
+             "an address-space limit (ulimit -v) of %.0f MiB, %.0f MiB "
+             "used: no room for the %.0f MiB of the matrix",
+             (double)as.rlim_cur / 1048576.0, vm / 1024.0, bytes / 1048576.0);
+    return why;
+  }
+  return NULL;
 }
 
 struct tile {
@@ -125,15 +164,25 @@ int main(int argc, char **argv) {
              avail / 1024.0, 1.5 * total_mib + 256.0);
     return SKIP;
   }
+  char why[256];
+  ok = !no_room(total_mib * 1048576.0, nranks, why, sizeof why);
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok) {
+    printf("mpi_memory: rank %d: skipped: %s\n", rank,
+           ok ? "another rank cannot reserve the matrix" : why);
+    return SKIP;
+  }
+  /* Nothing known keeps dag_alloc from reserving the matrix: a failure is
+   * the runtime's. */
   double *a = dag_alloc(
       (size_t)n * n * sizeof *a,
       dag_dist_2d(sizeof *a, (size_t)n, (size_t)bs, (size_t)bs, p, q));
   ok = a != NULL;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) {
-    printf("mpi_memory: rank %d: skipped: dag_alloc of %.0f MiB: %s\n", rank,
+    printf("mpi_memory: rank %d: FAILED: dag_alloc of %.0f MiB: %s\n", rank,
            total_mib, a ? "failed on another rank" : dag_last_error());
-    return SKIP;
+    return 1;
   }
   int nt = (n + bs - 1) / bs;
   double *sums = calloc((size_t)nt * nt, sizeof *sums);
