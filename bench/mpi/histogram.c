@@ -9,8 +9,8 @@
  *
  *   histogram reduction|commutative [blocks [block [bins [reps]]]]
  *
- * Prints, on rank 0, the median time of `reps` histograms (submission to
- * taskwait) and whether the counts match the serial loop's; exits
+ * Prints, on each rank, the median time of `reps` histograms (submission
+ * to taskwait) and whether its counts match the serial loop's; exits
  * non-zero when they do not. Built with dagcc; run under mpiexec. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -94,11 +94,10 @@ int main(int argc, char **argv) {
   }
   bool ok = !memcmp(hist, want, (size_t)bins * sizeof *hist);
   qsort(ms, (size_t)reps, sizeof *ms, by_time);
-  if (dag_rank() == 0)
-    printf("histogram %-11s ranks=%d workers=%d blocks=%ld block=%ld "
-           "bins=%ld median_ms=%.3f ok=%d\n",
-           argv[1], dag_nranks(), dag_num_workers(), blocks, block, bins,
-           ms[reps / 2], ok);
+  printf("histogram %-11s rank=%d ranks=%d workers=%d blocks=%ld block=%ld "
+         "bins=%ld median_ms=%.3f ok=%d\n",
+         argv[1], dag_rank(), dag_nranks(), dag_num_workers(), blocks, block,
+         bins, ms[reps / 2], ok);
   dag_free(x);
   free(hist);
   free(want);

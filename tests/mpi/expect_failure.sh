@@ -1,9 +1,11 @@
 #!/bin/sh
 # expect_failure.sh: runs a command that must fail, and fail fast, with
 # given messages. For MPI runs that must stop (a divergence, a dead rank)
-# instead of hanging.
+# instead of hanging; with --status, for any run that must end with a given
+# status and messages.
 #
-#   expect_failure.sh [--any-status|--success] SECONDS SOURCE [-v] PATTERN... -- COMMAND [ARG...]
+#   expect_failure.sh [--any-status | --status N] SECONDS SOURCE [-v] PATTERN...
+#                     -- COMMAND [ARG...]
 #
 # Passes when COMMAND exits with a status other than 0 within SECONDS, and
 # its output (stdout and stderr together) matches every PATTERN, an
@@ -14,20 +16,20 @@
 # no pattern uses one. COMMAND is killed after 4 x SECONDS (a hang fails).
 # --any-status accepts status 0 too: Open MPI 4.1's mpiexec exits 0 under
 # orte_enable_recovery whatever its ranks do, so there the output and the
-# time tell. --success wants status 0 instead: for a run that must go
-# right and say something (the traffic advisor's advice).
+# time tell. --status N wants exactly status N, 0 included: a run that must
+# succeed and print given lines (ctest's PASS_REGULAR_EXPRESSION ignores the
+# exit status), or a checker that must exit with its own status.
 set -u
-any_status=0
-success=0
+any_status=0 want_status=''
 if [ "${1:-}" = --any-status ]; then
   any_status=1
   shift
-elif [ "${1:-}" = --success ]; then
-  success=1
-  shift
+elif [ "${1:-}" = --status ] && [ $# -ge 2 ]; then
+  want_status=$2
+  shift 2
 fi
 if [ $# -lt 4 ]; then
-  echo "usage: $0 [--any-status|--success] SECONDS SOURCE [-v] PATTERN... -- COMMAND [ARG...]" >&2
+  echo "usage: $0 [--any-status | --status N] SECONDS SOURCE [-v] PATTERN... -- COMMAND [ARG...]" >&2
   exit 2
 fi
 limit=$1
@@ -80,9 +82,9 @@ elapsed=$(awk "BEGIN { printf \"%.2f\", $end - $start }")
 fail=0
 # (mpiexec may exit with 128 + the signal that killed a rank, like
 # timeout's 137: whether it hung is told by the time it took.)
-if [ $success = 1 ]; then
-  if [ $status -ne 0 ]; then
-    echo "expect_failure: FAILED: the command exited with status $status" >&2
+if [ -n "$want_status" ]; then
+  if [ $status -ne "$want_status" ]; then
+    echo "expect_failure: FAILED: the command exited with status $status, not $want_status" >&2
     fail=1
   fi
 elif [ $status -eq 0 ] && [ $any_status = 0 ]; then
