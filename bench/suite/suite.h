@@ -21,8 +21,12 @@
  * for GB/s, flops for GFLOP/s) per second of the best repetition; check is
  * the program's own measure of error (a relative residual, or the largest
  * difference from the exact value) and ok says whether it is at most tol.
- * Built with SUITE_MPI, the line ends with sent=X sent_total=Y: the most
- * bytes one rank handed to MPI for other ranks during the last timed
+ * Every rank then prints its own result, which the tests compare:
+ *
+ *   SUITE_RANK rank=R sum=S ok=0|1
+ *
+ * Built with SUITE_MPI, the SUITE line ends with sent=X sent_total=Y: the
+ * most bytes one rank handed to MPI for other ranks during the last timed
  * repetition, and their sum over the ranks.
  * sum is a checksum of the result, printed with %.17g: programs whose
  * reductions run in a fixed order print the same bits on any number of
@@ -110,9 +114,9 @@ void suite_add(struct suite_times *tt, double seconds);
 /* p, or the end of the program with a message if memory ran out. */
 void *suite_need(void *p);
 
-/* Prints the SUITE line on rank 0 and returns the exit status (0 if
- * check <= tol). work is in bytes when unit is "GB/s", flops when it is
- * "GFLOP/s". */
+/* Prints the SUITE line on rank 0 and each rank's SUITE_RANK line, and
+ * returns the exit status (0 if check <= tol). work is in bytes when unit
+ * is "GB/s", flops when it is "GFLOP/s". */
 int suite_report(const struct suite_opts *o, int workers,
                  const struct suite_times *tt, double work, const char *unit,
                  double check, double tol, double sum);
