@@ -3,14 +3,26 @@
 # Chromium: it must load without a script error and show every rank, the
 # program's task labels, the critical path and the bytes between ranks.
 #
-#   check_report.sh OUTDIR CHROMIUM RANKS LAUNCHER... -- PROGRAM [ARG...]
+#   check_report.sh OUTDIR CHROMIUM RANKS [-l LABELS] [-c TASKS]
+#                   LAUNCHER... -- PROGRAM [ARG...]
 #
 # RANKS: how many ranks the page must show (the bytes table from 2 on).
+# LABELS: the task labels the page must show, separated by commas
+# (potrf,gemm). TASKS: how many of the program's tasks the critical path
+# must hold, exactly (any number if not given).
 # Leaves OUTDIR/report.html, OUTDIR/report.png (a screenshot) and
 # OUTDIR/dom.html (the page once its script ran).
 set -u
 out=$1 chromium=$2 ranks=$3
 shift 3
+labels=potrf,gemm critical=''
+while [ $# -gt 0 ]; do
+  case $1 in
+  -l) labels=$2 && shift 2 ;;
+  -c) critical=$2 && shift 2 ;;
+  *) break ;;
+  esac
+done
 launcher=''
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   launcher="$launcher $1"
@@ -32,7 +44,10 @@ browse() {
 browse --dump-dom >"$out/dom.html"
 browse --screenshot="$out/report.png" --window-size=1300,1300 >/dev/null
 fail=0
-wanted="report complete|<td>potrf</td>|<td>gemm</td>|id=\"critical\">[0-9]+ tasks"
+wanted="report complete|id=\"critical\"[^>]*>[0-9]+ tasks"
+for label in $(echo "$labels" | tr ',' ' '); do
+  wanted="$wanted|<td>$label</td>"
+done
 r=0
 while [ $r -lt "$ranks" ]; do
   wanted="$wanted|>rank $r<"
@@ -46,6 +61,15 @@ for want in $wanted; do
     fail=1
   fi
 done
+unset IFS
+if [ -n "$critical" ]; then
+  got=$(grep -Eo 'id="critical"[^>]*>[0-9]+ tasks' "$out/dom.html" |
+    grep -Eo '[0-9]+ tasks$' | grep -Eo '^[0-9]+')
+  if [ "$got" != "$critical" ]; then
+    echo "check_report: FAILED: the critical path holds ${got:-no} tasks, not $critical"
+    fail=1
+  fi
+fi
 if [ ! -s "$out/report.png" ]; then
   echo "check_report: FAILED: no screenshot"
   fail=1
