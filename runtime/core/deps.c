@@ -17,6 +17,13 @@
  * so the history holds about one record per live access, whatever the number
  * of tasks submitted before.
  *
+ * While the graph is recorded (DAG_GRAPH, DAG_REPORT), dag__deps_add_graphed
+ * keeps the records of complete tasks until a write retires them: a later
+ * access that meets one orders nothing, but its data came from that task,
+ * and the graph gets the edge (dag__task_link_graphed records it). The same
+ * code with the records dropped is dag__deps_add, which pays nothing for
+ * it.
+ *
  * Readers of the same region form a group: the first is in the tree, the
  * others hang off it by next_reader. A tile read by a hundred tasks is then
  * one node for every lookup to pass, and a further reader of it joins the
@@ -355,15 +362,23 @@ static DAG_ALWAYS_INLINE bool record_meets(const struct record *r,
 }
 
 /* Orders t's access (g, mode) after every task of the reader group r. */
-static void link_group(struct record *r, struct task *t) {
+static DAG_ALWAYS_INLINE void link_group(struct record *r, struct task *t,
+                                         bool graphed) {
   for (; r; r = next_in_group(r))
-    if (record_task(r) != t)
-      dag__task_link(record_task(r), t);
+    if (record_task(r) != t) {
+      if (graphed)
+        dag__task_link_graphed(record_task(r), t);
+      else
+        dag__task_link(record_task(r), t);
+    }
 }
 
-/* Orders t's access (g, mode) after the history and records it. */
-static void add_access(struct deps *d, struct task *t, const struct region *g,
-                       enum dag_mode mode) {
+/* Orders t's access (g, mode) after the history and records it. graphed
+ * (a constant in each caller): records of complete tasks stay and are
+ * linked too, which orders nothing but records the graph's edge. */
+static DAG_ALWAYS_INLINE void order_access(struct deps *d, struct task *t,
+                                           const struct region *g,
+                                           enum dag_mode mode, bool graphed) {
   reserve_found(d);
   size_t n = 0;
   dag__history_query(&d->index, g, d->found, &n);
@@ -385,7 +400,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
         readers = r; /* join it: no edges between readers */
       continue;
     }
-    if (!(r = prune_group(d, r)))
+    if (!graphed && !(r = prune_group(d, r)))
       continue;
     if (old == DAG_COMMUTATIVE && mode == DAG_COMMUTATIVE) {
       if (record_task(r) != t) {
@@ -396,7 +411,7 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
         }
       }
     } else {
-      link_group(r, t);
+      link_group(r, t, graphed);
     }
     if (writes(mode)) {
       struct region run;
@@ -420,12 +435,26 @@ static void add_access(struct deps *d, struct task *t, const struct region *g,
   add_record(d, t, g, mode, lock, readers);
 }
 
+static void add_access(struct deps *d, struct task *t, const struct region *g,
+                       enum dag_mode mode) {
+  order_access(d, t, g, mode, false);
+}
+
 void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
                    const enum dag_mode *modes, size_t n) {
   for (size_t i = 0; i < n; i++)
     add_access(d, t, &regs[i], modes[i]);
   if (d->count >= d->sweep_at)
     dag__deps_sweep(d);
+}
+
+/* Cold: only runs that record the graph come here. */
+__attribute__((cold)) void dag__deps_add_graphed(struct deps *d, struct task *t,
+                                                 const struct region *regs,
+                                                 const enum dag_mode *modes,
+                                                 size_t n) {
+  for (size_t i = 0; i < n; i++)
+    order_access(d, t, &regs[i], modes[i], true);
 }
 
 static bool incomplete(void *t) { return !dag__task_complete(t); }

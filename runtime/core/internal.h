@@ -67,6 +67,14 @@ void dag__deps_clear(struct deps *d);
 void dag__deps_add(struct deps *d, struct task *t, const struct region *regs,
                    const enum dag_mode *modes, size_t n);
 
+/* The same while the graph is recorded: the records of complete tasks
+ * stay until a write retires them, and t is linked to them too (which
+ * orders nothing: dag__task_link records the graph's edge). Never mixed
+ * with dag__deps_wait or dag__deps_ready, which drop them. */
+void dag__deps_add_graphed(struct deps *d, struct task *t,
+                           const struct region *regs,
+                           const enum dag_mode *modes, size_t n);
+
 /* Waits, running other tasks, until every task in d's history that an
  * access (regs[i], modes[i]) would depend on is complete; commutative
  * accesses wait for earlier commutative ones too. Records nothing: for a
@@ -196,6 +204,9 @@ bool dag__task_descends(const struct task *t, const struct task *ancestor);
 
 /* Links pred -> succ unless pred is complete or already linked to succ. */
 void dag__task_link(struct task *pred, struct task *succ);
+/* The same while the graph is recorded: the graph gets the edge, also from
+ * a complete pred (succ's data came from it). */
+void dag__task_link_graphed(struct task *pred, struct task *succ);
 
 /* Runs t's body on worker w (NULL: a thread that is not a worker) and, if it
  * has no unfinished children, completes it. Returns a successor released by
@@ -360,6 +371,10 @@ struct trace_buffer *dag__trace_buffer_new(void);
 void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
                      uint64_t t1);
 void dag__graph_node(const struct task *t);
+/* A wait of parent's body for its children: all of them (on NULL, a
+ * taskwait), or those the task `on` (of no body) waits for (a taskwait on
+ * a list). */
+void dag__graph_wait(const struct task *parent, const struct task *on);
 void dag__graph_edge(const struct task *pred, const struct task *succ);
 /* Writes the trace, graph and stats outputs and frees their buffers. */
 void dag__trace_finish(void);

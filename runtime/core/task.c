@@ -82,7 +82,7 @@ static bool linked_already(struct edge *head, struct task *succ) {
          atomic_load_explicit(&head->succ, memory_order_relaxed) == succ;
 }
 
-void dag__task_link(struct task *pred, struct task *succ) {
+static DAG_ALWAYS_INLINE void link(struct task *pred, struct task *succ) {
   struct edge *head = atomic_load_explicit(&pred->succ, memory_order_acquire);
   if (linked_already(head, succ))
     return;
@@ -103,8 +103,13 @@ void dag__task_link(struct task *pred, struct task *succ) {
       &pred->succ, &head, e, memory_order_release, memory_order_acquire));
   if (unlikely(dag__edge_hook))
     dag__edge_hook(pred, succ);
-  if (unlikely(dag__graphing))
-    dag__graph_edge(pred, succ);
+}
+
+void dag__task_link(struct task *pred, struct task *succ) { link(pred, succ); }
+
+void dag__task_link_graphed(struct task *pred, struct task *succ) {
+  dag__graph_edge(pred, succ); /* duplicates go when it is written */
+  link(pred, succ);
 }
 
 /* Drops one predecessor of t; the last one gone makes t ready: the worker
@@ -247,8 +252,10 @@ struct task *dag__task_run(struct worker *w, struct task *t) {
 
 /* ------------------------------------------------------------ submission */
 
-static struct task *new_task(const struct dag_task_info *info, dag_task_fn fn,
-                             const void *args, size_t args_size) {
+/* Inlined: defer() is its hot caller. */
+static DAG_ALWAYS_INLINE struct task *new_task(const struct dag_task_info *info,
+                                               dag_task_fn fn, const void *args,
+                                               size_t args_size) {
   bool small = args_size <= DAG_ARGS_SMALL;
   struct task *t = dag__pool_get(small ? POOL_TASK_SMALL : POOL_TASK);
   if (!t)
@@ -323,6 +330,10 @@ int dag__wait_children(void) {
   t->inline_left = 0; /* no child is left to be ahead of */
   if (t->children)
     dag__deps_clear(t->children);
+  /* The history is gone: the graph says that every later child comes after
+   * every earlier one. */
+  if (unlikely(dag__graphing))
+    dag__graph_wait(t, NULL);
   return 0;
 }
 
@@ -481,6 +492,21 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
     dag__args_free(args, s->args_size);
 }
 
+/* t's node and its accesses, t a child of parent, while the graph is
+ * recorded: linked to complete tasks too, for the graph's edges. */
+static __attribute__((noinline)) void
+graph_child(struct task *parent, struct task *t, const struct submission *s) {
+  if (s->flags & TASK_WAIT_ONLY)
+    dag__graph_wait(parent, t);
+  else
+    dag__graph_node(t);
+  if (s->n == 0)
+    return;
+  if (!parent->children)
+    parent->children = dag__deps_new();
+  dag__deps_add_graphed(parent->children, t, s->regs, s->modes, s->n);
+}
+
 /* Submits s as a task of its own: it runs on some worker once the tasks it
  * depends on complete. */
 static void defer(struct worker *w, struct task *parent,
@@ -489,15 +515,51 @@ static void defer(struct worker *w, struct task *parent,
   struct task *t = new_task(s->info, s->fn, s->args, s->args_size);
   t->parent = parent;
   count_child(parent);
-  if (unlikely(dag__graphing))
-    dag__graph_node(t);
-  if (s->n > 0) {
+  if (unlikely(dag__graphing)) {
+    graph_child(parent, t, s);
+  } else if (s->n > 0) {
     if (!parent->children)
       parent->children = dag__deps_new();
     dag__deps_add(parent->children, t, s->regs, s->modes, s->n);
   }
   if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
     dag__sched_push(w, t);
+}
+
+static bool has_predecessors(void *t) {
+  return atomic_load_explicit(&((struct task *)t)->pending,
+                              memory_order_acquire) > 1;
+}
+
+/* run_inline while the graph is recorded: an undeferred task (or a
+ * taskwait on a list, which runs nothing) leaves no record there, so
+ * neither its edges nor its successors' would be in the graph. Here it is
+ * a task record in its parent's history, as if deferred, and runs in the
+ * submitting thread once its predecessors are complete, as run_inline
+ * runs it. Commutative accesses go in as inout: it holds no lock, and
+ * waits for earlier commutative siblings instead. */
+static __attribute__((noinline)) void
+run_graphed(struct worker *w, struct task *parent, const struct submission *s) {
+  parent = lasting(parent);
+  struct task *t = new_task(s->info, s->fn, s->args, s->args_size);
+  t->parent = parent;
+  count_child(parent);
+  enum dag_mode few[16], *modes = few;
+  if (s->n > 16 && !(modes = malloc(s->n * sizeof *modes)))
+    dag__out_of_memory("task accesses");
+  for (size_t i = 0; i < s->n; i++)
+    modes[i] = s->modes[i] == DAG_COMMUTATIVE ? DAG_INOUT : s->modes[i];
+  graph_child(parent, t,
+              &(struct submission){s->info, s->fn, s->args, s->args_size,
+                                   s->regs, modes, s->n, s->flags});
+  if (modes != few)
+    free(modes);
+  /* Its pending count keeps the one of its building: nothing queues it. */
+  dag__core_help_while(has_predecessors, t);
+  struct task *next =
+      s->flags & TASK_WAIT_ONLY ? finish_body(w, t) : dag__task_run(w, t);
+  if (next)
+    dag__sched_push(w, next);
 }
 
 /* Submits a task whose accesses are validated (regs and modes, n of them).
@@ -511,10 +573,13 @@ submit_validated(const struct dag_task_info *info, dag_task_fn fn,
       regs, modes, n,    flags | (info->flags & DAG_TASK_UNDEFERRED)};
   struct worker *w = dag__self();
   struct task *parent = dag__current_task();
-  if ((s.flags & TASK_UNDEFERRED) ||
-      (!(s.flags & TASK_NO_INLINE) &&
-       policy_runs_inline(w, parent, fn, args_size <= INLINE_ARGS_MAX, regs,
-                          modes, n))) {
+  if (unlikely(s.flags & TASK_UNDEFERRED) && unlikely(dag__graphing)) {
+    struct submission graphed = s;
+    run_graphed(w, parent, &graphed);
+  } else if ((s.flags & TASK_UNDEFERRED) ||
+             (!(s.flags & TASK_NO_INLINE) &&
+              policy_runs_inline(w, parent, fn, args_size <= INLINE_ARGS_MAX,
+                                 regs, modes, n))) {
     run_inline(w, parent, &s);
   } else {
     /* A copy for defer(), which is not inlined: s itself then stays in

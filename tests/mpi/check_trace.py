@@ -2,7 +2,7 @@
 """check_trace.py: runs a program under mpiexec with DAG_TRACE, DAG_GRAPH and
 DAG_STATS and checks the one timeline and the one graph it must leave:
 
-  check_trace.py RANKS MPIEXEC [OPTIONS...] -- PROGRAM [ARGS...]
+  check_trace.py RANKS [--waits N] MPIEXEC [OPTIONS...] -- PROGRAM [ARGS...]
 
 - the file is valid JSON, and no rank's part is left beside it;
 - one process per rank, named "rank r", each with a track per worker and
@@ -14,7 +14,9 @@ DAG_STATS and checks the one timeline and the one graph it must leave:
   the runtime states for them, or 1 ms (the ranks share a machine, and so a
   clock: the true offset is 0);
 - the graph has a cluster per rank, and a dashed edge (send to receive)
-  per message sent, between nodes that exist.
+  per message sent, between nodes that exist;
+- with --waits N, each rank's cluster has N taskwait nodes, each with a
+  dotted edge in and one out, between nodes that exist.
 """
 import json
 import os
@@ -24,7 +26,12 @@ import sys
 import tempfile
 
 ranks = int(sys.argv[1])
-command = [a for a in sys.argv[2:] if a != "--"]
+args = sys.argv[2:]
+waits = None
+if args[:1] == ["--waits"]:
+    waits = int(args[1])
+    args = args[2:]
+command = [a for a in args if a != "--"]
 fail = []
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -87,6 +94,21 @@ if len(messages) != sent or any(a not in nodes or b not in nodes
                                  for a, b in messages):
     fail.append(f"{len(messages)} message edges in the graph for {sent} "
                 f"messages sent (or edges between unknown nodes)")
+
+if waits is not None:
+    dotted = re.findall(r"^\s*(r\d+_t\d+) -> (r\d+_t\d+) \[style=dotted\]",
+                        graph, re.M)
+    for r in range(ranks):
+        found = re.findall(rf"^\s*(r{r}_t\d+) \[label=\"taskwait\\n#\d+\", "
+                           r"shape=octagon\]", graph, re.M)
+        if len(found) != waits:
+            fail.append(f"rank {r}: {len(found)} taskwait nodes, not {waits}")
+        for w in found:
+            if not any(b == w for a, b in dotted) or \
+               not any(a == w for a, b in dotted):
+                fail.append(f"taskwait {w} lacks a dotted edge in or out")
+    if any(a not in nodes or b not in nodes for a, b in dotted):
+        fail.append("dotted edges between unknown nodes")
 
 print(f"check_trace: {ranks} ranks, {len(events)} events, {len(starts)} "
       f"arrows, {sent} messages sent, graph: {len(nodes)} nodes, "
