@@ -369,7 +369,7 @@ extern bool dag__deferring_all;
 void dag__trace_init(void);
 struct trace_buffer *dag__trace_buffer_new(void);
 void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
-                     uint64_t t1);
+                     uint64_t t1, uint64_t own);
 void dag__graph_node(const struct task *t);
 /* A wait of parent's body for its children: all of them (on NULL, a
  * taskwait), or those the task `on` (of no body) waits for (a taskwait on

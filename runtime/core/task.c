@@ -230,11 +230,12 @@ static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
     w->stats.tasks++;
   if (unlikely(timed)) {
     uint64_t t1 = dag__now_ns();
-    w->stats.busy_ns += dag__nested_leave(w, outer, t1 - t0);
+    uint64_t own = dag__nested_leave(w, outer, t1 - t0);
+    w->stats.busy_ns += own;
     if (sampled)
       dag__grain_note(t->fn, t1 - t0);
     if (dag__tracing)
-      dag__trace_task(w, t, t0, t1);
+      dag__trace_task(w, t, t0, t1, own);
   }
 }
 

@@ -82,6 +82,8 @@ static void write_tasks(FILE *f, int w) {
               "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"id\":%" PRIu64,
               dag__rank, w, aligned_us(e->t0), (double)(e->t1 - e->t0) / 1e3,
               e->id);
+      if (e->own != e->t1 - e->t0) /* bodies ran inside it */
+        fprintf(f, ",\"own\":%.3f", (double)e->own / 1e3);
       if (e->file) {
         fputs(",\"src\":\"", f);
         dag__put_escaped(f, e->file);

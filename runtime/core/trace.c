@@ -59,7 +59,7 @@ struct trace_buffer *dag__trace_buffer_new(void) {
 }
 
 void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
-                     uint64_t t1) {
+                     uint64_t t1, uint64_t own) {
   struct trace_buffer *b = w->trace;
   if (!b->head || b->head->n == EVENTS_PER_CHUNK) {
     struct trace_chunk *c = malloc(sizeof *c);
@@ -70,7 +70,7 @@ void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
     b->head = c;
   }
   b->head->ev[b->head->n++] =
-      (struct trace_event){t0, t1, t->id, t->label, t->file, t->line};
+      (struct trace_event){t0, t1, own, t->id, t->label, t->file, t->line};
 }
 
 void dag__put_escaped(FILE *f, const char *s) {

@@ -8,9 +8,10 @@
 
 #include <stdio.h>
 
-/* One task body that ran, on CLOCK_MONOTONIC. */
+/* One task body that ran, on CLOCK_MONOTONIC; own: its time without the
+ * bodies and help loops nested in it. */
 struct trace_event {
-  uint64_t t0, t1, id;
+  uint64_t t0, t1, own, id;
   const char *label, *file;
   int line;
 };
