@@ -44,7 +44,7 @@ browse() {
 browse --dump-dom >"$out/dom.html"
 browse --screenshot="$out/report.png" --window-size=1300,1300 >/dev/null
 fail=0
-wanted="report complete|id=\"critical\"[^>]*>[0-9]+ tasks"
+wanted="report complete|id=\"critical\"[^>]*>[0-9]+ tasks?"
 for label in $(echo "$labels" | tr ',' ' '); do
   wanted="$wanted|<td>$label</td>"
 done
@@ -63,8 +63,8 @@ for want in $wanted; do
 done
 unset IFS
 if [ -n "$critical" ]; then
-  got=$(grep -Eo 'id="critical"[^>]*>[0-9]+ tasks' "$out/dom.html" |
-    grep -Eo '[0-9]+ tasks$' | grep -Eo '^[0-9]+')
+  got=$(grep -Eo 'id="critical"[^>]*>[0-9]+ task' "$out/dom.html" |
+    grep -Eo '[0-9]+ task$' | grep -Eo '^[0-9]+')
   if [ "$got" != "$critical" ]; then
     echo "check_report: FAILED: the critical path holds ${got:-no} tasks, not $critical"
     fail=1
