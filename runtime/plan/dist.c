@@ -321,8 +321,8 @@ void *dag__dist_alloc(size_t bytes, struct dag_dist dist, const char *file,
   else
     map = mmap(NULL, mapped, PROT_NONE,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  char *base = map + page;
-  if (map == MAP_FAILED || mprotect(base, inner, PROT_READ | PROT_WRITE) != 0) {
+  char *base = map == MAP_FAILED ? NULL : map + page;
+  if (!base || mprotect(base, inner, PROT_READ | PROT_WRITE) != 0) {
     dag__user_error(NULL, DAG_ENOMEM, "%s: cannot reserve %zu bytes: %s", call,
                     bytes, strerror(errno));
     if (map != MAP_FAILED)
