@@ -50,6 +50,7 @@ static const struct variable variables[] = {
     {"DAG_REPORT", PATH, AT(report), 0, 0, "a file name", "off"},
     {"DAG_LOG", LEVEL, AT(log), 0, 0, "error, warn, info or debug", "warn"},
     {"DAG_CHECK_UNIFORMITY", UNIFORMITY, 0, 0, 0, "0, 1 or values", "0"},
+    {"DAG_CHECK_ITEMS", SWITCH, AT(check_items), 0, 0, "0 or 1", "0"},
     {"DAG_CHECK_EVERY", COUNT, AT(check_period), 0, 1 << 30,
      "a number of tasks from 0 (only at waits) to 1073741824", "100000"},
     {"DAG_WATCHDOG", WATCHDOG, 0, 0, 0,
@@ -379,6 +380,33 @@ void dag__settings_each_unknown(void (*say)(const char *name,
 
 /* ----------------------------------------------------------- interface */
 
+static bool given_named(const char *name) {
+  for (size_t i = 0; i < NVARIABLES; i++)
+    if (!strcmp(variables[i].name, name))
+      return given[i] != NULL;
+  return false;
+}
+
+/* DAG_CHECK_ITEMS runs the bodies of a rank one at a time, on the host:
+ * settings that say otherwise are refused, never replaced. Unset, no
+ * device is looked for. */
+static void check_items_alone(void) {
+  if (!settings.check_items)
+    return;
+  if (settings.num_threads > 1 && nproblems < MAX_PROBLEMS)
+    snprintf(problems[nproblems++], sizeof problems[0],
+             "DAG_CHECK_ITEMS runs one worker per rank: unset "
+             "DAG_NUM_THREADS or set it to 1 (it is %d)",
+             settings.num_threads);
+  if (settings.devices_named && nproblems < MAX_PROBLEMS)
+    snprintf(problems[nproblems++], sizeof problems[0],
+             "DAG_CHECK_ITEMS checks the bodies that run on the host: unset "
+             "DAG_DEVICES or set it to none (it is '%s')",
+             getenv("DAG_DEVICES"));
+  if (!given_named("DAG_DEVICES"))
+    settings.ndevice_choices = 0;
+}
+
 static void read_all(void) {
   for (size_t i = 0; i < NVARIABLES; i++) {
     const char *s = getenv(variables[i].name);
@@ -395,6 +423,7 @@ static void read_all(void) {
              "DAG_SIMULATE_RANKS (%d)",
              settings.simulate_rank,
              settings.simulate_ranks > 0 ? settings.simulate_ranks : 1);
+  check_items_alone();
 }
 
 static pthread_once_t read_once = PTHREAD_ONCE_INIT;

@@ -51,6 +51,9 @@ struct settings {
    * compare the contents of replicated memory at taskwaits. */
   int check_every_task, check_values;
   int check_period; /* DAG_CHECK_EVERY: tasks; 0: only at waits */
+  /* DAG_CHECK_ITEMS: task bodies run one at a time, each watched for
+   * writes outside its items (core/guard.c). */
+  int check_items;
   /* DAG_WATCHDOG=report[,end]: report waits longer than `report` seconds,
    * end the run after `end`; 0: off. */
   double watchdog_seconds, watchdog_end_seconds;

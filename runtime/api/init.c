@@ -22,9 +22,12 @@ static int start_error;         /* the code of the failed start, or 0 */
 static char start_failure[512]; /* and its message */
 static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER;
 
-/* DAG_NUM_THREADS, or the number of cores when unset. */
+/* DAG_NUM_THREADS, or the number of cores when unset; one under
+ * DAG_CHECK_ITEMS (settings.c refuses more). */
 static int workers_wanted(int ncores) {
   int n = dag__settings()->num_threads;
+  if (dag__settings()->check_items)
+    return 1;
   return n > 0 ? n : ncores;
 }
 

@@ -57,6 +57,7 @@ static const struct {
     {"DAG_CHECK_EVERY", "-1"},
     {"DAG_CHECK_EVERY", "often"},
     {"DAG_CHECK_EVERY", "1073741825"},
+    {"DAG_CHECK_ITEMS", "yes"},
     {"DAG_WATCHDOG", "-1"},
     {"DAG_WATCHDOG", "soon"},
     {"DAG_WATCHDOG", "0"},
@@ -297,6 +298,43 @@ START_TEST(test_devices_none) {
 }
 END_TEST
 
+/* DAG_CHECK_ITEMS runs a rank's bodies one at a time, on the host: a
+ * setting that says otherwise is refused, not replaced. */
+START_TEST(test_check_items_refuses_workers) {
+  setenv("DAG_CHECK_ITEMS", "1", 1);
+  setenv("DAG_NUM_THREADS", "2", 1);
+  ck_assert_int_eq(dag_init(), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(),
+                               "DAG_CHECK_ITEMS runs one worker per rank: "
+                               "unset DAG_NUM_THREADS or set it to 1"));
+}
+END_TEST
+
+START_TEST(test_check_items_refuses_devices) {
+  setenv("DAG_CHECK_ITEMS", "1", 1);
+  setenv("DAG_DEVICES", "emul", 1);
+  ck_assert_int_eq(dag_init(), DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(),
+                               "DAG_CHECK_ITEMS checks the bodies that run "
+                               "on the host: unset DAG_DEVICES or set it to "
+                               "none"));
+}
+END_TEST
+
+/* Unset, one worker and no device; DAG_NUM_THREADS=1 and DAG_DEVICES=none
+ * say the same. */
+START_TEST(test_check_items_alone) {
+  setenv("DAG_CHECK_ITEMS", "1", 1);
+  if (_i) {
+    setenv("DAG_NUM_THREADS", "1", 1);
+    setenv("DAG_DEVICES", "none", 1);
+  }
+  ck_assert_int_eq(dag__settings()->check_items, 1);
+  ck_assert_int_eq(dag__settings()->ndevice_choices, 0);
+  ck_assert_int_eq(dag_num_workers(), 1);
+}
+END_TEST
+
 /* ----------------------------------------------------- unknown names */
 
 static void start(void) { ck_assert_int_eq(dag_init(), 0); }
@@ -385,6 +423,9 @@ static Suite *settings_suite(void) {
   tcase_add_test(tc, test_defaults);
   tcase_add_test(tc, test_watchdog_with_deadline);
   tcase_add_test(tc, test_devices_none);
+  tcase_add_test(tc, test_check_items_refuses_workers);
+  tcase_add_test(tc, test_check_items_refuses_devices);
+  tcase_add_loop_test(tc, test_check_items_alone, 0, 2);
   tcase_add_test(tc, test_misspelt_setting_is_named);
   tcase_add_test(tc, test_log_error_silences_warnings);
   tcase_add_test(tc, test_stats_print_the_settings);
