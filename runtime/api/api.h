@@ -55,8 +55,13 @@ struct validated {
   struct region *regs;
   enum dag_mode *modes;
   long kept;         /* regions kept (empty ones left out), or a DAG_E* code */
-  size_t reductions; /* of them, DAG_REDUCTION accesses */
+  size_t reductions; /* of them, DAG_REDUCTION accesses; and the flag below */
 };
+
+/* In `reductions`: under DAG_CHECK_ITEMS, an empty access was left out, so
+ * that the items of the task's info no longer match its regions one to one.
+ * The usual path's one test sends such a task to dag__reduce_submit. */
+#define VALIDATED_ITEMS_SKIPPED ((size_t)1 << 62)
 
 /* Validates the n accesses acc of the task `info` into v, leaving out empty
  * regions; a mistake is reported with a message naming the task and the
@@ -84,7 +89,9 @@ void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
 extern _Atomic size_t dag__reductions_open;
 
 /* Submits a task with DAG_REDUCTION accesses (validated): each works on
- * a private copy of its item. Returns 0 or DAG_EINVAL. */
+ * a private copy of its item; or, under DAG_CHECK_ITEMS, one whose
+ * validation left an empty access out (VALIDATED_ITEMS_SKIPPED). Returns 0
+ * or DAG_EINVAL. */
 int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
                        const void *args, size_t args_size,
                        const struct region *regs, const enum dag_mode *modes,

@@ -449,6 +449,23 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
                            bad, info->items ? " '" : "",
                            info->items ? info->items[bad] : "",
                            info->items ? "'" : "", why);
+  /* DAG_CHECK_ITEMS: the regions the core gets are not the items as
+   * written (a slot stands for each reduced item, and an empty access may
+   * have been left out), so the check's message numbers them instead. A
+   * task without reductions came for the latter only. */
+  struct dag_task_info bare;
+  if (unlikely(dag__guarding)) {
+    bare = *info;
+    bare.items = NULL;
+    info = &bare;
+    size_t reductions = 0;
+    for (size_t i = 0; i < n; i++)
+      reductions += dag__is_reduction(modes[i]);
+    if (!reductions) {
+      dag__submit_regions(info, body, args, args_size, regs, modes, n);
+      return 0;
+    }
+  }
   struct scope *s = scope_made_here();
   struct region *tregs = malloc(n * sizeof *tregs);
   enum dag_mode *tmodes = malloc(n * sizeof *tmodes);

@@ -147,8 +147,11 @@ static long make_regions(const struct dag_task_info *info,
       return dag__user_error(info, err, "%s: %s",
                              access_name(info, i, name, sizeof name), why);
     }
-    if (dag__region_empty(&regs[kept]))
+    if (dag__region_empty(&regs[kept])) {
+      if (unlikely(dag__guarding))
+        *reductions |= VALIDATED_ITEMS_SKIPPED;
       continue;
+    }
     const struct allocation *a;
     enum dist_misplaced how = dag__dist_misplaced(&regs[kept], &a);
     if (unlikely(how != DIST_FITS))

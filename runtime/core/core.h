@@ -113,6 +113,28 @@ void dag__core_stop(void);
 int dag__workers_count(void);
 int dag__worker_id(void);
 
+/* ------------------------------------------------------------- guard */
+
+/* DAG_CHECK_ITEMS (core/guard.c): the body of each task is watched for
+ * writes outside its items; the first stops the run with a message. The
+ * calls below do nothing when it is off. */
+extern bool dag__guarding;
+/* dag_alloc memory [base, base + bytes), watched from now on, until
+ * dag__guard_unwatch(base) just before it goes. */
+void dag__guard_watch(const void *base, size_t bytes);
+void dag__guard_unwatch(const void *base);
+/* A receive into r is about to be posted: its pages are not protected
+ * until dag__guard_transfer_end(r) (from any thread, r the same region),
+ * and bodies are not blamed for its bytes. Only when dag__guarding. */
+void dag__guard_transfer_begin(const struct region *r);
+void dag__guard_transfer_end(const struct region *r);
+/* The planner: a top-level task that runs on another rank declares these
+ * n regions (replicated memory among them is watched here too). */
+void dag__guard_note(const struct region *regs, size_t n);
+/* The planner: the next task it submits here is the program's task
+ * `number` (its count, the same on every rank), as messages name it. */
+void dag__guard_number(uint64_t number);
+
 extern bool dag__stats; /* DAG_STATS set */
 extern atomic_uint_fast64_t dag__next_task_id;
 

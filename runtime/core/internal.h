@@ -356,13 +356,44 @@ void dag__topo_release(void);
  * there are more workers than cores). Failure to pin is not an error. */
 void dag__topo_bind_worker(int id);
 
+/* ------------------------------------------------------------- guard.c */
+
+/* Starts the guard (DAG_CHECK_ITEMS): reserves the snapshots, catches
+ * SIGSEGV. Returns 0 or a DAG_E* code. */
+int dag__guard_start(void);
+void dag__guard_stop(void);
+/* Deferred task t will run the body of `info` with these accesses: a copy
+ * is kept for its body (t's parent, id and name set). */
+void dag__guard_keep(const struct task *t, const struct dag_task_info *info,
+                     const struct region *regs, const enum dag_mode *modes,
+                     size_t n);
+/* t's body starts on the calling thread: with info, a task run inline
+ * with these accesses; else a deferred one, kept. It is watched unless
+ * another thread's body is (or its items are unknown). */
+void dag__guard_enter(struct task *t, const struct dag_task_info *info,
+                      const struct region *regs, const enum dag_mode *modes,
+                      size_t n);
+/* t's body returned: if it was watched, checks what it wrote (a write
+ * outside its items stops the run). */
+void dag__guard_leave(const struct task *t);
+/* The body (or program) whose task is `context` waited for its children:
+ * the replicated memory they declared may be freed now. */
+void dag__guard_waited(const struct task *context);
+
 /* ------------------------------------------------------------- trace.c */
 
 struct trace_buffer;
 
 extern bool dag__tracing;  /* DAG_TRACE set */
 extern bool dag__graphing; /* DAG_GRAPH set */
-extern bool dag__timing;   /* tracing or stats: every task body is timed */
+/* Tracing, stats or DAG_CHECK_ITEMS: every task body takes the slow way,
+ * timed (and watched: dag__guarding). */
+extern bool dag__timing;
+/* Tracing, graphing or DAG_CHECK_ITEMS: a task run inline gets its name
+ * and number, and a promoted one keeps them. */
+extern bool dag__naming;
+/* Graphing or DAG_CHECK_ITEMS: a deferred task is noted (task.c). */
+extern bool dag__noting_deferred;
 /* No submitter runs a ready task itself (DAG_GRAPH, DAG_INLINE=0). */
 extern bool dag__deferring_all;
 

@@ -10,6 +10,11 @@ int dag__core_cores(int part, int nparts) {
 }
 
 int dag__core_start(int nworkers) {
+  if (dag__settings()->check_items) {
+    int err = dag__guard_start();
+    if (err)
+      return err;
+  }
   dag__pools_init();
   dag__trace_init();
   atomic_init(&dag__root_task.unfinished, 1);
@@ -24,6 +29,7 @@ int dag__core_start(int nworkers) {
     dag__sched_release();
     dag__topo_release();
     dag__pools_release();
+    dag__guard_stop();
   }
   return err;
 }
@@ -37,4 +43,5 @@ void dag__core_stop(void) {
   dag__sched_release();
   dag__topo_release();
   dag__pools_release();
+  dag__guard_stop();
 }

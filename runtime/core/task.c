@@ -213,13 +213,34 @@ uint64_t dag__nested_leave(struct worker *w, uint64_t outer, uint64_t ns) {
   return own;
 }
 
+/* A task to run now, in the submitting thread, and its accesses. */
+struct submission {
+  const struct dag_task_info *info;
+  dag_task_fn fn; /* the body chosen among fn and the variants */
+  const void *args;
+  size_t args_size;
+  const struct region *regs;
+  const enum dag_mode *modes;
+  size_t n;
+  unsigned flags;
+};
+
+/* Runs t's body; s: its submission, when it runs inline (else NULL).
+ * DAG_CHECK_ITEMS watches it on the timed path, which it turns on: no
+ * test of its own here. */
 static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
-                                       void *args) {
+                                       void *args, const struct submission *s) {
   bool sampled = policy_samples(w);
   bool timed = sampled || (w && dag__timing);
   uint64_t t0 = 0, outer = 0;
   if (unlikely(timed)) {
     outer = dag__nested_enter(w);
+    if (dag__guarding) {
+      if (s)
+        dag__guard_enter(t, s->info, s->regs, s->modes, s->n);
+      else
+        dag__guard_enter(t, NULL, NULL, NULL, 0);
+    }
     t0 = dag__now_ns();
   }
   struct task *saved = current;
@@ -230,6 +251,8 @@ static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
     w->stats.tasks++;
   if (unlikely(timed)) {
     uint64_t t1 = dag__now_ns();
+    if (dag__guarding)
+      dag__guard_leave(t);
     uint64_t own = dag__nested_leave(w, outer, t1 - t0);
     w->stats.busy_ns += own;
     if (sampled)
@@ -245,7 +268,7 @@ struct task *dag__task_run(struct worker *w, struct task *t) {
   if (t->locks && !dag__task_try_lock(t))
     return NULL;      /* parked until a commutative sibling finishes */
   t->children = NULL; /* no longer a link: see struct task */
-  run_body(w, t, task_args(t));
+  run_body(w, t, task_args(t), NULL);
   if (unlikely(t->flags & TASK_BODY_HOOK))
     body_end_hook(t);
   return finish_body(w, t);
@@ -335,20 +358,10 @@ int dag__wait_children(void) {
    * every earlier one. */
   if (unlikely(dag__graphing))
     dag__graph_wait(t, NULL);
+  if (unlikely(dag__guarding))
+    dag__guard_waited(t);
   return 0;
 }
-
-/* A task to run now, in the submitting thread, and its accesses. */
-struct submission {
-  const struct dag_task_info *info;
-  dag_task_fn fn; /* the body chosen among fn and the variants */
-  const void *args;
-  size_t args_size;
-  const struct region *regs;
-  const enum dag_mode *modes;
-  size_t n;
-  unsigned flags;
-};
 
 /* Argument blocks up to this size are copied on the stack to run inline. */
 #define INLINE_ARGS_MAX DAG_CORE_PLAIN_ARGS
@@ -366,7 +379,7 @@ static void promote(struct task *s) {
   p->parent = parent;
   p->children = NULL; /* s has none: only defer() makes a history */
   p->locks = NULL;
-  if (dag__tracing || dag__graphing) {
+  if (dag__naming) {
     p->label = s->label;
     p->file = s->file;
     p->line = s->line;
@@ -463,7 +476,7 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
   t.credits = 0;
   t.inline_left = 0;
   atomic_init(&t.unfinished, 1);
-  if (unlikely(dag__tracing || dag__graphing)) {
+  if (unlikely(dag__naming)) {
     t.label = s->info->label;
     t.file = s->info->file;
     t.line = s->info->line;
@@ -480,7 +493,7 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
     memcpy(args, s->args, s->args_size);
   }
 
-  run_body(w, &t, args);
+  run_body(w, &t, args, s);
   if (w)
     w->stats.inlined++;
   /* Had the body of t promoted its parent, this frame goes on as the
@@ -491,6 +504,15 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
     finish_inline(w, &t, s);
   if (args != small_args)
     dag__args_free(args, s->args_size);
+}
+
+/* t's accesses in its parent's history: t, a child of parent, depends on
+ * the earlier children its accesses overlap. */
+static inline void add_accesses(struct task *parent, struct task *t,
+                                const struct submission *s) {
+  if (!parent->children)
+    parent->children = dag__deps_new();
+  dag__deps_add(parent->children, t, s->regs, s->modes, s->n);
 }
 
 /* t's node and its accesses, t a child of parent, while the graph is
@@ -508,6 +530,18 @@ graph_child(struct task *parent, struct task *t, const struct submission *s) {
   dag__deps_add_graphed(parent->children, t, s->regs, s->modes, s->n);
 }
 
+/* t, deferred, while the graph is recorded (graph_child) or its items are
+ * kept for its body (DAG_CHECK_ITEMS): both, or the usual accesses. */
+static __attribute__((noinline)) void
+note_deferred(struct task *parent, struct task *t, const struct submission *s) {
+  if (dag__guarding)
+    dag__guard_keep(t, s->info, s->regs, s->modes, s->n);
+  if (dag__graphing)
+    graph_child(parent, t, s);
+  else if (s->n > 0)
+    add_accesses(parent, t, s);
+}
+
 /* Submits s as a task of its own: it runs on some worker once the tasks it
  * depends on complete. */
 static void defer(struct worker *w, struct task *parent,
@@ -516,13 +550,10 @@ static void defer(struct worker *w, struct task *parent,
   struct task *t = new_task(s->info, s->fn, s->args, s->args_size);
   t->parent = parent;
   count_child(parent);
-  if (unlikely(dag__graphing)) {
-    graph_child(parent, t, s);
-  } else if (s->n > 0) {
-    if (!parent->children)
-      parent->children = dag__deps_new();
-    dag__deps_add(parent->children, t, s->regs, s->modes, s->n);
-  }
+  if (unlikely(dag__noting_deferred))
+    note_deferred(parent, t, s);
+  else if (s->n > 0)
+    add_accesses(parent, t, s);
   if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
     dag__sched_push(w, t);
 }
@@ -550,9 +581,9 @@ run_graphed(struct worker *w, struct task *parent, const struct submission *s) {
     dag__out_of_memory("task accesses");
   for (size_t i = 0; i < s->n; i++)
     modes[i] = s->modes[i] == DAG_COMMUTATIVE ? DAG_INOUT : s->modes[i];
-  graph_child(parent, t,
-              &(struct submission){s->info, s->fn, s->args, s->args_size,
-                                   s->regs, modes, s->n, s->flags});
+  note_deferred(parent, t,
+                &(struct submission){s->info, s->fn, s->args, s->args_size,
+                                     s->regs, modes, s->n, s->flags});
   if (modes != few)
     free(modes);
   /* Its pending count keeps the one of its building: nothing queues it. */
@@ -633,4 +664,6 @@ void dag__core_wait_on(const struct region *regs, const enum dag_mode *modes,
                        size_t n) {
   submit_validated(&wait_info, NULL, NULL, 0, regs, modes, n,
                    TASK_UNDEFERRED | TASK_WAIT_ONLY);
+  if (unlikely(dag__guarding))
+    dag__guard_waited(dag__current_task());
 }

@@ -20,6 +20,8 @@ bool dag__graphing;
 bool dag__deferring_all;
 bool dag__stats;
 bool dag__timing;
+bool dag__naming;
+bool dag__noting_deferred;
 
 static const char *trace_path;
 static const char *graph_path;
@@ -43,7 +45,9 @@ void dag__trace_init(void) {
   /* The graph wants every edge; DAG_INLINE=0, every task deferred. */
   dag__deferring_all = dag__graphing || !s->inline_tasks;
   dag__stats = s->stats;
-  dag__timing = dag__tracing || dag__stats;
+  dag__timing = dag__tracing || dag__stats || s->check_items;
+  dag__naming = dag__tracing || dag__graphing || s->check_items;
+  dag__noting_deferred = dag__graphing || s->check_items;
   start_ns = dag__now_ns();
   if (dag__tracing)
     dag__timeline_start(trace_path);

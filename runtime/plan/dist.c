@@ -15,6 +15,7 @@
  */
 #include "plan/dist.h"
 #include "comm/comm.h"
+#include "core/core.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -348,6 +349,7 @@ void *dag__dist_alloc(size_t bytes, struct dag_dist dist, const char *file,
                          (uintptr_t)map, (uintptr_t)map + mapped, &r->a},
           0);
   pthread_mutex_unlock(&registry_lock);
+  dag__guard_watch(base, bytes); /* DAG_CHECK_ITEMS */
   return base;
 }
 
@@ -411,6 +413,7 @@ int dag__dist_free(void *p) {
   struct entry e = t->e[i];
   publish((struct entry){0, 0, 0, 0, NULL}, (size_t)i);
   pthread_mutex_unlock(&registry_lock);
+  dag__guard_unwatch(p);
   unmap(&e);
   return 0;
 }
