@@ -74,10 +74,38 @@ static void send_body(void *p) {
   dag__comm_send(&r, x->peer, x->tag, direct_send_done, s);
 }
 
+/* A receive under DAG_CHECK_ITEMS: the guard leaves its memory alone
+ * while it is in flight (MPI writes it from another thread, or with a
+ * system call that a protected page would fail). */
+struct watched_recv {
+  struct task *task;
+  struct region region;
+};
+
+static void watched_recv_done(void *p) {
+  struct watched_recv *w = p;
+  dag__guard_transfer_end(&w->region);
+  dag__task_release(w->task);
+  free(w);
+}
+
+static __attribute__((noinline)) void watched_recv(const struct transfer *x) {
+  struct watched_recv *w = malloc(sizeof *w);
+  if (!w)
+    dag__out_of_memory("a receive");
+  *w = (struct watched_recv){dag__task_hold(), x->region};
+  dag__guard_transfer_begin(&w->region);
+  dag__comm_recv(&w->region, x->peer, x->tag, watched_recv_done, w);
+}
+
 static void recv_body(void *p) {
   const struct transfer *x = p;
   dag__core_graph_transfer(false, x->peer, x->tag,
                            dag__region_bytes(&x->region));
+  if (unlikely(dag__guarding)) {
+    watched_recv(x);
+    return;
+  }
   dag__comm_recv(&x->region, x->peer, x->tag, transfer_done, dag__task_hold());
 }
 
@@ -463,6 +491,7 @@ static void discard_copy(const struct unit *u) {
 }
 
 static bool check_values; /* DAG_CHECK_UNIFORMITY=values */
+static bool check_items;  /* DAG_CHECK_ITEMS */
 
 /* Inlined where a task writes one block, the usual case. */
 static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
@@ -524,6 +553,7 @@ static void init_once(void) {
     return;
   check_every_task = dag__settings()->check_every_task;
   check_values = dag__settings()->check_values;
+  check_items = dag__settings()->check_items;
   check_period = (size_t)dag__settings()->check_period;
   snprintf(check_period_text, sizeof check_period_text,
            "the check every %zu tasks", check_period);
@@ -548,6 +578,17 @@ static void submit_here(const struct dag_task_info *info, dag_task_fn body,
     dag__local_submit(info, body, args, args_size, regs, modes, n, 0);
 }
 
+/* DAG_CHECK_ITEMS watches the replicated memory a task declares on every
+ * rank (this rank's core sees those of its own tasks), and names a task by
+ * its number, the same on every rank. */
+static __attribute__((noinline)) void
+note_items(const struct planned *p, int exec, uint64_t number) {
+  if (exec != dag__rank)
+    dag__guard_note(p->regs, p->n);
+  else
+    dag__guard_number(number);
+}
+
 static DAG_ALWAYS_INLINE void plan_placed(const struct dag_task_info *info,
                                           dag_task_fn body, const void *args,
                                           size_t args_size,
@@ -559,6 +600,8 @@ static DAG_ALWAYS_INLINE void plan_placed(const struct dag_task_info *info,
   planning.number = number;
   for (size_t i = 0; i < n; i++)
     each_unit(p, i, exec, plan_read);
+  if (unlikely(check_items))
+    note_items(p, exec, number);
   if (exec == dag__rank) {
     stats.here++;
     submit_here(info, body, args, args_size, p->regs, p->modes, n);
