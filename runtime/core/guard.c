@@ -634,7 +634,8 @@ static void arm(void) {
   if (protect.n > MAX_RUNS)
     protect.n = MAX_RUNS; /* the rest unwatched */
   int g = atomic_load(&before) == 0 ? 1 : 0;
-  memcpy(published[g], protect.at, protect.n * sizeof *protect.at);
+  if (protect.n)
+    memcpy(published[g], protect.at, protect.n * sizeof *protect.at);
   atomic_store(&npublished[g], protect.n);
   atomic_store(&live, g);
   static bool warned;
