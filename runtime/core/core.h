@@ -119,9 +119,11 @@ int dag__worker_id(void);
  * writes outside its items; the first stops the run with a message. The
  * calls below do nothing when it is off. */
 extern bool dag__guarding;
-/* dag_alloc memory [base, base + bytes), watched from now on, until
- * dag__guard_unwatch(base) just before it goes. */
-void dag__guard_watch(const void *base, size_t bytes);
+/* dag_alloc memory [base, base + bytes), allocated at file:line (file
+ * NULL: unknown), watched from now on, until dag__guard_unwatch(base)
+ * just before it goes. */
+void dag__guard_watch(const void *base, size_t bytes, const char *file,
+                      int line);
 void dag__guard_unwatch(const void *base);
 /* A receive into r is about to be posted: its pages are not protected
  * until dag__guard_transfer_end(r) (from any thread, r the same region),

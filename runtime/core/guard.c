@@ -315,10 +315,17 @@ struct mapping {
 static struct kept *kept[KEPT_BUCKETS];
 static struct frame frames[MAX_FRAMES];
 static int depth;
-static size_t skipped;      /* bodies not checked: another thread's, too deep */
-static struct runs allocs;  /* dag_alloc memory, whole pages */
-static size_t *alloc_bytes; /* per entry of allocs, its size in bytes */
-static size_t cap_alloc_bytes;
+static size_t skipped;     /* bodies not checked: another thread's, too deep */
+static struct runs allocs; /* dag_alloc memory, whole pages */
+/* Per entry of allocs, what messages name it by: its size and the
+ * program's dag_alloc call (file NULL: unknown). */
+struct alloc_name {
+  size_t bytes;
+  const char *file;
+  int line;
+};
+static struct alloc_name *alloc_names;
+static size_t cap_alloc_names;
 static struct noted *noted;
 static size_t nnoted, cap_noted;
 static bool noted_changed;
@@ -522,22 +529,23 @@ void dag__guard_waited(const struct task *context) {
 
 /* --------------------------------------------------- dag_alloc memory */
 
-void dag__guard_watch(const void *base, size_t bytes) {
+void dag__guard_watch(const void *base, size_t bytes, const char *file,
+                      int line) {
   if (!dag__guarding)
     return;
   pthread_mutex_lock(&lock);
   runs_push(&allocs, (uintptr_t)base, page_up((uintptr_t)base + bytes));
-  alloc_bytes = dag__grow(alloc_bytes, &cap_alloc_bytes, allocs.n - 1,
-                          sizeof *alloc_bytes, "DAG_CHECK_ITEMS");
+  alloc_names = dag__grow(alloc_names, &cap_alloc_names, allocs.n - 1,
+                          sizeof *alloc_names, "DAG_CHECK_ITEMS");
   /* Keep the sizes in the order of the runs. */
   size_t i = allocs.n - 1;
   for (; i > 0 && allocs.at[i - 1].lo > (uintptr_t)base; i--) {
     allocs.at[i] = allocs.at[i - 1];
-    alloc_bytes[i] = alloc_bytes[i - 1];
+    alloc_names[i] = alloc_names[i - 1];
   }
   allocs.at[i] =
       (struct run){(uintptr_t)base, page_up((uintptr_t)base + bytes)};
-  alloc_bytes[i] = bytes;
+  alloc_names[i] = (struct alloc_name){bytes, file, line};
   pthread_mutex_unlock(&lock);
 }
 
@@ -548,7 +556,7 @@ void dag__guard_unwatch(const void *base) {
   size_t k = 0;
   for (size_t i = 0; i < allocs.n; i++)
     if (allocs.at[i].lo != (uintptr_t)base) {
-      alloc_bytes[k] = alloc_bytes[i];
+      alloc_names[k] = alloc_names[i];
       allocs.at[k++] = allocs.at[i];
     }
   allocs.n = k;
@@ -832,7 +840,7 @@ static void area_of(uintptr_t a, uintptr_t *base, size_t *bytes,
   const struct run *r = run_holding(allocs.at, allocs.n, a);
   if (r) {
     *base = r->lo;
-    *bytes = alloc_bytes[r - allocs.at];
+    *bytes = alloc_names[r - allocs.at].bytes;
     *distributed = true;
     return;
   }
@@ -844,7 +852,14 @@ static void area_of(uintptr_t a, uintptr_t *base, size_t *bytes,
 
 static void say_area(struct text *t, uintptr_t base, size_t bytes,
                      bool distributed) {
-  if (distributed)
+  const struct alloc_name *name =
+      distributed
+          ? &alloc_names[run_holding(allocs.at, allocs.n, base) - allocs.at]
+          : NULL;
+  if (name && name->file) /* as the planner's messages name it */
+    say(t, " of the dag_alloc memory of %zu bytes allocated at %s:%d", bytes,
+        name->file, name->line);
+  else if (name)
     say(t, " of the dag_alloc memory at %p (%zu bytes)", (void *)base, bytes);
   else
     say(t,
@@ -1091,7 +1106,7 @@ void dag__guard_stop(void) {
              skipped);
   skipped = 0;
   free(allocs.at);
-  free(alloc_bytes);
+  free(alloc_names);
   free(noted);
   free(replicated.at);
   free(replicated_pages.at);
@@ -1099,11 +1114,11 @@ void dag__guard_stop(void) {
   free(stacks.at);
   free(maps);
   allocs = replicated = replicated_pages = stacks = (struct runs){0};
-  alloc_bytes = NULL;
+  alloc_names = NULL;
   noted = NULL;
   inflight = NULL;
   maps = NULL;
-  cap_alloc_bytes = nnoted = cap_noted = ninflight = cap_inflight = nmaps =
+  cap_alloc_names = nnoted = cap_noted = ninflight = cap_inflight = nmaps =
       cap_maps = 0;
   depth = 0;
   pthread_mutex_unlock(&lock);

@@ -349,7 +349,7 @@ void *dag__dist_alloc(size_t bytes, struct dag_dist dist, const char *file,
                          (uintptr_t)map, (uintptr_t)map + mapped, &r->a},
           0);
   pthread_mutex_unlock(&registry_lock);
-  dag__guard_watch(base, bytes); /* DAG_CHECK_ITEMS */
+  dag__guard_watch(base, bytes, file, line); /* DAG_CHECK_ITEMS */
   return base;
 }
 

@@ -127,10 +127,11 @@ START_TEST(test_write_beyond_out_item) {
   static const char *const says[] = {
       "error: task ",
       "'beyond' (guard.c:1) wrote 352 bytes outside its items: bytes "
-      "2048..2399 of the dag_alloc memory at 0x",
-      "(32768 bytes); its items: out item 0 (2048 bytes at offset 0); "
+      "2048..2399 of the dag_alloc memory of 32768 bytes allocated at ",
+      "check_guard.c:",
+      "; its items: out item 0 (2048 bytes at offset 0); "
       "declare every byte the body writes"};
-  expect_stopped(beyond_out, says, 3);
+  expect_stopped(beyond_out, says, 4);
 }
 END_TEST
 
