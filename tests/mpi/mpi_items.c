@@ -78,7 +78,7 @@ static int wavefront(double (*A)[M], int tokens) {
 #define N 4096 /* doubles: 32 KiB, whole pages */
 
 static void inwrite(void) {
-  double *x = dag_alloc(N * sizeof *x, dag_dist_block(sizeof *x, N));
+  double *x = dag_alloc(N * sizeof *x, dag_dist_block(sizeof *x, N)); /* @x@ */
 #pragma dag task out(x[0:N]) label("fill")
   for (int i = 0; i < N; i++)
     x[i] = i;

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "run_suite.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -30,32 +31,24 @@
   (&(const struct dag_task_info){                                              \
       .fn = (body), .label = (lbl), .file = "guard.c", .line = __LINE__})
 
+/* The scenario a child runs with DAG_CHECK_ITEMS=1 (child.h). */
+static void (*scenario_now)(void);
+
+static void checked(void) {
+  setenv("DAG_CHECK_ITEMS", "1", 1);
+  scenario_now();
+  dag_finalize();
+  _exit(0);
+}
+
 /* The wait status of scenario(), run in a child process with
  * DAG_CHECK_ITEMS=1, and its stderr in out. */
 static int run_checked(void (*scenario)(void), char *out, size_t size) {
-  int fds[2];
-  ck_assert_int_eq(pipe(fds), 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    setenv("DAG_CHECK_ITEMS", "1", 1);
-    scenario();
-    dag_finalize();
-    _exit(0);
-  }
-  close(fds[1]);
-  size_t n = 0;
-  ssize_t got;
-  while (n + 1 < size && (got = read(fds[0], out + n, size - 1 - n)) > 0)
-    n += (size_t)got;
-  out[n] = 0;
-  close(fds[0]);
-  int status;
-  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-  return status;
+  struct child c;
+  scenario_now = scenario;
+  child_run(checked, &c);
+  snprintf(out, size, "%s", c.err);
+  return c.status;
 }
 
 static void expect_stopped(void (*scenario)(void), const char *const *says,
