@@ -581,8 +581,8 @@ static void submit_here(const struct dag_task_info *info, dag_task_fn body,
 /* DAG_CHECK_ITEMS watches the replicated memory a task declares on every
  * rank (this rank's core sees those of its own tasks), and names a task by
  * its number, the same on every rank. */
-static __attribute__((noinline)) void
-note_items(const struct planned *p, int exec, uint64_t number) {
+static __attribute__((noinline)) void note_items(const struct planned *p,
+                                                 int exec, uint64_t number) {
   if (exec != dag__rank)
     dag__guard_note(p->regs, p->n);
   else
