@@ -8,5 +8,5 @@
 void *dag_device_ptr(const void *host) { return dag__device_ptr(host); }
 
 int dag_emul_launch(void (*kernel)(void *args), const void *args, size_t size) {
-  return dag__emul_launch(kernel, args, size);
+  return dag__space_kernel(kernel, args, size);
 }

@@ -14,7 +14,6 @@
 #include "device/device_internal.h"
 
 #include "comm/comm.h"
-#include "mem/emul_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +23,7 @@ pthread_mutex_t dag__devices_lock = PTHREAD_MUTEX_INITIALIZER;
 struct device dag__devices[MAX_DEVICES];
 int dag__ndevices;
 bool dag__devices_direct;
-const struct emul_model *dag__devices_model;
+const struct space *dag__devices_timed;
 atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
@@ -78,15 +77,15 @@ static void open_device(const struct space_ops *ops, enum dag_device kind,
   d->memory = dag__space_memory(&d->space);
   /* Timed, nothing is computed or copied: nothing to poison; packing for
    * staging takes the model's time, where it gives a rate. */
-  bool timed = ops == &dag__space_emul && dag__emul_model();
-  d->poisons_host = ops == &dag__space_emul && !timed;
+  const char *model = dag__space_model(&d->space);
+  d->poisons_host = dag__space_host_kernels(&d->space) && !model;
   d->staging = dag__settings()->device_staging &&
-               (!timed || dag__emul_model()->pack_bytes_per_s > 0);
+               (!model || dag__space_pack_seconds(&d->space, 0) >= 0);
   d->writeback = d->staging && dag__settings()->device_writeback;
-  if (timed)
-    dag__devices_model = dag__emul_model();
-  snprintf(d->place, sizeof d->place, "%s%s%s", ops->name, timed ? ":" : "",
-           timed ? dag__devices_model->name : "");
+  if (model)
+    dag__devices_timed = &d->space;
+  snprintf(d->place, sizeof d->place, "%s%s%s", ops->name, model ? ":" : "",
+           model ? model : "");
   pthread_mutex_init(&d->stage_lock, NULL);
   pthread_condattr_t monotonic; /* stage_back's waits end by dag__now_ns */
   pthread_condattr_init(&monotonic);
@@ -126,7 +125,7 @@ static void discover(void) {
   for (int i = 0; i < s->ndevice_choices; i++) {
     const struct device_choice *c = &s->device_choices[i];
     if (c->emulated)
-      open_device(&dag__space_emul, DAG_DEVICE_CPU, emulated++, i);
+      open_device(dag__space_stand_in(), DAG_DEVICE_CPU, emulated++, i);
     else
       open_kind(c->kind, c->index, i);
     if (!opened_by[i])
@@ -170,7 +169,7 @@ int dag__devices_start(const struct space_ops *const *by_kind) {
 }
 
 bool dag__device_runs(const struct device *d, enum dag_device kind) {
-  return d->space.ops == &dag__space_emul || d->kind == kind;
+  return dag__space_host_kernels(&d->space) || d->kind == kind;
 }
 
 bool dag__devices_can_run(enum dag_device kind) {
@@ -199,7 +198,7 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
     bytes += dag__region_bytes(&regs[i]);
   bool in_place = flags & DEVICES_READ_IN_PLACE;
   flags &= ~DEVICES_READ_IN_PLACE;
-  double work = dag__devices_model && info->work ? info->work(args) : -1;
+  double work = dag__devices_timed && info->work ? info->work(args) : -1;
   bool choice = has_choice(info);
   if (!choice && n == 0 && work < 0) {
     dag__core_submit(info, body, args, args_size, regs, modes, n, flags);
@@ -352,15 +351,15 @@ static void write_stats(const struct device *d) {
 
 /* Timed mode: what the device did on the model's clock. */
 static void write_timing(const struct device *d) {
-  struct emul_timing t;
-  dag__emul_timing(&d->space, &t);
+  struct space_timing t;
+  dag__space_timing(&d->space, &t);
   double span = (double)(t.last_ns - t.first_ns) * 1e-9;
   double share = span > 0 ? (double)t.compute_busy_ns * 1e-9 / span : 0;
   dag__log(DAG_LOG_REPORT,
            "model %s: device %d from its first operation to its last "
            "%.4f s, computing %.4f s (busy %.1f%%), copying in %.4f s and "
            "out %.4f s; %.3f GB in, %.3f GB out",
-           dag__devices_model->name, d->space.index, span,
+           dag__space_model(&d->space), d->space.index, span,
            (double)t.compute_busy_ns * 1e-9, 100 * share,
            (double)t.copy_in_busy_ns * 1e-9, (double)t.copy_out_busy_ns * 1e-9,
            (double)t.bytes_in * 1e-9, (double)t.bytes_out * 1e-9);
@@ -377,7 +376,7 @@ void dag__devices_stop(void) {
     dag__device_drain(d);
     if (dag__stats)
       write_stats(d);
-    if (dag__devices_model && d->space.ops == &dag__space_emul)
+    if (dag__space_model(&d->space))
       write_timing(d);
     dag__residency_release(d);
     dag__stage_release(d);
@@ -390,7 +389,7 @@ void dag__devices_stop(void) {
   dag__unpack_stop();
   dag__validity_release();
   dag__ndevices = 0;
-  dag__devices_model = NULL;
+  dag__devices_timed = NULL;
   atomic_store(&dag__devices_on, false);
   pthread_mutex_unlock(&dag__devices_lock);
 }

@@ -213,7 +213,7 @@ struct device {
   uint64_t epoch;       /* granules used in this epoch are pinned */
   struct known **known; /* regions wholly backed (residency.c) */
   size_t known_size, known_used;
-  bool poisons_host; /* the emulated device: see execute.c */
+  bool poisons_host; /* it runs kernels of host code: see execute.c */
   bool staging;      /* copies go through staging.c's buffers */
   bool writeback;    /* writes back on speculation (writeback.c) */
   char place[64];    /* its name in DAG_HISTORY: "cuda", "emul:h200" */
@@ -292,9 +292,9 @@ extern int dag__ndevices;
 /* Whether GPU data may leave for other ranks straight from device memory
  * (dag__comm_gpu_direct, read when devices are discovered). */
 extern bool dag__devices_direct;
-/* Timed mode (DAG_EMUL_MODEL, an emulated device open): the device model,
- * which charges declared work instead of running bodies; NULL: off. */
-extern const struct emul_model *dag__devices_model;
+/* Timed mode (a device open whose space a model times): that space, which
+ * charges declared work instead of running bodies; NULL: off. */
+extern const struct space *dag__devices_timed;
 
 static inline struct device *dag__device_of_bit(holders_t bit) {
   return &dag__devices[__builtin_ctz(bit) - 1];

@@ -30,8 +30,6 @@
  */
 #include "device/device_internal.h"
 
-#include "mem/emul_model.h"
-
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,23 +44,23 @@ static struct dag_task_info info_of(const struct call *c);
 /* Timed mode: the seconds c's work takes on its device (on_device) or on
  * one CPU core; ends the run with a message when the model cannot say. */
 static double modelled_seconds(const struct call *c, bool on_device) {
-  const struct emul_model *m = dag__devices_model;
+  const struct space *m = dag__devices_timed;
   struct dag_task_info task = info_of(c);
   if (c->work < 0)
     dag_check(dag__user_error(&task, DAG_EINVAL,
                               "it declares no work (dag_task_info.work), so "
                               "the device model %s cannot time it on the "
                               "device",
-                              m->name));
-  double s = dag__emul_model_seconds(m, c->label, on_device, c->work);
+                              dag__space_model(m)));
+  double s = dag__space_work_seconds(m, c->label, on_device, c->work);
   if (s < 0)
-    dag_check(dag__user_error(&task, DAG_EINVAL,
-                              "the device model %s has no rate for label "
-                              "'%s' on %s: add 'rate %s %s WORK/S'",
-                              m->name, c->label ? c->label : "(none)",
-                              on_device ? "the device" : "a CPU core",
-                              on_device ? "device" : "cpu",
-                              c->label ? c->label : "LABEL"));
+    dag_check(dag__user_error(
+        &task, DAG_EINVAL,
+        "the device model %s has no rate for label "
+        "'%s' on %s: add 'rate %s %s WORK/S'",
+        dag__space_model(m), c->label ? c->label : "(none)",
+        on_device ? "the device" : "a CPU core", on_device ? "device" : "cpu",
+        c->label ? c->label : "LABEL"));
   return s;
 }
 
@@ -87,9 +85,10 @@ noreturn void dag__work_failed(const struct dag_task_info *task,
 /* ------------------------------------------------------------- copies */
 
 void dag__pack_rows(const struct space_copy *c) {
-  if (dag__devices_model)
-    dag__emul_sleep(
-        dag__emul_model_pack_seconds(dag__devices_model, c->span * c->rows));
+  if (dag__devices_timed)
+    dag__space_spend(
+        dag__devices_timed, false,
+        dag__space_pack_seconds(dag__devices_timed, c->span * c->rows));
   else
     dag__space_copy_rows(c);
 }
@@ -705,8 +704,8 @@ void dag__run_on_host(void *p) {
   struct call *outer = running_on_host;
   running_on_host = c;
   uint64_t t0 = dag__now_ns();
-  if (dag__devices_model && c->work >= 0)
-    dag__emul_sleep(modelled_seconds(c, false));
+  if (dag__devices_timed && c->work >= 0)
+    dag__space_spend(dag__devices_timed, false, modelled_seconds(c, false));
   else
     c->fn(dag__call_args(c));
   dag__history_note(c->fn, c->bytes, dag__now_ns() - t0);
@@ -889,17 +888,17 @@ static void check_kernel(void *p) {
  * queues work on the device. */
 static void device_body(void *p) {
   struct call *c = p;
-  if (dag__devices_model) {
-    dag__emul_spend(modelled_seconds(c, true));
+  if (dag__devices_timed) { /* charged to the device whose body runs here */
+    dag__space_spend(dag__devices_timed, true, modelled_seconds(c, true));
     return;
   }
   if (c->device->poisons_host)
-    dag__emul_launch(poison_kernel, &c, sizeof c);
+    dag__space_kernel(poison_kernel, &c, sizeof c);
   running = c;
   c->fn(dag__call_args(c));
   running = NULL;
   if (c->device->poisons_host)
-    dag__emul_launch(check_kernel, &c, sizeof c);
+    dag__space_kernel(check_kernel, &c, sizeof c);
 }
 
 static void device_finished(void *p, const char *failure) {
@@ -1024,8 +1023,8 @@ void dag__run_on_device(void *p) {
     return;
   }
   take_stages_in_turn(d, &plan, turn);
-  if (d->poisons_host && plan.n)
-    dag__emul_host_jitter(&d->space);
+  if (plan.n)
+    dag__space_host_jitter(&d->space);
   pack_plan(&plan);
   dag__turns_wait(&d->turns_done, turn); /* the tasks before, packing too */
   issue_planned(&job, false);

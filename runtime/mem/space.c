@@ -62,10 +62,17 @@ uint64_t dag__space_copy(struct space *s, bool to_device,
   return s->ops->copy(s->state, to_device, c, done, arg);
 }
 
+/* The space whose body runs at launch on this thread: where
+ * dag__space_kernel queues. */
+static DAG_THREAD_LOCAL const struct space *launching;
+
 void dag__space_launch(struct space *s, dag_task_fn fn, void *args,
                        uint64_t after, bool urgent, space_done_fn done,
                        void *arg) {
+  const struct space *outer = launching;
+  launching = s;
   s->ops->launch(s->state, fn, args, after, urgent, done, arg);
+  launching = outer;
 }
 
 int dag__space_lane(struct space_lanes *l, const bool busy[SPACE_LANES],
@@ -104,4 +111,46 @@ void dag__space_bind(struct space *s, const cpu_set_t *cpus) {
 void dag__space_host_reads(struct space *s, bool begin) {
   if (s->ops->host_reads)
     s->ops->host_reads(s->state, begin);
+}
+
+const struct space_ops *dag__space_stand_in(void) { return &dag__space_emul; }
+
+const char *dag__space_model(const struct space *s) {
+  return s->ops->model ? s->ops->model(s->state) : NULL;
+}
+
+double dag__space_work_seconds(const struct space *s, const char *label,
+                               bool on_device, double work) {
+  return s->ops->work_seconds(s->state, label, on_device, work);
+}
+
+void dag__space_spend(const struct space *s, bool on_device, double seconds) {
+  s->ops->spend(s->state, on_device, seconds);
+}
+
+double dag__space_pack_seconds(const struct space *s, size_t bytes) {
+  return s->ops->pack_seconds(s->state, bytes);
+}
+
+void dag__space_timing(const struct space *s, struct space_timing *t) {
+  s->ops->timing(s->state, t);
+}
+
+bool dag__space_host_kernels(const struct space *s) {
+  return s->ops->kernel != NULL;
+}
+
+int dag__space_kernel(void (*kernel)(void *args), const void *args,
+                      size_t size) {
+  const struct space *s = launching;
+  if (!s || !s->ops->kernel)
+    return dag__user_error(NULL, DAG_EINVAL,
+                           "dag_emul_launch: not in a device body running on "
+                           "the emulated device");
+  return s->ops->kernel(s->state, kernel, args, size);
+}
+
+void dag__space_host_jitter(const struct space *s) {
+  if (s->ops->host_jitter)
+    s->ops->host_jitter(s->state);
 }

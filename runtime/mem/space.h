@@ -54,6 +54,14 @@ struct space_copy {
   size_t span, rows, dst_stride, src_stride;
 };
 
+/* What a timed space did: from the start of its first operation to the end
+ * of its last, the time each queue was busy, bytes copied. */
+struct space_timing {
+  uint64_t first_ns, last_ns;
+  uint64_t compute_busy_ns, copy_in_busy_ns, copy_out_busy_ns;
+  uint64_t bytes_in, bytes_out;
+};
+
 struct space_ops {
   const char *name;
   /* Devices of this kind this process has; when none, why into why (len
@@ -106,6 +114,39 @@ struct space_ops {
   bool (*bus_id)(void *state, char *buf, size_t len);
   /* Pins the space's own thread to `cpus`. */
   void (*bind)(void *state, const cpu_set_t *cpus);
+
+  /* Optional methods: NULL where a space has none; the wrappers below say
+   * what that means. */
+
+  /* Timed mode, where a device model times the space's work in place of
+   * doing it (the emulated device's DAG_EMUL_MODEL): the model's name; NULL
+   * when the space does its work. A space that names a model has the
+   * methods below marked "timed". */
+  const char *(*model)(void *state);
+  /* Timed: seconds that `work` (dag_task_info.work) of a task labelled
+   * `label` takes on the device (on_device) or on one CPU core; negative
+   * when the model has no rate for it. */
+  double (*work_seconds)(void *state, const char *label, bool on_device,
+                         double work);
+  /* Timed: charges `seconds` of work: on_device, to the device, as one
+   * kernel of the body running at launch on this thread; else to the core
+   * of the calling thread, which sleeps as long. */
+  void (*spend)(void *state, bool on_device, double seconds);
+  /* Timed: seconds one core takes to pack `bytes` into a staging buffer or
+   * out of one; negative when the model does not stage copies. */
+  double (*pack_seconds)(void *state, size_t bytes);
+  /* Timed: what the device did (struct space_timing). */
+  void (*timing)(void *state, struct space_timing *t);
+  /* Kernels of host code: queues kernel(args) on the device, `size` bytes
+   * of args copied now, from the body running at launch on this thread.
+   * Returns 0, or DAG_EINVAL (with a message) outside such a body. A
+   * space that has it runs device bodies written for any kind. */
+  int (*kernel)(void *state, void (*kernel)(void *args), const void *args,
+                size_t size);
+  /* Before a worker packs copies for the device: waits a random while, as
+   * packing a GPU's large tiles takes milliseconds, so that whatever must
+   * wait for those copies is seen to. */
+  void (*host_jitter)(void *state);
 };
 
 /* One open device. */
@@ -125,6 +166,9 @@ struct space {
  * Its bodies run at launch on the launching thread and queue kernels with
  * dag_emul_launch; while one runs, its memory is closed to host code. */
 extern const struct space_ops dag__space_emul;
+/* The same table, for the layers above: the space every libdag has, which
+ * stands in for a GPU where there is none (DAG_DEVICES's `emul`). */
+const struct space_ops *dag__space_stand_in(void);
 
 /* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
  * found): memory from the driver's virtual memory calls, the queue a
@@ -137,33 +181,6 @@ extern const struct space_ops dag__space_hip;
  * dag_cuda_stream() and dag_hip_stream(), which api/backend.c answers. */
 void *dag__cuda_stream(void);
 void *dag__hip_stream(void);
-
-/* dag_emul_launch, which api/ answers. */
-int dag__emul_launch(void (*kernel)(void *args), const void *args, size_t size);
-
-/* Timed mode (DAG_EMUL_MODEL): the model, or NULL when off. The device
- * layer charges work with it: a device body's as one kernel of `seconds`
- * (dag__emul_spend, in a body at launch), a CPU body's by sleeping its
- * worker (dag__emul_sleep). */
-struct emul_model;
-const struct emul_model *dag__emul_model(void);
-int dag__emul_spend(double seconds);
-void dag__emul_sleep(double seconds);
-
-/* The emulated device's hostility on the host's side: the worker that
- * packs copies for device s (emulated, not timed) waits a random 0 to 10
- * times DAG_EMUL_JITTER_US first, as packing a GPU's large tiles takes
- * milliseconds, so that whatever must wait for those copies is seen to. */
-void dag__emul_host_jitter(const struct space *s);
-
-/* What a timed emulated device did: from the start of its first operation
- * to the end of its last, the time each queue was busy, bytes copied. */
-struct emul_timing {
-  uint64_t first_ns, last_ns;
-  uint64_t compute_busy_ns, copy_in_busy_ns, copy_out_busy_ns;
-  uint64_t bytes_in, bytes_out;
-};
-void dag__emul_timing(const struct space *s, struct emul_timing *t);
 
 /* Opens device `index` of `ops` into s. Returns 0 or a DAG_E* code. */
 int dag__space_open(struct space *s, const struct space_ops *ops, int index);
@@ -204,5 +221,26 @@ void dag__space_host_free(struct space *s, void *p, size_t bytes);
 bool dag__space_bus_id(struct space *s, char *buf, size_t len);
 void dag__space_bind(struct space *s, const cpu_set_t *cpus);
 void dag__space_host_reads(struct space *s, bool begin);
+
+/* The optional methods (struct space_ops). The model's name (NULL: the
+ * space does its work, not timed); the timed calls are for a space that
+ * names one. */
+const char *dag__space_model(const struct space *s);
+double dag__space_work_seconds(const struct space *s, const char *label,
+                               bool on_device, double work);
+void dag__space_spend(const struct space *s, bool on_device, double seconds);
+double dag__space_pack_seconds(const struct space *s, size_t bytes);
+void dag__space_timing(const struct space *s, struct space_timing *t);
+/* Whether s runs kernels of host code (dag__space_kernel), and so device
+ * bodies written for any kind. */
+bool dag__space_host_kernels(const struct space *s);
+/* dag_emul_launch: queues kernel(args) on the space whose body runs at
+ * launch on this thread (dag__space_launch). Returns 0, or DAG_EINVAL (with
+ * a message) outside such a body, or where that space runs no kernels of
+ * host code. */
+int dag__space_kernel(void (*kernel)(void *args), const void *args,
+                      size_t size);
+/* Nothing where s has no host_jitter. */
+void dag__space_host_jitter(const struct space *s);
 
 #endif /* DAG_SPACE_H */

@@ -36,7 +36,7 @@
  *
  * Timed mode (DAG_EMUL_MODEL, emul_model.h): operations take the time a
  * device model gives them instead of doing their work. A copy moves no
- * byte; a body's work is one modelled kernel (dag__emul_spend); memory is
+ * byte; a body's work is one modelled kernel (its spend method); memory is
  * the model's, reserved and never touched. Each engine keeps a timeline:
  * an operation starts when the one before it on its engine was due to end
  * (or when it was queued, or its copies were due to end, if later) and
@@ -159,7 +159,7 @@ static void load_model(void) {
     snprintf(model_why, sizeof model_why, "%s", dag_last_error());
 }
 
-const struct emul_model *dag__emul_model(void) {
+static const struct emul_model *shared_model(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   if (!dag__settings()->emul_model)
     return NULL;
@@ -174,7 +174,7 @@ static void sleep_until(uint64_t due) {
     ;
 }
 
-void dag__emul_sleep(double seconds) {
+static void sleep_for(double seconds) {
   static DAG_THREAD_LOCAL bool sharp;
   if (!sharp) /* wake-ups within a microsecond, not Linux's 50 */
     sharp = !prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -215,8 +215,8 @@ static void pause_before(struct engine *q) {
  * the device tasks that come after it (hundreds of microseconds). */
 #define HOST_JITTER 10
 
-void dag__emul_host_jitter(const struct space *s) {
-  const struct emul *e = s->state;
+static void emul_host_jitter(void *state) {
+  const struct emul *e = state;
   static DAG_THREAD_LOCAL unsigned seed;
   static atomic_uint threads_seen;
   if (!e->jitter_us || e->model)
@@ -400,7 +400,7 @@ static int emul_open(int index, void **state) {
     return dag__error_note(DAG_ENOMEM, "emulated device %d: no memory", index);
   e->index = index;
   e->fd = -1;
-  e->model = dag__emul_model();
+  e->model = shared_model();
   if (dag__settings()->emul_model && !e->model) {
     free(e);
     return dag__error_note(DAG_EINVAL, "%s", model_why);
@@ -712,8 +712,9 @@ static void queue_kernel(struct launch *l, struct op *o) {
   pthread_mutex_unlock(&e->lock);
 }
 
-int dag__emul_launch(void (*kernel)(void *args), const void *args,
-                     size_t size) {
+static int emul_kernel(void *state, void (*kernel)(void *args),
+                       const void *args, size_t size) {
+  (void)state; /* the launch running here says which device */
   struct launch *l = launching_here;
   if (!l || !kernel || (size && !args))
     return dag__user_error(NULL, DAG_EINVAL, "dag_emul_launch: %s",
@@ -730,17 +731,41 @@ int dag__emul_launch(void (*kernel)(void *args), const void *args,
   return 0;
 }
 
-int dag__emul_spend(double seconds) {
+static void emul_spend(void *state, bool on_device, double seconds) {
+  (void)state;
+  if (!on_device) {
+    sleep_for(seconds);
+    return;
+  }
   struct launch *l = launching_here;
-  if (!l || !l->e->model)
-    return dag__user_error(NULL, DAG_EINVAL,
-                           "dag__emul_spend: not in a device body running on "
-                           "a timed emulated device");
+  if (!l || !l->e->model) {
+    dag__user_error(NULL, DAG_EINVAL,
+                    "emul_spend: not in a device body running on a timed "
+                    "emulated device");
+    return;
+  }
   struct op *o = new_op(NULL, NULL);
   o->seconds = seconds;
   o->queued_ns = dag__now_ns();
   queue_kernel(l, o);
-  return 0;
+}
+
+static const char *emul_model_name(void *state) {
+  const struct emul *e = state;
+  return e->model ? e->model->name : NULL;
+}
+
+static double emul_work_seconds(void *state, const char *label, bool on_device,
+                                double work) {
+  const struct emul *e = state;
+  return dag__emul_model_seconds(e->model, label, on_device, work);
+}
+
+static double emul_pack_seconds(void *state, size_t bytes) {
+  const struct emul *e = state;
+  return e->model->pack_bytes_per_s > 0
+             ? dag__emul_model_pack_seconds(e->model, bytes)
+             : -1;
 }
 
 /* When the first operation of e started (0: none did), and when the last
@@ -757,14 +782,14 @@ static void span_of(const struct emul *e, uint64_t *first, uint64_t *last) {
   }
 }
 
-void dag__emul_timing(const struct space *s, struct emul_timing *t) {
-  struct emul *e = s->state;
+static void emul_timing(void *state, struct space_timing *t) {
+  struct emul *e = state;
   pthread_mutex_lock(&e->lock);
-  *t = (struct emul_timing){.compute_busy_ns = e->bodies.busy_ns,
-                            .copy_in_busy_ns = e->copies_in.busy_ns,
-                            .copy_out_busy_ns = e->copies_out.busy_ns,
-                            .bytes_in = e->bytes_in,
-                            .bytes_out = e->bytes_out};
+  *t = (struct space_timing){.compute_busy_ns = e->bodies.busy_ns,
+                             .copy_in_busy_ns = e->copies_in.busy_ns,
+                             .copy_out_busy_ns = e->copies_out.busy_ns,
+                             .bytes_in = e->bytes_in,
+                             .bytes_out = e->bytes_out};
   span_of(e, &t->first_ns, &t->last_ns);
   pthread_mutex_unlock(&e->lock);
 }
@@ -843,4 +868,11 @@ const struct space_ops dag__space_emul = {
     .copy = emul_copy,
     .launch = emul_launch,
     .host_reads = emul_host_reads,
+    .model = emul_model_name,
+    .work_seconds = emul_work_seconds,
+    .spend = emul_spend,
+    .pack_seconds = emul_pack_seconds,
+    .timing = emul_timing,
+    .kernel = emul_kernel,
+    .host_jitter = emul_host_jitter,
 };
