@@ -24,7 +24,9 @@ import sys
 # Peers of one folder that must not use each other: name -> its files.
 PEERS = {
     "comm": {"mpi": {"mpi.c", "mpi_watchdog.c"}, "simulate": {"simulate.c"}},
-    "mem": {"emul": {"space_emul.c"}, "gpu": {"space_gpu.c"}},
+    "mem": {"emul": {"space_emul.c", "emul_queues.c", "emul_faults.c",
+                     "emul_model.c"},
+            "gpu": {"space_gpu.c"}},
 }
 BASE = "(base)"
 # The C library's functions that libdag defines for the whole process
