@@ -32,7 +32,8 @@
  * runs measured is taken as measured (history_file.c), and nothing is
  * explored.
  */
-#include "device/device_internal.h"
+#include "device/choose.h"
+#include "device/call.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,17 +1,20 @@
-/* device.c — the devices of this rank, and the choice of where each task
- * runs once they are in use.
+/* device.c — the devices of this rank: opening them, submitting tasks
+ * once they are in use, bringing their data back at waits, and closing
+ * them at the end.
  *
  * Devices are looked for when the first task with a device variant is
  * submitted (DAG_DEVICES says which: by default every CUDA and HIP device
  * found; `emul` adds the emulated device, which runs bodies of either
  * kind), so that a program without device tasks never loads a GPU library.
- * From then on every task of the rank is wrapped (execute.c); before, none
- * could have data on a device.
+ * From then on every task of the rank is wrapped (call.h: run_host.c,
+ * run_device.c); before, none could have data on a device.
  *
  * A task with a choice (a variant, or a body for a device) runs where
  * choose.c decides when it is ready.
  */
-#include "device/device_internal.h"
+#include "device/choose.h"
+#include "device/copies.h"
+#include "device/writeback.h"
 
 #include "comm/comm.h"
 

@@ -10,7 +10,7 @@
  * file:line) to the end of the line. Functions are known by these, not by
  * their addresses, which change from run to run.
  */
-#include "device/device_internal.h"
+#include "device/choose.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  * The caller (validity.c) keeps entries byte-disjoint. Called with the
  * devices' lock held.
  */
-#include "device/device_internal.h"
+#include "device/validity.h"
 
 #include <stdlib.h>
 

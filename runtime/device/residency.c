@@ -15,7 +15,8 @@
  *
  * Called with the devices' lock held (device.c).
  */
-#include "device/device_internal.h"
+#include "device/copies.h"
+#include "device/writeback.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -376,18 +377,18 @@ static int back(struct device *d, struct run *run, uintptr_t lo, uintptr_t hi) {
  * (since the last eviction), last used in `epoch`: the next task on it
  * needs no granule looked up. The granules' own epochs, which eviction
  * reads, are brought up to date from these before it does. */
-struct known {
+struct known_region {
   struct region r;
   struct window *w;
   uint64_t epoch;
-  struct known *chain;
+  struct known_region *chain;
 };
 
-static struct known *known_find(const struct device *d,
-                                const struct region *r) {
+static struct known_region *known_find(const struct device *d,
+                                       const struct region *r) {
   if (!d->known_size)
     return NULL;
-  struct known *k = d->known[dag__region_hash(r) & (d->known_size - 1)];
+  struct known_region *k = d->known[dag__region_hash(r) & (d->known_size - 1)];
   while (k && !dag__region_same(&k->r, r))
     k = k->chain;
   return k;
@@ -396,26 +397,27 @@ static struct known *known_find(const struct device *d,
 static void known_add(struct device *d, const struct region *r,
                       struct window *w) {
   if (d->known_used + 1 > d->known_size) {
-    struct known **old = d->known;
+    struct known_region **old = d->known;
     size_t old_size = d->known_size;
     d->known_size = old_size ? 2 * old_size : 64;
     if (!(d->known = calloc(d->known_size, sizeof *d->known)))
       dag__out_of_memory("a device's table of regions");
     for (size_t i = 0; i < old_size; i++)
-      for (struct known *k = old[i], *next; k; k = next) {
+      for (struct known_region *k = old[i], *next; k; k = next) {
         next = k->chain;
-        struct known **b =
+        struct known_region **b =
             &d->known[dag__region_hash(&k->r) & (d->known_size - 1)];
         k->chain = *b;
         *b = k;
       }
     free(old);
   }
-  struct known *k = malloc(sizeof *k);
+  struct known_region *k = malloc(sizeof *k);
   if (!k)
     dag__out_of_memory("a device's table of regions");
-  struct known **b = &d->known[dag__region_hash(r) & (d->known_size - 1)];
-  *k = (struct known){*r, w, d->epoch, *b};
+  struct known_region **b =
+      &d->known[dag__region_hash(r) & (d->known_size - 1)];
+  *k = (struct known_region){*r, w, d->epoch, *b};
   *b = k;
   d->known_used++;
 }
@@ -438,7 +440,7 @@ static void touch_span(uintptr_t lo, uintptr_t hi, void *arg) {
  * in, and forgets them all (an eviction is about to unmap granules). */
 static void touch_known(struct device *d) {
   for (size_t i = 0; i < d->known_size; i++) {
-    for (struct known *k = d->known[i], *next; k; k = next) {
+    for (struct known_region *k = d->known[i], *next; k; k = next) {
       next = k->chain;
       dag__region_each_span(&k->r, touch_span, &(struct touch){d, k->epoch});
       free(k);
@@ -450,7 +452,7 @@ static void touch_known(struct device *d) {
 
 struct window *dag__residency_known(const struct device *d,
                                     const struct region *r) {
-  const struct known *k = known_find(d, r);
+  const struct known_region *k = known_find(d, r);
   return k ? k->w : NULL;
 }
 
@@ -478,7 +480,7 @@ int dag__residency_back_task(struct device *d, const struct region *regs,
   d->epoch++; /* pins what this task uses against its own evictions */
   uint32_t hits = 0;
   for (uint32_t i = 0; i < n; i++) {
-    struct known *k = known_find(d, &regs[i]);
+    struct known_region *k = known_find(d, &regs[i]);
     if (k) {
       k->epoch = d->epoch;
       w[i] = k->w;

@@ -7,7 +7,7 @@
  * runtime's own, every copy is queued at once: to a device, the worker packs
  * the rows into a buffer and queues the buffer's copy; from a device, the
  * copy lands in a buffer that the device's thread unpacks when it is done
- * (execute.c). Large copies go in chunks of STAGE_MAX bytes, so that packing
+ * (copies.c). Large copies go in chunks of STAGE_MAX bytes, so that packing
  * one chunk overlaps the transfer of the one before.
  *
  * Buffers are pooled per device in power-of-two size classes from STAGE_MIN
@@ -18,7 +18,7 @@
  * being freed to make room. The pool has a lock of its own, as buffers come
  * back on the device's thread.
  */
-#include "device/device_internal.h"
+#include "device/devices.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -29,7 +29,7 @@
 #define STAGE_CAP_MIN ((size_t)16 << 20)
 #define STAGE_CAP_MAX ((size_t)512 << 20)
 _Static_assert(STAGE_MAX_SHIFT - STAGE_MIN_SHIFT + 1 == STAGE_CLASSES,
-               "the size classes of device_internal.h");
+               "the size classes of staging.h");
 
 static int class_of(size_t bytes) {
   int cls = 0;

@@ -1,11 +1,11 @@
-/* turns.c — turns taken in order (device_internal.h: struct turns). A
+/* turns.c — turns taken in order (devices.h: struct turns). A
  * thread waiting for turn t sleeps on the condition of t's slot, and
  * passing turn t - 1 wakes that slot only: with one condition for all,
  * each pass woke every waiting worker, a dozen of them on the timed model's
  * 2 cores, and their wake-ups (futex, the mutex behind the condition) were
  * 39% of its CPU samples (perf), taken from the threads whose turn it was.
  */
-#include "device/device_internal.h"
+#include "device/devices.h"
 
 void dag__turns_init(struct turns *t) {
   atomic_init(&t->count, 0);

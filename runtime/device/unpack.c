@@ -9,9 +9,9 @@
  * unpack several at once while later copies go on. A thread that waits
  * for copies from a device helps them (dag__unpack_help): at a wait, the
  * program's own thread has nothing else to do. Idle, they also pack
- * chunks of a tile on its way to a device (execute.c).
+ * chunks of a tile on its way to a device (pack.c).
  */
-#include "device/device_internal.h"
+#include "device/devices.h"
 
 #include <stdlib.h>
 

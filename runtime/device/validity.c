@@ -29,7 +29,8 @@
  *
  * Called with the devices' lock held (device.c).
  */
-#include "device/device_internal.h"
+#include "device/devices.h"
+#include "device/writeback.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * the copies that would follow the device's last kernel were done beside
  * its work, on its copy engine back, which copies to the device never use.
  *
- * When a device task's body is done (execute.c), each region of at least
+ * When a device task's body is done (run_device.c), each region of at least
  * COPY_ALONE_BYTES that it wrote, and that none of the tasks waiting for it
  * writes, is a candidate: it is pushed on its device's inbox, which needs
  * no lock. Under the devices' lock, a candidate whose bytes the device
@@ -28,7 +28,8 @@
  *    candidates, waits for copies in flight, and tells validity what the
  *    host now holds.
  */
-#include "device/device_internal.h"
+#include "device/writeback.h"
+#include "device/copies.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -141,17 +142,15 @@ struct written_again {
   uint64_t bits;
 };
 
-static bool writes(enum dag_mode m) { return m != DAG_IN; }
-
 static void note_successor(dag_task_fn body, void *args, void *arg) {
   struct written_again *w = arg;
   struct call *s = dag__call_of(body, args);
   for (uint32_t i = 0; i < w->c->n && i < 64; i++) {
-    if (!writes(dag__call_modes(w->c)[i]))
+    if (!dag__mode_writes(dag__call_modes(w->c)[i]))
       continue;
     bool again = !s; /* not a task of ours: it may write anything */
     for (uint32_t j = 0; s && !again && j < s->n; j++)
-      again = writes(dag__call_modes(s)[j]) &&
+      again = dag__mode_writes(dag__call_modes(s)[j]) &&
               dag__region_overlap(&dag__call_regions(w->c)[i],
                                   &dag__call_regions(s)[j]);
     if (again)
@@ -180,7 +179,8 @@ void dag__writeback_candidates(struct call *c) {
   dag__task_each_successor(c->task, note_successor, &w);
   for (uint32_t i = 0; i < c->n && i < 64; i++) {
     const struct region *r = &dag__call_regions(c)[i];
-    if (!writes(dag__call_modes(c)[i]) || w.bits >> i & 1 || !worth_it(d, r))
+    if (!dag__mode_writes(dag__call_modes(c)[i]) || w.bits >> i & 1 ||
+        !worth_it(d, r))
       continue;
     struct writeback *wb = calloc(1, sizeof *wb);
     if (!wb)

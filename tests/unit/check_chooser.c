@@ -9,7 +9,8 @@
  * second run starts from what the first measured and explores nothing.
  * Each test runs in a process of its own (Check forks), in order.
  */
-#include "device/device_internal.h"
+#include "device/call.h"
+#include "device/choose.h"
 
 #include <check.h>
 #include <dag.h>

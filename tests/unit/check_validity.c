@@ -10,7 +10,7 @@
  * check after each step that every answer is the array's. No memory is
  * touched: validity only reads addresses.
  */
-#include "device/device_internal.h"
+#include "device/devices.h"
 
 #include <check.h>
 #include <stdlib.h>
