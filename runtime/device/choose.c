@@ -64,10 +64,11 @@ static double copy_in_rate(struct device *d) {
 
 /* ------------------------------------------------------------- history */
 
-/* Mean time per (function, size class of its data), in a small table. */
+/* Measured run times: the mean time per (function, size class of its
+ * data), in a small table. */
 #define HISTORY_SLOTS 1024
 
-struct history {
+struct run_times {
   dag_task_fn fn;
   int size_class;
   uint32_t runs;      /* measured */
@@ -80,7 +81,7 @@ struct history {
   const char *place;
 };
 
-static struct history history[HISTORY_SLOTS];
+static struct run_times table[HISTORY_SLOTS];
 static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A run finished: what blind choices wait for (monotonic clock). */
 static pthread_cond_t history_moved;
@@ -104,11 +105,11 @@ static int size_class(size_t bytes) {
 
 /* The slot of (fn, bytes' class), claimed if free; NULL when the table is
  * full. Under history_lock. */
-static struct history *history_slot(dag_task_fn fn, size_t bytes) {
+static struct run_times *history_slot(dag_task_fn fn, size_t bytes) {
   int cls = size_class(bytes);
   size_t h = ((uintptr_t)fn >> 4) * 31 + (size_t)cls;
   for (size_t i = 0; i < HISTORY_SLOTS; i++) {
-    struct history *s = &history[(h + i) % HISTORY_SLOTS];
+    struct run_times *s = &table[(h + i) % HISTORY_SLOTS];
     if (s->fn == fn && s->size_class == cls)
       return s;
     if (!s->fn) {
@@ -128,7 +129,7 @@ static void history_moves(void) {
 
 void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
   pthread_mutex_lock(&history_lock);
-  struct history *s = history_slot(fn, bytes);
+  struct run_times *s = history_slot(fn, bytes);
   history_moves();
   if (s && s->runs++ > 0) { /* the first run pays set-up: not counted */
     uint32_t n = s->runs - 1;
@@ -142,7 +143,7 @@ void dag__history_note(dag_task_fn fn, size_t bytes, uint64_t ns) {
 static const char *const on_cpu = "cpu";
 
 /* s's key in the file: the task's name, the variant, where it runs. */
-static void key_of(const struct history *s, struct history_record *k) {
+static void key_of(const struct run_times *s, struct history_record *k) {
   memset(k, 0, sizeof *k);
   k->size_class = s->size_class;
   k->variant = s->variant;
@@ -152,7 +153,7 @@ static void key_of(const struct history *s, struct history_record *k) {
 
 /* Names s, at its first choice, as variant `variant` of c on d (NULL: the
  * CPU), and takes what earlier runs measured of it. Under history_lock. */
-static void name(struct history *s, const struct call *c, int variant,
+static void name(struct run_times *s, const struct call *c, int variant,
                  const struct device *d) {
   s->named = true;
   s->label = c->label;
@@ -185,10 +186,10 @@ void dag__history_stop(void) {
   size_t n = 0;
   pthread_mutex_lock(&history_lock);
   for (size_t i = 0; i < HISTORY_SLOTS; i++)
-    if (history[i].named && history[i].runs >= MEASURED) {
-      key_of(&history[i], &rs[n]);
-      rs[n].runs = history[i].runs;
-      rs[n++].mean_ns = history[i].mean_ns;
+    if (table[i].named && table[i].runs >= MEASURED) {
+      key_of(&table[i], &rs[n]);
+      rs[n].runs = table[i].runs;
+      rs[n++].mean_ns = table[i].mean_ns;
     }
   pthread_mutex_unlock(&history_lock);
   if (dag__history_file_save(path, rs, n))
@@ -286,7 +287,7 @@ static void consider(struct option *best, struct call *c, int variant,
                      struct device *d, const struct lacking *l) {
   dag_task_fn fn = dag__call_variants(c)[variant].fn;
   struct option o = {fn, d, false, 0, 0, 0, 0, false};
-  struct history *s = history_slot(fn, c->bytes);
+  struct run_times *s = history_slot(fn, c->bytes);
   if (s && !s->named)
     name(s, c, variant, d);
   if (s) {
@@ -347,7 +348,7 @@ void dag__choose(struct call *c) {
   while (!best.measured && best.under_way >= MEASURED && best.device_explored &&
          wait_for_a_run(until))
     best = best_of(c, &l);
-  struct history *s = history_slot(best.fn, c->bytes);
+  struct run_times *s = history_slot(best.fn, c->bytes);
   if (s)
     s->under_way++;
   pthread_mutex_unlock(&history_lock);
@@ -373,7 +374,7 @@ void dag__choice_done(const struct call *c) {
                      c->expected_ns + c->expected_copy_ns);
   }
   pthread_mutex_lock(&history_lock);
-  struct history *s = history_slot(c->fn, c->bytes);
+  struct run_times *s = history_slot(c->fn, c->bytes);
   if (s && s->under_way)
     s->under_way--;
   history_moves();
