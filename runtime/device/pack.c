@@ -24,7 +24,7 @@ void dag__pack_planned(const struct planned_copy *c) {
 }
 
 /* Packing a task's chunks on several threads: one core packs a 2048-tile
- * (4 chunks of 8 MiB) in 3.5 ms on the H200 machine we measured, five
+ * (4 chunks of 8 MiB) in 3.5 ms on an H200 host, five
  * times the link's time for it, and the tile's first task waits for all
  * of it. Chunks go to unpacking threads (unpack.c) that are idle; the
  * worker packs the rest. Only idle ones: when every worker packs a tile

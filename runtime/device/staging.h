@@ -32,10 +32,10 @@ size_t dag__stage_cap(const struct device *d);
 /* Frees d's buffers (none may be out). */
 void dag__stage_release(struct device *d);
 
-/* Four cores unpack at 32 GB/s on the H200 machine we measured
- * (bench/gpu/copy_paths): more than the driver's own copy into pageable
- * memory (16 GB/s), most of the link, and few threads beside the
- * workers. */
+/* Unpacking threads: four cores unpack at about 32 GB/s
+ * (bench/gpu/copy_paths measures it on an H200 host), more than the
+ * driver's own copy into pageable memory (16 GB/s) and most of the link,
+ * with few threads beside the workers. */
 #define UNPACKERS 4
 
 /* Work handed to the unpacking threads: run(job) on one of them. */

@@ -1,9 +1,9 @@
-/* turns.c — turns taken in order (devices.h: struct turns). A
- * thread waiting for turn t sleeps on the condition of t's slot, and
- * passing turn t - 1 wakes that slot only: with one condition for all,
- * each pass woke every waiting worker, a dozen of them on the timed model's
- * 2 cores, and their wake-ups (futex, the mutex behind the condition) were
- * 39% of its CPU samples (perf), taken from the threads whose turn it was.
+/* turns.c — turns taken in order (devices.h: struct turns). A thread
+ * waiting for turn t sleeps on the condition of t's slot, and passing turn
+ * t - 1 wakes that slot only. One condition for all would wake every
+ * waiting worker at each pass, a dozen of them on a machine of 2 cores,
+ * and their wake-ups (futex, and the mutex behind the condition) would take
+ * the CPU from the thread whose turn it is.
  */
 #include "device/devices.h"
 

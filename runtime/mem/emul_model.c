@@ -13,10 +13,9 @@
 /* NVIDIA H200 SXM on a PCIe Gen5 x16 host link. Sources: NVIDIA's H200
  * datasheet (141 GB HBM3e; FP64 34 TFLOP/s, 67 on tensor cores), the
  * TOP500's H100/H200 systems (HPL, mostly dgemm, reaches 55-59 TFLOP/s per
- * GPU), and "measured": bench/gpu/copy_paths and bench/gpu/run on the H200
- * machine lent on 2026-12-04 (16 cores of its host; cuBLAS dgemm 53-63
- * TFLOP/s on whole matrices of 8192 to 32768). Figures marked "assumed" are
- * ours. */
+ * GPU), and "measured": what bench/gpu/copy_paths and bench/gpu/run give on
+ * an H200 with a host of 16 cores (cuBLAS dgemm 53-63 TFLOP/s on whole
+ * matrices of 8192 to 32768). Figures marked "assumed" are ours. */
 static const char h200[] =
     "name h200\n"
     "memory 141G          # datasheet\n"
