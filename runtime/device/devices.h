@@ -39,7 +39,7 @@ void dag__turns_pass(struct turns *t, uint64_t turn);
 
 struct device {
   struct space space;
-  enum dag_device kind; /* the bodies it runs; the emulated device any */
+  enum dag_device kind; /* the bodies it runs (any: dag__device_runs) */
   holders_t bit;
   size_t granule; /* bytes; a power of two */
   size_t memory;  /* bytes */
@@ -67,7 +67,7 @@ struct device {
   struct writeback *writebacks;
   atomic_size_t writeback_staged;
   /* Device tasks that took a turn (under the devices' lock), and those of
-   * them that have queued their copies and body (copies.c). */
+   * them that have queued their copies and body (run_device.c). */
   uint64_t turns_taken;
   struct turns turns_done;
   struct turns stages_turn; /* the turn taking its staging buffers */
@@ -106,7 +106,8 @@ static inline struct device *dag__device_of_bit(holders_t bit) {
   return &dag__devices[__builtin_ctz(bit) - 1];
 }
 
-/* Whether device d runs bodies written for `kind`. */
+/* Whether device d runs bodies written for `kind`: those of its own kind,
+ * or any where its kernels are host code (the emulated device). */
 bool dag__device_runs(const struct device *d, enum dag_device kind);
 
 #endif /* DAG_DEVICE_DEVICES_H */
