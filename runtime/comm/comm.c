@@ -44,6 +44,10 @@ static void self_abort_all(void) {
   _Exit(1);
 }
 
+/* Asked by start-up and the planner, which may not call a transport's own
+ * functions: here, beside the transports' choice, not in simulate.c. */
+bool dag__simulating(void) { return dag__settings()->simulate_ranks > 0; }
+
 /* Nothing is ever in flight (the simulation's transfers finish at once). */
 bool dag__comm_nothing_to_poll(void) { return false; }
 

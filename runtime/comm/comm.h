@@ -72,6 +72,7 @@ extern const struct comm_ops dag__comm_mpi;
 bool dag__mpi_wanted(void);
 /* One rank of a larger run, played alone (simulate.c): DAG_SIMULATE_RANKS. */
 extern const struct comm_ops dag__comm_simulated;
+/* Whether this process plays one rank of a larger run (comm.c). */
 bool dag__simulating(void);
 
 /* This process's rank and the number of ranks, and its place among the

@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-bool dag__simulating(void) { return dag__settings()->simulate_ranks > 0; }
-
 static int sim_start(int *rank, int *nranks, int *node_rank, int *node_ranks) {
   *nranks = dag__settings()->simulate_ranks;
   *rank = dag__settings()->simulate_rank;
