@@ -12,10 +12,15 @@
  *   mem/     memory spaces: the table devices sit behind, and its kinds
  *   comm/    transports between ranks
  *
- * tests/layers reads this list and fails on an include or call upward, or
- * between two transports or two spaces. api/backend.c alone knows which
- * transports and spaces were built, and start-up hands them down. Internal
- * functions that cross files are named dag__*; nothing here is public API.
+ * Backends: in comm/ a transport's files are named <name>*.[ch] (comm*
+ * are the shared ones), in mem/ a space's space_<name>*.[ch] and
+ * <name>_*.[ch] (space.[ch] are shared). A backend's headers and functions
+ * are its own and api/backend.c's, which alone knows which transports and
+ * spaces were built (start-up hands them down); its vendor's headers (MPI,
+ * CUDA, HIP) are its own. tests/layers reads this list and these names,
+ * and fails on an include or call upward, or into a backend from outside
+ * it. Internal functions that cross files are named dag__*; nothing here
+ * is public API.
  */
 #ifndef DAG_BASE_H
 #define DAG_BASE_H
