@@ -9,6 +9,9 @@
  *   device/  device tasks and variants, the coherence of data between
  *            the host and the devices of a rank, device memory as a cache
  *   core/    the local core: dependencies, tasks, scheduling, workers
+ *   obs/     observation: what a run tells about itself (DAG_TRACE,
+ *            DAG_GRAPH, DAG_REPORT), of which the core tells it, in
+ *            numbers and names; the files it writes, merged across ranks
  *   mem/     memory spaces: the table devices sit behind, and its kinds
  *   comm/    transports between ranks
  *

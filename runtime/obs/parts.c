@@ -2,7 +2,7 @@
  * rank writes its part beside it, and rank 0 merges the parts into it.
  */
 #include "comm/comm.h"
-#include "core/trace.h"
+#include "obs/trace.h"
 
 #include <stdlib.h>
 #include <string.h>

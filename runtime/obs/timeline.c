@@ -18,7 +18,7 @@
  * says its offsets and their error.
  */
 #include "comm/comm.h"
-#include "core/trace.h"
+#include "obs/trace.h"
 
 #include <inttypes.h>
 #include <string.h>

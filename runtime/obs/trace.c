@@ -6,7 +6,7 @@
  * buffer belongs to one worker and needs no lock; the graph is appended to
  * under a mutex, since nested tasks are submitted from several threads.
  */
-#include "core/trace.h"
+#include "obs/trace.h"
 #include "comm/comm.h"
 
 #include <pthread.h>

@@ -16,7 +16,7 @@
  * receive, labelled with its bytes.
  */
 #include "comm/comm.h"
-#include "core/trace.h"
+#include "obs/trace.h"
 
 #include <inttypes.h>
 #include <pthread.h>

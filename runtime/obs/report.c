@@ -4,7 +4,7 @@
  * as a JSON script element that its own script reads. It opens offline in
  * any browser.
  */
-#include "core/trace.h"
+#include "obs/trace.h"
 
 #include <string.h>
 
