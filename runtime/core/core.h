@@ -6,6 +6,7 @@
 #define DAG_CORE_H
 
 #include "base.h"
+#include "obs/obs.h" /* dag__stats, tested by the layers above too */
 
 #include <sched.h>
 
@@ -137,7 +138,6 @@ void dag__guard_note(const struct region *regs, size_t n);
  * `number` (its count, the same on every rank), as messages name it. */
 void dag__guard_number(uint64_t number);
 
-extern bool dag__stats; /* DAG_STATS set */
 extern atomic_uint_fast64_t dag__next_task_id;
 
 #endif /* DAG_CORE_H */

@@ -1,7 +1,8 @@
 /* core/internal.h — the types and functions that the core's files share
  * (core.h is what the layers above see), one section per file, in the
  * order data flows: pools, the dependency tracker, commutative locks,
- * tasks, the scheduler, workers, task sizes, topology, tracing.
+ * tasks, the scheduler, workers, task sizes, topology. What they observe
+ * goes down to obs/ (obs.h).
  */
 #ifndef DAG_CORE_INTERNAL_H
 #define DAG_CORE_INTERNAL_H
@@ -379,36 +380,6 @@ void dag__guard_leave(const struct task *t);
 /* The body (or program) whose task is `context` waited for its children:
  * the replicated memory they declared may be freed now. */
 void dag__guard_waited(const struct task *context);
-
-/* ------------------------------------------------------------- trace.c */
-
-struct trace_buffer;
-
-extern bool dag__tracing;  /* DAG_TRACE set */
-extern bool dag__graphing; /* DAG_GRAPH set */
-/* Tracing, stats or DAG_CHECK_ITEMS: every task body takes the slow way,
- * timed (and watched: dag__guarding). */
-extern bool dag__timing;
-/* Tracing, graphing or DAG_CHECK_ITEMS: a task run inline gets its name
- * and number, and a promoted one keeps them. */
-extern bool dag__naming;
-/* Graphing or DAG_CHECK_ITEMS: a deferred task is noted (task.c). */
-extern bool dag__noting_deferred;
-/* No submitter runs a ready task itself (DAG_GRAPH, DAG_INLINE=0). */
-extern bool dag__deferring_all;
-
-void dag__trace_init(void);
-struct trace_buffer *dag__trace_buffer_new(void);
-void dag__trace_task(struct worker *w, const struct task *t, uint64_t t0,
-                     uint64_t t1, uint64_t own);
-void dag__graph_node(const struct task *t);
-/* A wait of parent's body for its children: all of them (on NULL, a
- * taskwait), or those the task `on` (of no body) waits for (a taskwait on
- * a list). */
-void dag__graph_wait(const struct task *parent, const struct task *on);
-void dag__graph_edge(const struct task *pred, const struct task *succ);
-/* Writes the trace, graph and stats outputs and frees their buffers. */
-void dag__trace_finish(void);
 
 /* With timing, stamps t, made ready by w (NULL: not a worker), as it goes
  * to a queue (handoff.c). */

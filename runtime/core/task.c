@@ -58,6 +58,17 @@ bool dag__current_task_where(char *buf, size_t size) {
   return true;
 }
 
+void dag__core_graph_transfer(bool send, int peer, uint64_t tag,
+                              uint64_t bytes) {
+  if (dag__graphing)
+    dag__graph_transfer(dag__current_task()->id, send, peer, tag, bytes);
+}
+
+/* t's node in the graph (obs/graph.c). */
+static void graph_node(const struct task *t) {
+  dag__graph_node(t->id, t->parent->id, t->label, t->file, t->line);
+}
+
 bool dag__task_descends(const struct task *t, const struct task *ancestor) {
   for (const struct task *p = t->parent; p; p = p->parent)
     if (p == ancestor)
@@ -108,7 +119,7 @@ static DAG_ALWAYS_INLINE void link(struct task *pred, struct task *succ) {
 void dag__task_link(struct task *pred, struct task *succ) { link(pred, succ); }
 
 void dag__task_link_graphed(struct task *pred, struct task *succ) {
-  dag__graph_edge(pred, succ); /* duplicates go when it is written */
+  dag__graph_edge(pred->id, succ->id); /* duplicates go when it is written */
   link(pred, succ);
 }
 
@@ -258,7 +269,9 @@ static DAG_ALWAYS_INLINE void run_body(struct worker *w, struct task *t,
     if (sampled)
       dag__grain_note(t->fn, t1 - t0);
     if (dag__tracing)
-      dag__trace_task(w, t, t0, t1, own);
+      dag__trace_task(w->trace,
+                      &(struct trace_event){t0, t1, own, t->id, t->label,
+                                            t->file, t->line});
   }
 }
 
@@ -357,7 +370,10 @@ int dag__wait_children(void) {
   /* The history is gone: the graph says that every later child comes after
    * every earlier one. */
   if (unlikely(dag__graphing))
-    dag__graph_wait(t, NULL);
+    dag__graph_wait(
+        t->id,
+        atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed),
+        false);
   if (unlikely(dag__guarding))
     dag__guard_waited(t);
   return 0;
@@ -483,7 +499,7 @@ static DAG_ALWAYS_INLINE void run_inline(struct worker *w, struct task *parent,
     t.id =
         atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed);
     if (dag__graphing)
-      dag__graph_node(&t);
+      graph_node(&t);
   }
   void *args = small_args;
   if (s->args_size) {
@@ -520,9 +536,9 @@ static inline void add_accesses(struct task *parent, struct task *t,
 static __attribute__((noinline)) void
 graph_child(struct task *parent, struct task *t, const struct submission *s) {
   if (s->flags & TASK_WAIT_ONLY)
-    dag__graph_wait(parent, t);
+    dag__graph_wait(parent->id, t->id, true);
   else
-    dag__graph_node(t);
+    graph_node(t);
   if (s->n == 0)
     return;
   if (!parent->children)

@@ -144,7 +144,7 @@ static void worker_init(struct worker *w, int id) {
   w->id = id;
   w->queue = dag__sched_queue(id);
   w->rng = 0x2545f491u * (uint32_t)(id + 1);
-  w->trace = dag__tracing ? dag__trace_buffer_new() : NULL;
+  w->trace = dag__tracing ? dag__trace_buffer_new(id) : NULL;
 }
 
 int dag__workers_start(int n) {

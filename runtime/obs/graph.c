@@ -58,42 +58,43 @@ static void add_node(struct graph_node n) {
   pthread_mutex_unlock(&graph.lock);
 }
 
-void dag__graph_node(const struct task *t) {
-  add_node((struct graph_node){t->id, t->parent->id, t->label, t->file, t->line,
-                               NODE_TASK});
+void dag__graph_node(uint64_t id, uint64_t parent, const char *label,
+                     const char *file, int line) {
+  add_node((struct graph_node){id, parent, label, file, line, NODE_TASK});
 }
 
-void dag__graph_wait(const struct task *parent, const struct task *on) {
+void dag__graph_wait(uint64_t parent, uint64_t id, bool on) {
   if (on)
-    add_node((struct graph_node){on->id, parent->id, "taskwait on", NULL, 0,
-                                 NODE_WAIT_ON});
+    add_node(
+        (struct graph_node){id, parent, "taskwait on", NULL, 0, NODE_WAIT_ON});
   else
-    add_node((struct graph_node){
-        atomic_fetch_add_explicit(&dag__next_task_id, 1, memory_order_relaxed),
-        parent->id, "taskwait", NULL, 0, NODE_WAIT});
+    add_node((struct graph_node){id, parent, "taskwait", NULL, 0, NODE_WAIT});
 }
 
-void dag__graph_edge(const struct task *pred, const struct task *succ) {
+void dag__graph_edge(uint64_t pred, uint64_t succ) {
   pthread_mutex_lock(&graph.lock);
   graph.edges = dag__grow(graph.edges, &graph.edge_cap, graph.nedges,
                           sizeof *graph.edges, "the task graph");
-  graph.edges[graph.nedges][0] = pred->id;
-  graph.edges[graph.nedges][1] = succ->id;
+  graph.edges[graph.nedges][0] = pred;
+  graph.edges[graph.nedges][1] = succ;
   graph.nedges++;
   pthread_mutex_unlock(&graph.lock);
 }
 
-void dag__core_graph_transfer(bool send, int peer, uint64_t tag,
-                              uint64_t bytes) {
-  if (!dag__graphing)
-    return;
+void dag__graph_transfer(uint64_t id, bool send, int peer, uint64_t tag,
+                         uint64_t bytes) {
   pthread_mutex_lock(&graph.lock);
   graph.transfers =
       dag__grow(graph.transfers, &graph.transfer_cap, graph.ntransfers,
                 sizeof *graph.transfers, "the task graph");
-  graph.transfers[graph.ntransfers++] = (struct graph_transfer){
-      dag__current_task()->id, tag, bytes, dag__rank, send ? dag__rank : peer,
-      send ? peer : dag__rank, send};
+  graph.transfers[graph.ntransfers++] =
+      (struct graph_transfer){id,
+                              tag,
+                              bytes,
+                              dag__rank,
+                              send ? dag__rank : peer,
+                              send ? peer : dag__rank,
+                              send};
   pthread_mutex_unlock(&graph.lock);
 }
 

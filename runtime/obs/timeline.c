@@ -72,7 +72,7 @@ static uint64_t flow_id(int from, int to, uint64_t tag) {
 }
 
 static void write_tasks(FILE *f, int w) {
-  for (struct trace_chunk *c = dag__worker(w)->trace->head; c; c = c->next)
+  for (struct trace_chunk *c = dag__trace_buffers[w]->head; c; c = c->next)
     for (size_t i = 0; i < c->n; i++) {
       const struct trace_event *e = &c->ev[i];
       fputs("{\"name\":\"", f);
@@ -124,7 +124,7 @@ static void write_transfers(FILE *f, int tid) {
 
 /* This rank's events, one per line, each followed by a comma but the last. */
 static void write_events(FILE *f) {
-  int r = dag__rank, nw = dag__workers_count();
+  int r = dag__rank, nw = dag__trace_nbuffers;
   fprintf(f,
           "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
           "\"args\":{\"name\":\"rank %d\"}},\n",

@@ -1,20 +1,14 @@
-/* trace.h — what trace.c (recording) and timeline.c (writing DAG_TRACE's
- * file) share: the events each worker records, and JSON string helpers.
+/* trace.h — what observation's files share (obs.h is what the layers
+ * above see): the events each worker records (trace.c) and timeline.c
+ * writes, JSON string helpers, the parts of a file of several ranks, and
+ * the writers of the files.
  */
-#ifndef DAG_CORE_TRACE_H
-#define DAG_CORE_TRACE_H
+#ifndef DAG_OBS_TRACE_H
+#define DAG_OBS_TRACE_H
 
-#include "core/internal.h"
+#include "obs/obs.h"
 
 #include <stdio.h>
-
-/* One task body that ran, on CLOCK_MONOTONIC; own: its time without the
- * bodies and help loops nested in it. */
-struct trace_event {
-  uint64_t t0, t1, own, id;
-  const char *label, *file;
-  int line;
-};
 
 #define EVENTS_PER_CHUNK 4096
 
@@ -27,6 +21,10 @@ struct trace_chunk {
 struct trace_buffer {
   struct trace_chunk *head; /* newest first */
 };
+
+/* The records of the workers, by worker (trace.c). */
+extern struct trace_buffer **dag__trace_buffers;
+extern int dag__trace_nbuffers;
 
 /* Writes s as the inside of a JSON or dot string. */
 void dag__put_escaped(FILE *f, const char *s);
@@ -80,4 +78,4 @@ void dag__timeline_start(const char *path);
  * 0 merges them into path) and stops recording transfers. */
 void dag__timeline_write(const char *path);
 
-#endif /* DAG_CORE_TRACE_H */
+#endif /* DAG_OBS_TRACE_H */
