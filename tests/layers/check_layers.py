@@ -19,7 +19,8 @@ through calls, a knot a reader cannot take apart.
 
 Layers are the folders base.h lists, top to bottom; the files at the top of
 runtime/ (base.h's own: errors, messages, regions, settings) lie below them
-all. A file may use its own folder and any folder below it.
+all. A file may use its own folder and any folder below it. A folder of
+sources that base.h does not list stops the check (it would go unchecked).
 
 Backends are derived from the tree. comm/ and mem/ hold the backends of the
 two tables (transports, memory spaces) beside the files they share. There,
@@ -59,11 +60,18 @@ LIBC = {"free", "realloc"}
 
 
 def layers_of(runtime):
-    """The folders base.h lists, top first."""
+    """The folders base.h lists, top first; every folder of sources must be
+    there."""
     text = open(os.path.join(runtime, "base.h")).read()
     order = re.findall(r"^ \*   (\w+)/ ", text, re.M)
     if not order:
         sys.exit("check_layers: no layers found in base.h's opening comment")
+    for folder in sorted(os.listdir(runtime)):
+        where = os.path.join(runtime, folder)
+        if folder not in order and os.path.isdir(where) and any(
+                name.endswith((".c", ".h")) for name in os.listdir(where)):
+            sys.exit(f"check_layers: runtime/{folder}/ is not a layer of "
+                     "base.h's opening comment")
     return order
 
 
