@@ -64,6 +64,11 @@ def peer_env(settings=None, openmp=True):
     return env
 
 
+def cores():
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
 def threads_env(n):
     """The settings that give every runtime n threads that run tasks: dag's
     workers, OpenMP's team, StarPU's CPU workers."""
@@ -196,14 +201,17 @@ def launcher(ranks, override=None):
 
 
 class Runner:
-    """A runner's runs: failures said and counted, records kept until the
-    end, a temporary folder removed at the end."""
+    """A runner's runs: failures said and counted, each record appended to
+    --json as it comes (an interrupted run keeps what ran), a temporary
+    folder removed at the end. With total, the runs are counted on stderr,
+    a line each (start)."""
 
-    def __init__(self, name, json_path=None):
+    def __init__(self, name, json_path=None, total=0):
         self.name = name
         self.json = json_path
         self.records = []
         self.failed = 0
+        self.total, self.count = total, 0
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{name}-"))
         atexit.register(shutil.rmtree, self.tmp, ignore_errors=True)
         if json_path:  # a bad path said now, not after the whole run
@@ -213,10 +221,20 @@ class Runner:
     def note(self, text):
         print(f"{self.name}: {text}", file=sys.stderr, flush=True)
 
+    def start(self, what):
+        """Begins a counted run's line, "[3/40] what ... ", which its
+        outcome ends."""
+        self.count += 1
+        print(f"[{self.count}/{self.total}] {what} ... ", end="",
+              file=sys.stderr, flush=True)
+
     def fail(self, what, text=""):
-        """A run that failed, said on stderr with the last of what it
-        printed, and counted."""
-        self.note(f"{what} FAILED")
+        """A run that failed, said on stderr (ending a counted run's line)
+        with the last of what it printed, and counted."""
+        if self.total:
+            print(f"FAILED: {what}", file=sys.stderr)
+        else:
+            self.note(f"{what} FAILED")
         for line in own_words(text)[-8:]:
             print(f"    {line}", file=sys.stderr)
         self.failed += 1
@@ -233,18 +251,25 @@ class Runner:
         self.fail(f"{what} ({why})", out + err)
         return None
 
+    def run_records(self, what, argv, settings=None):
+        """(stdout or None, records) of a program that appends its records
+        to the file after its --json, which this adds to argv."""
+        one = self.tmp / "one.jsonl"
+        one.unlink(missing_ok=True)
+        out = self.run(what, [*argv, "--json", one], settings)
+        return out, read_records(one, self.note) if one.exists() else []
+
     def record(self, **fields):
-        """One record: kept, written to --json at the end, returned."""
+        """One record: kept, appended to --json's file, returned."""
         self.records.append(fields)
+        if self.json:
+            with open(self.json, "a") as f:
+                f.write(json.dumps(fields, separators=(",", ":")) + "\n")
         return fields
 
     def finish(self, status=0):
-        """The records appended to --json's file, the failed runs counted;
-        the exit status: 1 where a run failed, else status."""
-        if self.json:
-            with open(self.json, "a") as f:
-                f.writelines(json.dumps(r, separators=(",", ":")) + "\n"
-                           for r in self.records)
+        """The exit status, the failed runs counted: 1 where a run failed,
+        else status."""
         if self.failed:
             self.note(f"{self.failed} run(s) FAILED (see above)")
             return 1
