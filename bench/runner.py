@@ -21,6 +21,7 @@ What the runners do alike is here once:
 """
 import argparse
 import atexit
+import html
 import json
 import math
 import os
@@ -463,3 +464,220 @@ def parse(p, **short):
             p.set_defaults(**values)
             opts = p.parse_args()
     return opts
+
+
+# ------------------------------------------------------------------ plots
+# The plotter: figures of panels, each a rate against n on a log axis with
+# a line per series (a runtime on a rank count: its colour the runtime's,
+# its marker and dashes the rank count's), as self-contained SVG, and the
+# page that shows them.
+
+COLORS = {"dag": "#1f77b4", "serial": "#7f7f7f", "omp": "#ff7f0e",
+          "omptask": "#2ca02c", "lapacke": "#9467bd", "scalapack": "#8c564b",
+          "petsc": "#e377c2", "machine": "#17becf"}
+MORE_COLORS = ["#bcbd22", "#d62728", "#393b79", "#637939", "#843c39"]
+PANEL_W, PANEL_H = 420, 300
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 34, 48
+LEGEND_W = 190
+
+
+def fmt_rate(x):
+    """A rate with the digits that matter: 123, 12.3, 1.23, 0.0012."""
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}" if x >= 0.01 else f"{x:.2g}"
+
+
+def color(runtime):
+    if runtime in COLORS:
+        return COLORS[runtime]
+    return MORE_COLORS[sum(map(ord, runtime)) % len(MORE_COLORS)]
+
+
+def cross(x, y, stroke):
+    return (f'<path d="M{x - 4:.1f},{y - 4:.1f}l8,8m0,-8l-8,8" '
+            f'stroke="{stroke}" stroke-width="2"/>')
+
+
+def marker(ranks, x, y, fill):
+    """A point's shape says its rank count: 1 circle, 2 square, 4 triangle,
+    8 diamond, other counts a cross."""
+    if ranks == 1:
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{fill}"/>'
+    if ranks == 2:
+        return (f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" '
+                f'fill="{fill}"/>')
+    shapes = {4: [(0, -5), (5, 4), (-5, 4)],
+              8: [(0, -5), (5, 0), (0, 5), (-5, 0)]}
+    if ranks in shapes:
+        points = " ".join(f"{x + dx:.1f},{y + dy:.1f}"
+                          for dx, dy in shapes[ranks])
+        return f'<polygon points="{points}" fill="{fill}"/>'
+    return cross(x, y, fill)
+
+
+def dashes(ranks):
+    """A line's pattern says its rank count too: 1 solid, then dashed."""
+    pattern = {1: None, 2: "6 3", 4: "2 3"}.get(ranks, "8 3 2 3")
+    return f' stroke-dasharray="{pattern}"' if pattern else ""
+
+
+def nice_step(span, count):
+    """A step of 1, 2 or 5 times a power of ten giving about count ticks."""
+    raw = span / count
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+
+
+def n_label(v):
+    if v >= 1e6:
+        return f"{v / 1e6:.3g}M"
+    return f"{v / 1e3:.3g}k" if v >= 1e4 else f"{v:g}"
+
+
+def x_ticks(ns, lo, hi):
+    """The sizes themselves when there are few, else 1, 2, 5 x 10^k (only
+    10^k when those are too many) between 10^lo and 10^hi."""
+    if len(set(ns)) <= 6:
+        return sorted(set(ns))
+    for steps in ((1, 2, 5), (1,)):
+        ticks = [m * 10 ** k for k in range(math.floor(lo), math.ceil(hi) + 1)
+                 for m in steps if lo <= math.log10(m * 10 ** k) <= hi]
+        if len(ticks) <= 8:
+            break
+    return ticks
+
+
+def panel(p, ox, oy):
+    """A panel's SVG elements at (ox, oy). p: title, unit, x (the axis's
+    words), ceiling ((name, rate) or None) and lines: series (runtime,
+    ranks, label) -> [(n, rate, None where every run failed)], failed
+    points as red crosses on the axis."""
+    unit, lines, ceiling = html.escape(p["unit"]), p["lines"], p["ceiling"]
+    w, h = PANEL_W - LEFT - RIGHT, PANEL_H - TOP - BOTTOM
+    ns = [n for pts in lines.values() for n, _ in pts]
+    rates = [r for pts in lines.values() for _, r in pts if r is not None]
+    lo, hi = math.log10(min(ns)), math.log10(max(ns))
+    pad = max(0.15, 0.05 * (hi - lo))
+    lo, hi = lo - pad, hi + pad
+    top = max(rates + ([ceiling[1]] if ceiling else []), default=0) * 1.08
+    top = top or 1.0
+    step = nice_step(top, 5)
+    top = math.ceil(top / step) * step
+
+    def px(n):
+        return ox + LEFT + (math.log10(n) - lo) / (hi - lo) * w
+
+    def py(rate):
+        return oy + TOP + h - rate / top * h
+
+    out = [f'<text x="{ox + LEFT + w / 2:.1f}" y="{oy + 20}" '
+           f'class="title">{html.escape(p["title"])} ({unit})</text>',
+           f'<rect x="{ox + LEFT}" y="{oy + TOP}" width="{w}" height="{h}" '
+           'class="frame"/>']
+    for i in range(round(top / step) + 1):
+        y = py(i * step)
+        out.append(f'<line x1="{ox + LEFT}" x2="{ox + LEFT + w}" y1="{y:.1f}" '
+                   f'y2="{y:.1f}" class="grid"/><text x="{ox + LEFT - 6}" '
+                   f'y="{y + 4:.1f}" class="ytick">{i * step:g}</text>')
+    for n in x_ticks(ns, lo, hi):
+        x = px(n)
+        out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{oy + TOP}" '
+                   f'y2="{oy + TOP + h}" class="grid"/><text x="{x:.1f}" '
+                   f'y="{oy + TOP + h + 16}" class="xtick">{n_label(n)}'
+                   '</text>')
+    out.append(f'<text x="{ox + LEFT + w / 2:.1f}" y="{oy + PANEL_H - 8}" '
+               f'class="axis">{html.escape(p["x"])}</text>')
+    out.append(f'<text transform="translate({ox + 16},{oy + TOP + h / 2:.1f}) '
+               f'rotate(-90)" class="axis">{unit}</text>')
+    if ceiling:
+        y = py(ceiling[1])
+        out.append(f'<line x1="{ox + LEFT}" x2="{ox + LEFT + w}" '
+                   f'y1="{y:.1f}" y2="{y:.1f}" class="ceiling"/>'
+                   f'<text x="{ox + LEFT + w - 4}" y="{y - 5:.1f}" '
+                   f'class="ceiling-label">{ceiling[0]} '
+                   f'{fmt_rate(ceiling[1])} {unit}</text>')
+    for (runtime, ranks, label), pts in lines.items():
+        fill = color(runtime)
+        ok = [(n, r) for n, r in pts if r is not None]
+        if len(ok) > 1:
+            coords = " ".join(f"{px(n):.1f},{py(r):.1f}" for n, r in ok)
+            out.append(f'<polyline points="{coords}" fill="none" '
+                       f'stroke="{fill}" stroke-width="2"{dashes(ranks)}/>')
+        for n, r in pts:
+            name = html.escape(f"{label} n={n}")
+            if r is None:
+                out.append(f'<g><title>{name}: failed</title>'
+                           f'{cross(px(n), py(0), "#d00")}</g>')
+            else:
+                out.append(f'<g><title>{name}: {fmt_rate(r)} {unit}</title>'
+                           f'{marker(ranks, px(n), py(r), fill)}</g>')
+    return out
+
+
+STYLE = """<style>
+text { font-family: sans-serif; font-size: 12px; fill: #222; }
+.heading { font-size: 18px; font-weight: bold; }
+.title { font-size: 14px; text-anchor: middle; }
+.axis { text-anchor: middle; }
+.xtick { text-anchor: middle; font-size: 11px; }
+.ytick { text-anchor: end; font-size: 11px; }
+.frame { fill: none; stroke: #444; }
+.grid { stroke: #e4e4e4; }
+.ceiling { stroke: #555; stroke-width: 1.5; stroke-dasharray: 7 4; }
+.ceiling-label { text-anchor: end; font-size: 11px; fill: #555; }
+</style>"""
+
+
+def figure(heading, panels, series, legend):
+    """An SVG of panels (panel's p), three a row, and on the right the
+    legend: its words, then each of series (runtime, ranks, label) and the
+    ceiling."""
+    cols = min(3, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    width, height = cols * PANEL_W + LEGEND_W, 40 + rows * PANEL_H
+    height = max(height, 60 + 22 * len(series))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{height}" viewBox="0 0 {width} {height}">', STYLE,
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="12" y="26" class="heading">{html.escape(heading)}'
+           '</text>']
+    for i, p in enumerate(panels):
+        out += panel(p, (i % cols) * PANEL_W, 40 + (i // cols) * PANEL_H)
+    x = cols * PANEL_W + 10
+    out.append(f'<text x="{x}" y="{40 + TOP - 10}">{html.escape(legend)}'
+               '</text>')
+    for j, (runtime, ranks, label) in enumerate(series):
+        y = 40 + TOP + 10 + 22 * j
+        out.append(f'<line x1="{x}" x2="{x + 28}" y1="{y}" y2="{y}" '
+                   f'stroke="{color(runtime)}" stroke-width="2"'
+                   f'{dashes(ranks)}/>' + marker(ranks, x + 14, y,
+                                                 color(runtime))
+                   + f'<text x="{x + 36}" y="{y + 4}">{html.escape(label)}'
+                   '</text>')
+    y = 40 + TOP + 10 + 22 * len(series)
+    out.append(f'<line x1="{x}" x2="{x + 28}" y1="{y}" y2="{y}" '
+               f'class="ceiling"/><text x="{x + 36}" y="{y + 4}">ceiling'
+               '</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def write_plots(directory, title, about, figures):
+    """DIR/<name>.svg for each of figures (name -> SVG), and DIR/index.html
+    with them all inline (hover a point for its value) under title and the
+    paragraph about."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, svg in figures.items():
+        (directory / f"{name}.svg").write_text(svg)
+    sections = "\n".join(f'<div class="group">{svg}</div>'
+                         for svg in figures.values())
+    (directory / "index.html").write_text(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title><style>body {{ font-family: "
+        "sans-serif; margin: 1em 2em; } .group svg { max-width: 100%; "
+        "height: auto; }</style></head>\n"
+        f"<body><h1>{html.escape(title)}</h1>\n<p>{html.escape(about, False)}</p>\n"
+        + sections + "\n</body></html>\n")
