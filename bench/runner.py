@@ -359,6 +359,36 @@ def read_records(path, say=print):
     return records
 
 
+# What tells bench/suite's runs apart: a record's fields (a runtime run at
+# several blocks, ScaLAPACK's, has a key per block).
+SUITE_KEY = ("group", "kernel", "n", "ranks", "threads", "runtime", "b")
+
+
+def good(record):
+    """Whether a record of bench/suite is a run that passed its check, with
+    a rate."""
+    rate = record.get("rate")
+    return (record.get("ok") == 1 and "error" not in record
+            and isinstance(rate, (int, float)) and rate > 0)
+
+
+def runs_by(records, key):
+    """key(record) -> {"good": the records of bench/suite's good runs,
+    "rates": their rates, "failed": how many runs failed, "unit": the first
+    unit said}."""
+    runs = {}
+    for r in records:
+        k = runs.setdefault(key(r), {"good": [], "rates": [], "failed": 0,
+                                     "unit": ""})
+        k["unit"] = k["unit"] or r.get("unit", "")
+        if good(r):
+            k["good"].append(r)
+            k["rates"].append(r["rate"])
+        else:
+            k["failed"] += 1
+    return runs
+
+
 def cell(value, ref=None, fmt="{:.2f}"):
     """A table's cell: value with fmt and, where ref > 0, its ratio to ref:
     "12.34 (1.05x)"; "-" where there is no value."""
@@ -368,13 +398,14 @@ def cell(value, ref=None, fmt="{:.2f}"):
     return f"{text} ({value / ref:.2f}x)" if ref else text
 
 
-def print_table(header, rows):
-    """Columns as wide as their widest cell, the first left-aligned."""
+def print_table(header, rows, left=1):
+    """Columns as wide as their widest cell, the first left of them
+    left-aligned, the others right-aligned."""
     rows = [[str(c) for c in row] for row in [header] + rows]
     widths = [max(len(r[i]) for r in rows if i < len(r))
               for i in range(len(header))]
     for row in rows:
-        print(" ".join(c.ljust(w) if i == 0 else c.rjust(w)
+        print(" ".join(c.ljust(w) if i < left else c.rjust(w)
                        for i, (c, w) in enumerate(zip(row, widths)))
               .rstrip())
 
