@@ -269,10 +269,13 @@ class Runner:
         return fields
 
     def finish(self, status=0):
-        """The exit status, the failed runs counted: 1 where a run failed,
-        else status."""
+        """The exit status: 1 where a run failed (counted) or none left a
+        record (said), else status."""
         if self.failed:
             self.note(f"{self.failed} run(s) FAILED (see above)")
+            return 1
+        if not self.records:
+            self.note("no results")
             return 1
         return status
 
