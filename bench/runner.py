@@ -122,14 +122,15 @@ def built(runtimes, program, note, what=""):
     return found
 
 
-def peers_config(names=()):
+def peers_config(names=(), openmp=()):
     """The peers' settings, one line for the foot of a table, each named
-    variant's own settings after."""
+    variant's own settings after; openmp: the runtimes that get OpenMP's
+    settings, where not all."""
     env = peer_env()
-    line = "peers: " + " ".join(
-        f"{k}={env.get(k, 'default')}" for k in
-        ("OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY",
-         "OMP_MAX_TASK_PRIORITY"))
+    line = "peers: " + (f"OpenMP ({', '.join(openmp)}) " if openmp else "")
+    line += " ".join(f"{k}={env.get(k, 'default')}" for k in
+                     ("OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY",
+                      "OMP_MAX_TASK_PRIORITY"))
     if "STARPU_SCHED" in env:
         line += f" STARPU_SCHED={env['STARPU_SCHED']}"
     for name in names:
