@@ -13,11 +13,12 @@ What the runners do alike is here once:
   maintainers would try (the best counts), and the line that says what ran;
 - running a program: its environment, a time limit, its process group ended
   on a timeout or Ctrl-C, a failure said with the program's own words and
-  counted;
+  counted, the runs counted on progress lines where a runner wants them;
 - the order of the runs, turned from one round to the next, and medians;
-- the records, JSON Lines, appended to --json at the end;
+- the records, JSON Lines, appended to --json as they come, and read back;
 - reading what the programs print (key=value words) and printing tables,
-  each cell with its ratio.
+  each cell with its ratio;
+- the plots: SVG figures of rates against n and the page that shows them.
 """
 import argparse
 import atexit
