@@ -1,26 +1,18 @@
 /* grain.c — the graph, the kernels, the check and the driver of
  * bench/grain (grain.h). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, setenv */
-
 #include "grain.h"
 
-#include <errno.h>
+#include "harness.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static const char *const pattern_names[GRAIN_PATTERNS] = {
+static const char *const pattern_names[GRAIN_PATTERNS + 1] = {
     "trivial",    "no_comm",       "stencil_1d", "stencil_1d_periodic",
     "nearest",    "spread",        "fft",        "tree",
     "all_to_all", "random_nearest"};
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* splitmix64's mixing function. */
 static uint64_t mix(uint64_t z) {
@@ -196,7 +188,7 @@ static long wrong_slots(const struct grain_graph *g,
 struct options {
   struct grain_graph g;
   int threads, reps;
-  size_t scratch_kib;
+  long scratch_kib;
   const char *json;
   const char *name; /* in the records, instead of the runtime's */
 };
@@ -226,71 +218,32 @@ static void usage(FILE *f, const char *prog) {
           prog);
 }
 
-/* A positive number, or -1. */
-static long positive(const char *s) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  return errno || end == s || *end || v <= 0 ? -1 : v;
-}
+static const char *const kernel_names[] = {"compute", "memory", NULL};
 
 static int parse(int argc, char **argv, struct options *o) {
-  *o = (struct options){
-      .g = {GRAIN_STENCIL_1D, GRAIN_COMPUTE, 2, 1000, 3, 1024, NULL, 0},
-      .threads = 2,
-      .reps = 3,
-      .scratch_kib = 8192};
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-      return 1;
-    if (!val) {
-      fprintf(stderr, "grain: '%s' needs a value or is unknown\n", arg);
-      return -1;
-    }
-    i++;
-    long v = positive(val);
-    if (!strcmp(arg, "--pattern")) {
-      int k = 0;
-      while (k < GRAIN_PATTERNS && strcmp(pattern_names[k], val))
-        k++;
-      if (k == GRAIN_PATTERNS) {
-        fprintf(stderr, "grain: unknown pattern '%s'\n", val);
-        return -1;
-      }
-      o->g.pattern = (enum grain_pattern)k;
-    } else if (!strcmp(arg, "--kernel")) {
-      if (strcmp(val, "compute") && strcmp(val, "memory")) {
-        fprintf(stderr, "grain: unknown kernel '%s'\n", val);
-        return -1;
-      }
-      o->g.kernel = !strcmp(val, "memory") ? GRAIN_MEMORY : GRAIN_COMPUTE;
-    } else if (!strcmp(arg, "--json")) {
-      o->json = val;
-    } else if (!strcmp(arg, "--name")) {
-      o->name = val;
-    } else if (v < 0 || v > 1L << 30) {
-      fprintf(stderr, "grain: bad value '%s' for %s\n", val, arg);
-      return -1;
-    } else if (!strcmp(arg, "--width")) {
-      o->g.width = (int)v;
-    } else if (!strcmp(arg, "--steps")) {
-      o->g.steps = (int)v;
-    } else if (!strcmp(arg, "--radix")) {
-      o->g.radix = (int)v;
-    } else if (!strcmp(arg, "--iterations")) {
-      o->g.iterations = v;
-    } else if (!strcmp(arg, "--scratch-kib")) {
-      o->scratch_kib = (size_t)v;
-    } else if (!strcmp(arg, "--threads")) {
-      o->threads = (int)v;
-    } else if (!strcmp(arg, "--reps")) {
-      o->reps = (int)v;
-    } else {
-      fprintf(stderr, "grain: unknown option '%s'\n", arg);
-      return -1;
-    }
-  }
+  *o = (struct options){.threads = 2, .reps = 3, .scratch_kib = 8192};
+  int pattern = GRAIN_STENCIL_1D, kernel = GRAIN_COMPUTE, width = 2,
+      steps = 1000, radix = 3;
+  long iterations = 1024;
+  const long most = 1L << 30;
+  const struct bench_opt opts[] = {
+      BENCH_CHOICE_OPT("--pattern", &pattern, pattern_names),
+      BENCH_CHOICE_OPT("--kernel", &kernel, kernel_names),
+      BENCH_OPT("--width", BENCH_INT, &width, 1, most),
+      BENCH_OPT("--steps", BENCH_INT, &steps, 1, most),
+      BENCH_OPT("--radix", BENCH_INT, &radix, 1, most),
+      BENCH_OPT("--iterations", BENCH_LONG, &iterations, 1, most),
+      BENCH_OPT("--scratch-kib", BENCH_LONG, &o->scratch_kib, 1, most),
+      BENCH_OPT("--threads", BENCH_INT, &o->threads, 1, most),
+      BENCH_OPT("--reps", BENCH_INT, &o->reps, 1, most),
+      BENCH_OPT("--json", BENCH_STRING, &o->json, 0, 0),
+      BENCH_OPT("--name", BENCH_STRING, &o->name, 0, 0),
+      BENCH_OPT_END};
+  int rc = bench_parse("grain", argc, argv, opts, stderr);
+  o->g = (struct grain_graph){pattern, kernel,     width, steps,
+                              radix,   iterations, NULL,  0};
+  if (rc)
+    return rc;
   if (o->g.width > GRAIN_MAX_DEPS && o->g.pattern == GRAIN_ALL_TO_ALL) {
     fprintf(stderr, "grain: all_to_all takes at most %d points\n",
             GRAIN_MAX_DEPS);
@@ -307,11 +260,11 @@ static int parse(int argc, char **argv, struct options *o) {
  * 20 ms of tasks of successive steps. */
 static double task_ns(const struct grain_graph *g) {
   long n = 0;
-  double t0 = now(), t;
+  double t0 = bench_now(), t;
   do {
     grain_task(g, (int)(n % 1000), (int)(n % g->width), NULL, 0);
     n++;
-  } while ((t = now() - t0) < 0.02);
+  } while ((t = bench_now() - t0) < 0.02);
   return t / (double)n * 1e9;
 }
 
@@ -326,7 +279,7 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
   size_t nslots = (size_t)2 * (size_t)g->width;
   uint64_t *want = malloc(nslots * sizeof *want);
   if (g->kernel == GRAIN_MEMORY) {
-    g->scratch_elems = o.scratch_kib * 1024 / sizeof(double);
+    g->scratch_elems = (size_t)o.scratch_kib * 1024 / sizeof(double);
     g->scratch = malloc((size_t)g->width * g->scratch_elems * sizeof(double));
     for (size_t i = 0; g->scratch && i < (size_t)g->width * g->scratch_elems;
          i++)
@@ -353,9 +306,9 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
   }
   long wrong = 0;
   for (int r = 0; r < o.reps; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     rt->run(g, slots);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     best = t < best ? t : best;
     wrong += wrong_slots(g, slots, want, rt);
   }
@@ -370,22 +323,17 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
            "iterations=%ld workers=%d time=%.6f task_ns=%.1f "
            "granularity_ns=%.1f efficiency=%.3f check=%s\n",
            name, pattern_names[g->pattern], g->width, g->steps, g->radix,
-           g->kernel == GRAIN_COMPUTE ? "compute" : "memory", g->iterations,
-           workers, best, one, granularity, efficiency, wrong ? "WRONG" : "ok");
-    FILE *f = o.json ? fopen(o.json, "a") : NULL;
-    if (f) {
-      fprintf(f,
-              "{\"bench\":\"grain\",\"runtime\":\"%s\",\"pattern\":\"%s\","
-              "\"width\":%d,\"steps\":%d,\"radix\":%d,\"kernel\":\"%s\","
-              "\"iterations\":%ld,\"workers\":%d,\"time_s\":%.6f,"
-              "\"task_ns\":%.1f,\"granularity_ns\":%.1f,\"efficiency\":%.4f,"
-              "\"check\":\"%s\"}\n",
-              name, pattern_names[g->pattern], g->width, g->steps, g->radix,
-              g->kernel == GRAIN_COMPUTE ? "compute" : "memory", g->iterations,
-              workers, best, one, granularity, efficiency,
-              wrong ? "wrong" : "ok");
-      fclose(f);
-    }
+           kernel_names[g->kernel], g->iterations, workers, best, one,
+           granularity, efficiency, wrong ? "WRONG" : "ok");
+    bench_record(o.json,
+                 "{\"bench\":\"grain\",\"runtime\":\"%s\",\"pattern\":\"%s\","
+                 "\"width\":%d,\"steps\":%d,\"radix\":%d,\"kernel\":\"%s\","
+                 "\"iterations\":%ld,\"workers\":%d,\"time_s\":%.6f,"
+                 "\"task_ns\":%.1f,\"granularity_ns\":%.1f,"
+                 "\"efficiency\":%.4f,\"check\":\"%s\"}",
+                 name, pattern_names[g->pattern], g->width, g->steps, g->radix,
+                 kernel_names[g->kernel], g->iterations, workers, best, one,
+                 granularity, efficiency, wrong ? "wrong" : "ok");
   }
   if (wrong)
     fprintf(stderr, "grain: %s: %ld wrong outputs\n", name, wrong);

@@ -19,15 +19,12 @@
  * from DAG_NUM_THREADS or OMP_NUM_THREADS, as the runtime reports them. Exits
  * 0, 1 when the result is wrong (no record then), 2 on a bad command line.
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include "nested.h"
 
+#include "harness.h"
+
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -87,12 +84,6 @@ static void run_kernel(void) {
 #endif
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void usage(FILE *f, const char *prog) {
   const struct nested_kernel *k = &nested_kernel;
   fprintf(f,
@@ -104,39 +95,18 @@ static void usage(FILE *f, const char *prog) {
           prog, k->size_means, k->size, k->cutoff_means, k->cutoff);
 }
 
-static int number(const char *s, long *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v < 0)
-    return -1;
-  *out = v;
-  return 0;
-}
-
 int main(int argc, char **argv) {
   const struct nested_kernel *k = &nested_kernel;
   long size = k->size, cutoff = k->cutoff;
   const char *json = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      usage(stdout, argv[0]);
-      return 0;
-    }
-    if (!val ||
-        (strcmp(arg, "-n") && strcmp(arg, "-c") && strcmp(arg, "--json"))) {
-      fprintf(stderr, "%s: unknown option or missing value: '%s'\n", k->name,
-              arg);
-      usage(stderr, argv[0]);
-      return 2;
-    }
-    i++;
-    if (!strcmp(arg, "--json")) {
-      json = val;
-    } else if (number(val, !strcmp(arg, "-n") ? &size : &cutoff)) {
-      fprintf(stderr, "%s: bad number '%s' for %s\n", k->name, val, arg);
-      return 2;
-    }
+  const struct bench_opt opts[] = {
+      BENCH_OPT("-n", BENCH_LONG, &size, 0, LONG_MAX),
+      BENCH_OPT("-c", BENCH_LONG, &cutoff, 0, LONG_MAX),
+      BENCH_OPT("--json", BENCH_STRING, &json, 0, 0), BENCH_OPT_END};
+  int rc = bench_parse(k->name, argc, argv, opts, stderr);
+  if (rc) {
+    usage(rc > 0 ? stdout : stderr, argv[0]);
+    return rc > 0 ? 0 : 2;
   }
 
   int threads = start_runtime();
@@ -144,34 +114,23 @@ int main(int argc, char **argv) {
     return 1;
   if (k->setup(size, cutoff))
     return 2;
-  double t0 = now();
+  double t0 = bench_now();
   run_kernel();
-  double seconds = now() - t0;
-  struct rusage ru; /* the peak so far: input and run, not the check */
-  getrusage(RUSAGE_SELF, &ru);
+  double seconds = bench_now() - t0;
+  long rss = bench_peak_rss_kib(); /* so far: input and run, not the check */
 
   char what[128] = "";
   int wrong = k->check(what, sizeof what);
   printf("%s %s n=%ld c=%ld threads=%d seconds=%.4f peak_rss_kib=%ld %s %s\n",
-         k->name, version(), size, cutoff, threads, seconds, ru.ru_maxrss, what,
+         k->name, version(), size, cutoff, threads, seconds, rss, what,
          wrong ? "WRONG" : "ok");
   if (wrong)
     return 1;
-  if (json) {
-    FILE *f = fopen(json, "a");
-    if (!f) {
-      perror(json);
-      return 1;
-    }
-    fprintf(f,
-            "{\"bench\":\"nested\",\"version\":\"%s\",\"kernel\":\"%s\","
-            "\"size\":%ld,\"cutoff\":%ld,\"threads\":%d,\"seconds\":%.6f,"
-            "\"peak_rss_kib\":%ld}\n",
-            version(), k->name, size, cutoff, threads, seconds, ru.ru_maxrss);
-    if (fclose(f)) {
-      perror(json);
-      return 1;
-    }
-  }
-  return 0;
+  return bench_record(json,
+                      "{\"bench\":\"nested\",\"version\":\"%s\","
+                      "\"kernel\":\"%s\",\"size\":%ld,\"cutoff\":%ld,"
+                      "\"threads\":%d,\"seconds\":%.6f,\"peak_rss_kib\":%ld}",
+                      version(), k->name, size, cutoff, threads, seconds, rss)
+             ? 1
+             : 0;
 }

@@ -1,14 +1,11 @@
 /* suite.c — arguments, clock, ranks, repetitions and the result line of
  * the benchmark suite's programs (see suite.h).
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-
 #include "suite.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef SUITE_MPI
 #include <mpi.h>
@@ -37,15 +34,6 @@ static void usage(FILE *f, const char *prog, const char *const *kernels) {
              "  -t SECONDS  stop repeating after this long (default 60)\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || v < lo || v > hi)
-    return -1;
-  *out = v;
-  return 0;
-}
-
 static int known(const char *kernel, const char *const *kernels) {
   for (const char *const *k = kernels; *k; k++)
     if (!strcmp(kernel, *k))
@@ -56,44 +44,31 @@ static int known(const char *kernel, const char *const *kernels) {
 /* Returns -1 when every argument was understood, else an exit status. */
 static int parse(int argc, char **argv, const char *const *kernels,
                  struct suite_opts *o) {
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    long v = 0;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      if (suite_rank() == 0)
-        usage(stdout, argv[0], kernels);
-      return 0;
+  long budget = 60;
+  int list = 0;
+  const struct bench_opt opts[] = {
+      BENCH_OPT("-k", BENCH_STRING, &o->kernel, 0, 0),
+      BENCH_OPT("-n", BENCH_LONG, &o->n, 1, 1L << 30),
+      BENCH_OPT("-b", BENCH_LONG, &o->b, 1, 1L << 30),
+      BENCH_OPT("-r", BENCH_INT, &o->reps, 1, SUITE_MAX_REPS),
+      BENCH_OPT("-t", BENCH_LONG, &budget, 1, 1L << 20),
+      BENCH_OPT("--list", BENCH_FLAG, &list, 0, 0),
+      BENCH_OPT_END};
+  int rc =
+      bench_parse(argv[0], argc, argv, opts, suite_rank() == 0 ? stderr : NULL);
+  o->budget = (double)budget;
+  if (suite_rank() == 0 && rc)
+    usage(rc > 0 ? stdout : stderr, argv[0], kernels);
+  if (rc)
+    return rc > 0 ? 0 : 2;
+  if (list) {
+    if (suite_rank() == 0) {
+      printf("%s %s", o->group, o->runtime);
+      for (const char *const *k = kernels; *k; k++)
+        printf(" %s", *k);
+      printf("\n");
     }
-    if (!strcmp(arg, "--list")) {
-      if (suite_rank() == 0) {
-        printf("%s %s", o->group, o->runtime);
-        for (const char *const *k = kernels; *k; k++)
-          printf(" %s", *k);
-        printf("\n");
-      }
-      return 0;
-    }
-    int ok = val != NULL;
-    if (ok && !strcmp(arg, "-k"))
-      o->kernel = val;
-    else if (ok && !strcmp(arg, "-n") && !parse_long(val, 1, 1L << 30, &v))
-      o->n = v;
-    else if (ok && !strcmp(arg, "-b") && !parse_long(val, 1, 1L << 30, &v))
-      o->b = v;
-    else if (ok && !strcmp(arg, "-r") &&
-             !parse_long(val, 1, SUITE_MAX_REPS, &v))
-      o->reps = (int)v;
-    else if (ok && !strcmp(arg, "-t") && !parse_long(val, 1, 1L << 20, &v))
-      o->budget = (double)v;
-    else {
-      if (suite_rank() == 0) {
-        fprintf(stderr, "%s: bad argument '%s'%s%s\n", argv[0], arg,
-                val ? " " : "", val ? val : "");
-        usage(stderr, argv[0], kernels);
-      }
-      return 2;
-    }
-    i++;
+    return 0;
   }
   if (!o->kernel || !known(o->kernel, kernels)) {
     if (suite_rank() == 0) {
@@ -155,12 +130,6 @@ void suite_grid(int nranks, int *p, int *q) {
   *q = nranks / best;
 }
 
-double suite_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void suite_barrier(void) {
 #ifdef SUITE_MPI
   MPI_Barrier(MPI_COMM_WORLD);
@@ -215,7 +184,7 @@ static uint64_t sent_so_far(void) {
 
 double suite_start(struct suite_times *tt) {
   tt->sent_before = sent_so_far();
-  return suite_now();
+  return bench_now();
 }
 
 void suite_add(struct suite_times *tt, double seconds) {
@@ -234,7 +203,7 @@ void suite_repeat(struct suite_times *tt, const struct suite_opts *o,
     suite_barrier();
     double t0 = suite_start(tt);
     kernel(ctx);
-    suite_add(tt, suite_now() - t0);
+    suite_add(tt, bench_now() - t0);
   }
 }
 
@@ -246,20 +215,13 @@ void *suite_need(void *p) {
   return p;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 int suite_report(const struct suite_opts *o, int workers,
                  const struct suite_times *tt, double work, const char *unit,
                  double check, double tol, double sum) {
   double t[SUITE_MAX_REPS];
   int n = tt->reps;
   memcpy(t, tt->t, (size_t)n * sizeof *t);
-  qsort(t, (size_t)n, sizeof *t, by_value);
-  double best = n ? t[0] : 0.0;
-  double median = !n ? 0.0 : n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  double best = bench_best(t, n), median = bench_median(t, n);
   int ok = check <= tol; /* false for NaN */
 #ifdef SUITE_MPI
   double sent_max = suite_max((double)tt->sent);

@@ -49,6 +49,8 @@
 
 #include <stdlib.h>
 
+#include "harness.h"
+
 #ifdef _DAG
 #include <dag.h>
 #endif
@@ -83,8 +85,7 @@ int suite_nranks(void);
  * peers that lay a matrix out on a grid of processes. */
 void suite_grid(int nranks, int *p, int *q);
 
-/* Seconds on a monotonic clock; an MPI barrier (nothing without MPI). */
-double suite_now(void);
+/* An MPI barrier (nothing without MPI). */
 void suite_barrier(void);
 
 /* The largest and the sum of v over the ranks (v itself without MPI). */
@@ -95,8 +96,9 @@ double suite_sum(double v);
  * prepare(ctx) untimed (NULL: none), a barrier, then kernel(ctx) timed;
  * each repetition's time is the slowest rank's. A program with a loop of
  * its own times each repetition as
- *   double t0 = suite_start(&tt); ...kernel...; suite_add(&tt, suite_now() -
- * t0); Built with SUITE_MPI, suite_start and suite_add also count the bytes
+ *   double t0 = suite_start(&tt); ...kernel...;
+ *   suite_add(&tt, bench_now() - t0);
+ * Built with SUITE_MPI, suite_start and suite_add also count the bytes
  * this rank handed to MPI in between (mpi_sent.h): `sent` is the last
  * repetition's. */
 struct suite_times {

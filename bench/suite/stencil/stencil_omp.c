@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
     prepare(kernel, n, P, Q, tt.reps == 0);
     double t0 = suite_start(&tt);
     run(kernel, n, P, Q);
-    suite_add(&tt, suite_now() - t0);
+    suite_add(&tt, bench_now() - t0);
   }
   struct block_result r = check(kernel, n, o.b, P, Q, res);
   status = suite_report(&o, workers, &tt, stencil_work(kernel, n), "GB/s",

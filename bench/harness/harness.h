@@ -1,0 +1,66 @@
+/* harness.h — what every benchmark program shares, after Task Bench's core:
+ * the clock, the peak memory, the command line, the best and the median of
+ * repetitions, and the records appended to a JSON Lines file. Each folder's
+ * driver (suite.c, grain.c, overhead/common.c, nested.c) keeps its own
+ * options and output lines; it states them here as a table and prints
+ * them through these calls.
+ *
+ * Built as the static library bench_harness; programs that CMake does not
+ * compile (dagcc, clang -fopenmp) take harness.c among their sources.
+ */
+#ifndef BENCH_HARNESS_H
+#define BENCH_HARNESS_H
+
+#include <stdio.h>
+
+/* Seconds on a monotonic clock. */
+double bench_now(void);
+
+/* The peak resident set size of this process so far, in KiB. */
+long bench_peak_rss_kib(void);
+
+/* One option of a command line. */
+enum bench_opt_kind {
+  BENCH_FLAG,   /* no value: *(int *)dst = 1 */
+  BENCH_INT,    /* an int in [lo, hi] */
+  BENCH_LONG,   /* a long in [lo, hi] */
+  BENCH_STRING, /* *(const char **)dst = the value */
+  BENCH_CHOICE, /* *(int *)dst = the index of the value in choices */
+};
+
+struct bench_opt {
+  const char *name; /* "-n", "--width"; NULL ends the table */
+  enum bench_opt_kind kind;
+  void *dst;
+  long lo, hi;
+  const char *const *choices; /* BENCH_CHOICE: NULL-terminated */
+};
+
+/* A row of the table: BENCH_OPT("-n", BENCH_LONG, &n, 1, 100) (lo and hi
+ * count for BENCH_INT and BENCH_LONG only), BENCH_CHOICE_OPT("--kernel",
+ * &k, names); BENCH_OPT_END ends it. */
+#define BENCH_OPT(name, kind, dst, lo, hi)                                     \
+  { (name), (kind), (dst), (lo), (hi), NULL }
+#define BENCH_CHOICE_OPT(name, dst, choices)                                   \
+  { (name), BENCH_CHOICE, (dst), 0, 0, (choices) }
+#define BENCH_OPT_END                                                          \
+  { NULL, BENCH_FLAG, NULL, 0, 0, NULL }
+
+/* Parses argv[1..argc) by the table opts. Returns 0 when every argument
+ * was understood, 1 at -h or --help, -1 after a message on err naming
+ * prog ("prog: bad value 'x' for -n"; err NULL: no message). */
+int bench_parse(const char *prog, int argc, char **argv,
+                const struct bench_opt *opts, FILE *err);
+
+/* The best (smallest) and the median of the n times t (n >= 0; 0 for
+ * none). bench_median sorts t. */
+double bench_best(const double *t, int n);
+double bench_median(double *t, int n);
+
+/* Appends one line, printf's fmt with its arguments, to the file path
+ * (JSON Lines records). Nothing when path is NULL. Returns 0, or -1 after
+ * a message when the file cannot be written. */
+int bench_record(const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif /* BENCH_HARNESS_H */
