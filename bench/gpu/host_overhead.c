@@ -64,9 +64,9 @@ int main(int argc, char **argv) {
       for (int j = 0; j < nt; j++) {
         struct dag_access acc[3];
         struct gemm_args g = gemm_tile(a, bm, c, n, b, i, j, l, acc);
-        double t0 = (1e6 * now_seconds());
+        double t0 = (1e6 * bench_now());
         dag_check(dag_submit(&gemm_info, &g, sizeof g, acc, 3));
-        us[k++] = (1e6 * now_seconds()) - t0;
+        us[k++] = (1e6 * bench_now()) - t0;
       }
   dag_check(dag_taskwait());
   dag_check(dag_finalize());

@@ -49,10 +49,10 @@ static double *matrix(int n) {
 static double calibrate(int b) {
   double *a = matrix(b), *bm = matrix(b), *c = matrix(b), rates[7];
   for (int r = 0; r < 7; r++) {
-    double t0 = now_seconds();
+    double t0 = bench_now();
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, b, b, 1.0, a, b,
                 bm, b, 1.0, c, b);
-    rates[r] = 2.0 * b * b * b / (now_seconds() - t0);
+    rates[r] = 2.0 * b * b * b / (bench_now() - t0);
   }
   qsort(rates, 7, sizeof *rates, by_value);
   free(a);

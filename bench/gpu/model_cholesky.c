@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
   double flops[KERNELS] = {0};
   int tasks = 0;
   dag_check(dag_init()); /* its start-up (threads, devices) is not timed */
-  double t0 = now_seconds();
+  double t0 = bench_now();
   for (int k = 0; k < nt; k++) {
     struct tile_args g = {{T(k, k), T(k, k), T(k, k)}, b, n};
     struct dag_access acc[3] = {TILE(DAG_INOUT, k, k)};
@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
     }
   }
   dag_check(dag_taskwait());
-  double wall = now_seconds() - t0;
+  double wall = bench_now() - t0;
   double work = 0, bb = (double)b * b * b;
   for (int k = 0; k < KERNELS; k++)
     work += flops[k] / rate[k];

@@ -1,16 +1,16 @@
 /* tiles.h — what the timed-model benchmarks of bench/gpu share: the tile
  * product's arguments and work, tiles of a row-major matrix as regions,
- * a clock, the timed tiled product, matrices that are never touched and a
+ * the timed tiled product, matrices that are never touched and a
  * sort order.
  */
 #ifndef DAG_BENCH_GPU_TILES_H
 #define DAG_BENCH_GPU_TILES_H
 
 #include <dag.h>
+#include <harness.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 
 /* C(m x n) += A(m x k) B(k x n), all with leading dimension ld. */
 struct gemm_args {
@@ -54,12 +54,6 @@ static inline struct gemm_args gemm_tile(const double *a, const double *bm,
                             n};
 }
 
-static inline double now_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The tiled product C += A B of n x n matrices in b x b tiles, each tile
  * product a task of info, after dag_init (its start-up, threads and devices,
  * is not timed): the seconds from the first submission to the end of the
@@ -69,7 +63,7 @@ static inline double timed_gemm(const struct dag_task_info *info,
                                 int n, int b) {
   int nt = n / b;
   dag_check(dag_init());
-  double t0 = now_seconds();
+  double t0 = bench_now();
   for (int i = 0; i < nt; i++)
     for (int j = 0; j < nt; j++)
       for (int l = 0; l < nt; l++) {
@@ -78,7 +72,7 @@ static inline double timed_gemm(const struct dag_task_info *info,
         dag_check(dag_submit(info, &g, sizeof g, acc, 3));
       }
   dag_check(dag_taskwait());
-  return now_seconds() - t0;
+  return bench_now() - t0;
 }
 
 /* n x n doubles of address space, never touched: on the timed model no

@@ -17,15 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <dag.h>
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
+#include <harness.h>
 
 static uint32_t value_at(long i) { return (uint32_t)(i * 2654435761u); }
 
@@ -88,9 +82,9 @@ int main(int argc, char **argv) {
   for (long i = 0; i < blocks * block; i++)
     want[value_at(i) % (uint32_t)bins] += reps;
   for (int r = 0; r < reps; r++) {
-    double t0 = now_ms();
+    double t0 = bench_now();
     (reduce ? by_reduction : by_commutative)(x, blocks, block, hist, bins);
-    ms[r] = now_ms() - t0;
+    ms[r] = (bench_now() - t0) * 1e3;
   }
   bool ok = !memcmp(hist, want, (size_t)bins * sizeof *hist);
   qsort(ms, (size_t)reps, sizeof *ms, by_time);

@@ -19,18 +19,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dag.h>
+#include <harness.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void touch(void *args) {
   char *block = *(char **)args;
@@ -40,7 +34,7 @@ static void touch(void *args) {
 /* One chain of hops through dag; returns the seconds it took. */
 static double dag_hops(char *block, size_t bytes, int hops) {
   dag_check(dag_taskwait());
-  double t0 = now();
+  double t0 = bench_now();
   for (int i = 0; i < hops; i++) {
     struct dag_task_info info = {.fn = touch,
                                  .label = "hop",
@@ -52,7 +46,7 @@ static double dag_hops(char *block, size_t bytes, int hops) {
     dag_check(dag_submit(&info, &block, sizeof block, &acc, 1));
   }
   dag_check(dag_taskwait());
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 /* The same number of one-way messages by hand. */
@@ -60,7 +54,7 @@ static double mpi_hops(char *buf, size_t bytes, int hops) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = now();
+  double t0 = bench_now();
   for (int i = 1; i < hops; i++) {
     if (rank == (i - 1) % 2)
       MPI_Send(buf, (int)bytes, MPI_BYTE, i % 2, 0, MPI_COMM_WORLD);
@@ -69,7 +63,7 @@ static double mpi_hops(char *buf, size_t bytes, int hops) {
                MPI_STATUS_IGNORE);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 int main(int argc, char **argv) {

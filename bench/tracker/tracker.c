@@ -22,19 +22,12 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dag.h>
+#include <harness.h>
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void nop(void *args) { (void)args; }
 
@@ -75,10 +68,10 @@ static double probe_us(double *data, size_t history, size_t probe, bool live) {
     dag_taskwait(); /* the history is complete before we probe */
     submit_gate(&gate, data + history, data + history + probe);
   }
-  double t0 = now();
+  double t0 = bench_now();
   for (size_t i = 0; i < probe; i++)
     submit_inout(&data[history + i]);
-  double t1 = now();
+  double t1 = bench_now();
   gate = 1;
   dag_taskwait();
   return (t1 - t0) / (double)probe * 1e6;
@@ -97,7 +90,7 @@ static double tiles_us(int n, int b) {
   size_t ld = (size_t)n * sizeof *a, row = (size_t)b * sizeof *a;
   int nt = n / b;
   long tasks = 0;
-  double t0 = now();
+  double t0 = bench_now();
   for (int k = 0; k < nt; k++)
     for (int i = k; i < nt; i++)
       for (int j = k; j <= i; j++) {
@@ -109,17 +102,11 @@ static double tiles_us(int n, int b) {
         dag_submit(&task_info, NULL, 0, acc, 3);
         tasks++;
       }
-  double t1 = now();
+  double t1 = bench_now();
   gate = 1;
   dag_taskwait();
   free(a);
   return (t1 - t0) / (double)tasks * 1e6;
-}
-
-static long peak_rss_kib(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
 }
 
 /* Bytes per waiting task: n tasks with one inout access each, held back by
@@ -127,7 +114,7 @@ static long peak_rss_kib(void) {
 static double bytes_per_live_task(double *data, size_t n) {
   static volatile int gate;
   gate = 0;
-  long before = peak_rss_kib();
+  long before = bench_peak_rss_kib();
   submit_gate(&gate, data, data + n);
   struct dag_task_info info = {.fn = nop, .label = "live"};
   for (size_t i = 0; i < n; i++) {
@@ -136,7 +123,7 @@ static double bytes_per_live_task(double *data, size_t n) {
     double args[2] = {(double)i, 0};
     dag_submit(&info, args, sizeof args, &a, 1);
   }
-  long after = peak_rss_kib();
+  long after = bench_peak_rss_kib();
   gate = 1;
   dag_taskwait();
   return (double)(after - before) * 1024.0 / (double)n;
