@@ -130,7 +130,7 @@ void suite_grid(int nranks, int *p, int *q) {
   *q = nranks / best;
 }
 
-void suite_barrier(void) {
+static void barrier(void) {
 #ifdef SUITE_MPI
   MPI_Barrier(MPI_COMM_WORLD);
 #endif
@@ -182,13 +182,15 @@ static uint64_t sent_so_far(void) {
 #endif
 }
 
-double suite_start(struct suite_times *tt) {
+void suite_begin(struct suite_times *tt) {
+  barrier();
   tt->sent_before = sent_so_far();
-  return bench_now();
+  tt->t0 = bench_now();
 }
 
-void suite_add(struct suite_times *tt, double seconds) {
-  tt->sent = sent_so_far() - tt->sent_before;
+void suite_end(struct suite_times *tt) {
+  double seconds = bench_now() - tt->t0;
+  tt->sent = sent_so_far() - tt->sent_before; /* before suite_max's bytes */
   seconds = suite_max(seconds);
   if (tt->reps < SUITE_MAX_REPS)
     tt->t[tt->reps++] = seconds;
@@ -200,10 +202,9 @@ void suite_repeat(struct suite_times *tt, const struct suite_opts *o,
   while (suite_more(tt, o)) {
     if (prepare)
       prepare(ctx);
-    suite_barrier();
-    double t0 = suite_start(tt);
+    suite_begin(tt);
     kernel(ctx);
-    suite_add(tt, bench_now() - t0);
+    suite_end(tt);
   }
 }
 

@@ -85,33 +85,30 @@ int suite_nranks(void);
  * peers that lay a matrix out on a grid of processes. */
 void suite_grid(int nranks, int *p, int *q);
 
-/* An MPI barrier (nothing without MPI). */
-void suite_barrier(void);
-
 /* The largest and the sum of v over the ranks (v itself without MPI). */
 double suite_max(double v);
 double suite_sum(double v);
 
 /* The repetition loop, while suite_more says so (the same on every rank):
- * prepare(ctx) untimed (NULL: none), a barrier, then kernel(ctx) timed;
- * each repetition's time is the slowest rank's. A program with a loop of
- * its own times each repetition as
- *   double t0 = suite_start(&tt); ...kernel...;
- *   suite_add(&tt, bench_now() - t0);
- * Built with SUITE_MPI, suite_start and suite_add also count the bytes
- * this rank handed to MPI in between (mpi_sent.h): `sent` is the last
- * repetition's. */
+ * prepare(ctx) untimed (NULL: none), then kernel(ctx) timed between
+ * suite_begin, which waits at a barrier first, and suite_end; each
+ * repetition's time is the slowest rank's. A program with a loop of its
+ * own writes
+ *   while (suite_more(&tt, &o)) { ...prepare...; suite_begin(&tt);
+ *                                 ...kernel...; suite_end(&tt); }
+ * Built with SUITE_MPI, they also count the bytes this rank handed to MPI
+ * in between (mpi_sent.h): `sent` is the last repetition's. */
 struct suite_times {
   int reps;
-  double total;
+  double total, t0;
   double t[SUITE_MAX_REPS];
   uint64_t sent_before, sent;
 };
 void suite_repeat(struct suite_times *tt, const struct suite_opts *o,
                   void (*prepare)(void *), void (*kernel)(void *), void *ctx);
 int suite_more(const struct suite_times *tt, const struct suite_opts *o);
-double suite_start(struct suite_times *tt);
-void suite_add(struct suite_times *tt, double seconds);
+void suite_begin(struct suite_times *tt);
+void suite_end(struct suite_times *tt);
 
 /* p, or the end of the program with a message if memory ran out. */
 void *suite_need(void *p);

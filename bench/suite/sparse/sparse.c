@@ -298,10 +298,9 @@ static int run_spmv(const struct suite_opts *o, const struct layout *l,
   fill_random(l, x, 2);
   struct suite_times tt = {0};
   while (suite_more(&tt, o)) {
-    suite_barrier();
-    double t0 = suite_start(&tt);
+    suite_begin(&tt);
     spmv(l, A, x, y);
-    suite_add(&tt, bench_now() - t0);
+    suite_end(&tt);
   }
 
   /* Per block, replicated: the largest error and the sum of y. */
@@ -545,10 +544,9 @@ static int run_cg(const struct suite_opts *o, const struct layout *l,
   while (suite_more(&tt, o)) {
     cg_start(l, &s);
     bnorm = sqrt(s.rr);
-    suite_barrier();
-    double t0 = suite_start(&tt);
+    suite_begin(&tt);
     (fused ? cg_iterate : cg_iterate_unfused)(l, A, &s);
-    suite_add(&tt, bench_now() - t0);
+    suite_end(&tt);
   }
 
   double norm, xsum;

@@ -110,10 +110,9 @@ static PetscErrorCode run_spmv(const struct suite_opts *o, Mat A, int *status) {
   PetscCall(fill_random(x, 2));
   struct suite_times tt = {0};
   while (suite_more(&tt, o)) {
-    suite_barrier();
-    double t0 = suite_start(&tt);
+    suite_begin(&tt);
     PetscCall(MatMult(A, x, y));
-    suite_add(&tt, bench_now() - t0);
+    suite_end(&tt);
   }
 
   PetscReal err;
@@ -172,10 +171,9 @@ static PetscErrorCode run_cg(const struct suite_opts *o, Mat A,
   struct suite_times tt = {0};
   while (suite_more(&tt, o)) {
     PetscCall(VecSet(x, 0.0));
-    suite_barrier();
-    double t0 = suite_start(&tt);
+    suite_begin(&tt);
     PetscCall(KSPSolve(ksp, b, x));
-    suite_add(&tt, bench_now() - t0);
+    suite_end(&tt);
   }
 
   PetscInt its;

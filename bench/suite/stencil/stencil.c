@@ -238,10 +238,9 @@ int main(int argc, char **argv) {
   struct suite_times tt = {0};
   while (suite_more(&tt, &o)) {
     prepare(kernel, n, b, P, Q, tt.reps == 0);
-    suite_barrier();
-    double t0 = suite_start(&tt);
+    suite_begin(&tt);
     run(kernel, n, b, P, Q);
-    suite_add(&tt, bench_now() - t0);
+    suite_end(&tt);
   }
   struct block_result r = check(kernel, n, b, P, Q, res);
   status = suite_report(&o, suite_dag_workers(), &tt, stencil_work(kernel, n),

@@ -119,9 +119,9 @@ int main(int argc, char **argv) {
   struct suite_times tt = {0};
   while (suite_more(&tt, &o)) {
     prepare(kernel, n, P, Q, tt.reps == 0);
-    double t0 = suite_start(&tt);
+    suite_begin(&tt);
     run(kernel, n, P, Q);
-    suite_add(&tt, bench_now() - t0);
+    suite_end(&tt);
   }
   struct block_result r = check(kernel, n, o.b, P, Q, res);
   status = suite_report(&o, workers, &tt, stencil_work(kernel, n), "GB/s",
