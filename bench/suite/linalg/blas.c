@@ -1,8 +1,19 @@
 /* blas.c — GEMM, SYRK, GEMV and Cholesky of the linalg group as tiled
  * pragma programs: runtime "dag" built with dagcc, "serial" built with
- * plain cc (the pragmas ignored, the same operations in sequence).
+ * plain cc (the pragmas ignored, the same operations in sequence), and
+ * "omptask" built with cc -fopenmp (blas_omptask, the OpenMP tasks peer).
  *
  *   blas -k gemm|syrk|gemv|cholesky [-n N] [-b B] [-r REPS] [-t SECONDS]
+ *
+ * Each task is written twice, as nested's kernels are: an OpenMP pragma,
+ * then a dag pragma on the same statement; each compiler ignores the
+ * other's. OpenMP's tasks are submitted by one thread of a `parallel`
+ * region, on row-major matrices in one process, and ordered by the address
+ * of a dependence item, so a tile is named by its first entry (exact:
+ * tiles never partly overlap). Each tile's kernels run in the same order
+ * in every build, so the result and sum= are the same bits. The
+ * Cholesky's OpenMP priorities only count up to OMP_MAX_TASK_PRIORITY (0
+ * when unset: no priorities; the suite sets it, bench/runner.py).
  *
  * The problems, their flops and their checks are blas_tiles.h's. Every
  * n x n matrix is suite_matrix(n, n, b, b): b x b tiles, tile (i, j) homed
@@ -38,27 +49,36 @@
  * whichever rank they run, so sum= has the same bits serially and on any
  * number of ranks.
  *
- * The tile kernels run in parallel tasks on dag's workers (DAG_NUM_THREADS),
- * so OpenBLAS gets one thread each (set here, whatever OPENBLAS_NUM_THREADS
- * says).
+ * The tile kernels run in parallel tasks on dag's workers (DAG_NUM_THREADS)
+ * or OpenMP's (OMP_NUM_THREADS), so OpenBLAS gets one thread each (set
+ * here, whatever OPENBLAS_NUM_THREADS says).
  */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#define BLAS_RUNTIME "omptask"
+#define BLAS_THREADS omp_get_max_threads
+#else
+#define BLAS_RUNTIME SUITE_DAG_RUNTIME
+#define BLAS_THREADS suite_dag_workers
+#endif
 
 #include "linalg_program.h"
 #include "suite.h"
 #include "tiles.h" /* samples/cholesky: the Cholesky's kernels, priorities */
 
 /* Fills matrix m with the input `shape` of `seed`, a task per tile at its
- * home. */
+ * home (OpenMP: tiles in parallel). */
 static void fill(const struct blas_problem *p, void *m, enum blas_shape shape,
                  uint64_t seed) {
-  long n = p->n, bs = p->bs;
+  long n = p->n, bs = p->bs, nt = p->nt;
   double(*M)[n] = m;
-  for (long i = 0; i < p->nt; i++)
-    for (long j = 0; j < p->nt; j++) {
+#pragma omp parallel for collapse(2) schedule(dynamic)
+  for (long i = 0; i < nt; i++)
+    for (long j = 0; j < nt; j++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
       long j0 = j * bs, dj = suite_block_dim(n, bs, j);
 #pragma dag task out(M [i0:di] [j0:dj]) label("fill")
@@ -73,12 +93,15 @@ static void fill(const struct blas_problem *p, void *m, enum blas_shape shape,
 static void gemm(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a, (*B)[n] = p->b, (*C)[n] = p->c;
+#pragma omp parallel
+#pragma omp single
   for (long k = 0; k < nt; k++) {
     long k0 = k * bs, dk = suite_block_dim(n, bs, k);
     for (long i = 0; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
       for (long j = 0; j < nt; j++) {
         long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+#pragma omp task depend(in : A[i0][k0], B[k0][j0]) depend(inout : C[i0][j0])
 #pragma dag task in(A [i0:di] [k0:dk],                                         \
                     B [k0:dk] [j0:dj])inout(C [i0:di] [j0:dj]) label("gemm")
         blas_tile_gemm(&A[i0][k0], &B[k0][j0], &C[i0][j0], di, dj, dk, n);
@@ -92,14 +115,18 @@ static void gemm(const struct blas_problem *p) {
 static void syrk(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a, (*C)[n] = p->c;
+#pragma omp parallel
+#pragma omp single
   for (long k = 0; k < nt; k++) {
     long k0 = k * bs, dk = suite_block_dim(n, bs, k);
     for (long i = 0; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(in : A[i0][k0]) depend(inout : C[i0][i0])
 #pragma dag task in(A [i0:di] [k0:dk])inout(C [i0:di] [i0:di]) label("syrk")
       blas_tile_syrk(&A[i0][k0], &C[i0][i0], di, dk, n);
       for (long j = 0; j < i; j++) {
         long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+#pragma omp task depend(in : A[i0][k0], A[j0][k0]) depend(inout : C[i0][j0])
 #pragma dag task in(A [i0:di] [k0:dk],                                         \
                     A [j0:dj] [k0:dk])inout(C [i0:di] [j0:dj]) label("gemm")
         blas_tile_gemm_nt(&A[i0][k0], &A[j0][k0], &C[i0][j0], di, dj, dk, n);
@@ -114,8 +141,11 @@ static void gemv(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a;
   double *x = p->x, *y = p->y;
+#pragma omp parallel
+#pragma omp single
   for (long i = 0; i < nt; i++) {
     long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(out : y[i0])
 #pragma dag task in(A [i0:di] [0:n], x [0:n])out(y [i0:di]) label("gemv")
     blas_tile_gemv(&A[i0][0], x, &y[i0], di, n, n);
   }
@@ -126,24 +156,34 @@ static void gemv(const struct blas_problem *p) {
 static void cholesky(const struct blas_problem *p) {
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a;
+#pragma omp parallel
+#pragma omp single
   for (long k = 0; k < nt; k++) {
     long k0 = k * bs, dk = suite_block_dim(n, bs, k);
+#pragma omp task depend(inout : A[k0][k0])                                     \
+    priority(chol_priority(CHOL_POTRF, k, k, k, nt))
 #pragma dag task inout(A [k0:dk] [k0:dk]) label("potrf")                       \
     priority(chol_priority(CHOL_POTRF, k, k, k, nt))
     tile_potrf(&A[k0][k0], dk, n);
     for (long i = k + 1; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(in : A[k0][k0]) depend(inout : A[i0][k0])             \
+    priority(chol_priority(CHOL_TRSM, i, k, k, nt))
 #pragma dag task in(A [k0:dk] [k0:dk])inout(A [i0:di] [k0:dk]) label("trsm")   \
     priority(chol_priority(CHOL_TRSM, i, k, k, nt))
       tile_trsm(&A[k0][k0], &A[i0][k0], di, dk, n);
     }
     for (long i = k + 1; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
+#pragma omp task depend(in : A[i0][k0]) depend(inout : A[i0][i0])             \
+    priority(chol_priority(CHOL_SYRK, i, i, k, nt))
 #pragma dag task in(A [i0:di] [k0:dk])inout(A [i0:di] [i0:di]) label("syrk")   \
     priority(chol_priority(CHOL_SYRK, i, i, k, nt))
       tile_syrk(&A[i0][k0], &A[i0][i0], di, dk, n);
       for (long j = k + 1; j < i; j++) {
         long j0 = j * bs, dj = suite_block_dim(n, bs, j);
+#pragma omp task depend(in : A[i0][k0], A[j0][k0]) depend(inout : A[i0][j0])  \
+    priority(chol_priority(CHOL_GEMM, i, j, k, nt))
 #pragma dag task in(A [i0:di] [k0:dk],                                         \
                     A [j0:dj] [k0:dk])inout(A [i0:di] [j0:dj]) label("gemm")   \
     priority(chol_priority(CHOL_GEMM, i, j, k, nt))
@@ -194,11 +234,11 @@ static double sum_by_tiles(const struct blas_problem *p, void *m, bool lower) {
 
 int main(int argc, char **argv) {
   return blas_main(argc, argv,
-                   &(struct blas_program){.runtime = SUITE_DAG_RUNTIME,
+                   &(struct blas_program){.runtime = BLAS_RUNTIME,
                                           .tiled = true,
                                           .fill = fill,
                                           .run = {gemm, syrk, gemv, cholesky},
                                           .check = check_on_rank0,
                                           .sum = sum_by_tiles,
-                                          .threads = suite_dag_workers});
+                                          .threads = BLAS_THREADS});
 }

@@ -1,6 +1,6 @@
 # GEMM, SYRK, GEMV and Cholesky (blas_tiles.h): the tiled pragma program
-# blas (dag; blas_serial with plain cc), blas_omptask (OpenMP tasks on the
-# same tile kernels) and blas_lapacke (one threaded OpenBLAS/LAPACKE call).
+# blas (dag; blas_serial with plain cc; blas_omptask, its OpenMP pragmas,
+# with cc -fopenmp) and blas_lapacke (one threaded OpenBLAS/LAPACKE call).
 # The Cholesky's tile kernels and priorities are samples/cholesky/tiles.c,
 # compiled in by path. Needs OpenBLAS and LAPACKE (libopenblas-dev
 # liblapacke-dev).
@@ -28,9 +28,9 @@ target_link_libraries(blas_lapacke PRIVATE suite_harness
   PkgConfig::SUITE_LAPACKE PkgConfig::SUITE_OPENBLAS m)
 
 if(OpenMP_C_FOUND)
-  add_executable(blas_omptask ${CMAKE_CURRENT_LIST_DIR}/blas_omptask.c
-                 ${blas_sources})
+  add_executable(blas_omptask ${CMAKE_CURRENT_LIST_DIR}/blas.c ${blas_sources})
   target_include_directories(blas_omptask PRIVATE ${blas_chol})
+  target_compile_options(blas_omptask PRIVATE -Wno-unknown-pragmas)
   target_link_libraries(blas_omptask PRIVATE suite_harness OpenMP::OpenMP_C
     PkgConfig::SUITE_LAPACKE PkgConfig::SUITE_OPENBLAS m)
 else()

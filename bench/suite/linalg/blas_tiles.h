@@ -2,11 +2,12 @@
  * linalg group share: the problems (their matrices, work and checks) and the
  * tile kernels of the tiled programs.
  *
- * Three programs solve the same four problems: blas.c (dag, and serial with
- * plain cc), blas_omptask.c (OpenMP tasks with depend) and blas_lapacke.c
- * (one threaded OpenBLAS/LAPACKE call on the whole matrix). The tiled two
- * run the same tile kernels (below, and samples/cholesky/tiles.c for the
- * Cholesky) in the same order on each tile, so they compute the same bits.
+ * Three programs solve the same four problems: blas.c (dag, serial with
+ * plain cc, and OpenMP tasks with depend as blas_omptask) and
+ * blas_lapacke.c (one threaded OpenBLAS/LAPACKE call on the whole matrix).
+ * The tiled ones run the same tile kernels (below, and
+ * samples/cholesky/tiles.c for the Cholesky) in the same order on each
+ * tile, so they compute the same bits.
  *
  * The problems, on n x n matrices whose entry (i, j) (0-based) is drawn
  * from suite_random by the global row-major index i*n + j:

@@ -1,7 +1,7 @@
 /* linalg_program.h — what the programs of the linalg group share beyond
  * their problems (blas_tiles.h, factor_tiles.h): their data, its set-up and
  * release, the result's check and sum=, and main. The programs of GEMM,
- * SYRK, GEMV and Cholesky (blas.c on dag, blas_omptask.c, blas_lapacke.c)
+ * SYRK, GEMV and Cholesky (blas.c on dag and OpenMP, blas_lapacke.c)
  * and of LU, QR and the solve (factor.c, factor_omptask.c,
  * factor_lapacke.c) each say how they fill, run and check.
  */
