@@ -125,31 +125,20 @@ static void update(long n, long b, double (*A)[n], double (*B)[n]) {
 
 /* ------------------------------------------------------------ the checks */
 
-/* res[k] = the check of block k of the result, at the block's home. */
-static void box_checks(long n, long b, enum box_rule rule, double (*Y)[n],
-                       struct block_result *res) {
+/* res[k] = the check of block k of the result Y (of a box kernel, or B
+ * of update), at the block's home. */
+static void result_checks(enum stencil_kernel kernel, long n, long b,
+                          double (*Y)[n], struct block_result *res) {
   long blocks = suite_nblocks(n, b);
   for (long k = 0; k < blocks; k++) {
     struct stencil_block blk = stencil_block_at(n, b, k);
 #pragma dag task in(Y[blk.i0:blk.rows][blk.j0:blk.cols]) out(res[k])          \
     label("check")
     {
-      res[k].err = box_error(n, Y, rule, blk);
+      res[k].err = kernel == UPDATE
+                       ? update_error(n, Y, blk)
+                       : box_error(n, Y, (enum box_rule)kernel, blk);
       res[k].sum = block_sum(n, Y, blk);
-    }
-  }
-}
-
-static void update_checks(long n, long b, double (*B)[n],
-                          struct block_result *res) {
-  long blocks = suite_nblocks(n, b);
-  for (long k = 0; k < blocks; k++) {
-    struct stencil_block blk = stencil_block_at(n, b, k);
-#pragma dag task in(B[blk.i0:blk.rows][blk.j0:blk.cols]) out(res[k])          \
-    label("check")
-    {
-      res[k].err = update_error(n, B, blk);
-      res[k].sum = block_sum(n, B, blk);
     }
   }
 }
@@ -205,10 +194,8 @@ static struct block_result check(enum stencil_kernel kernel, long n, long b,
                                  struct block_result *res) {
   if (kernel == JACOBI)
     jacobi_checks(n, b, P, Q, res);
-  else if (kernel == UPDATE)
-    update_checks(n, b, Q, res);
   else
-    box_checks(n, b, (enum box_rule)kernel, Q, res);
+    result_checks(kernel, n, b, Q, res);
 #pragma dag taskwait
   return stencil_combine(res, suite_nblocks(n, b));
 }
