@@ -105,22 +105,25 @@ static void run_potrf(void *ctx, int k) {
        tile_id(w, k, k));
 }
 
-static void run_trsm(void *ctx, int i, int k) {
-  struct walker *w = ctx;
+/* trsm or syrk, on dim(i) rows and dim(k) columns: reads tile (ri, rj),
+ * writes tile (wi, wj). */
+static void run_pair(struct walker *w, enum chol_kernel kernel, int i, int k,
+                     int ri, int rj, int wi, int wj) {
   double t0 = sample_now();
   double m = dim(w, i), b = dim(w, k);
-  tile_trsm(tile_at(w, k, k), tile_at(w, i, k), dim(w, i), dim(w, k), w->n);
-  book(w, CHOL_TRSM, sample_now() - t0, m * b * b, tile_id(w, k, k), -1,
-       tile_id(w, i, k));
+  (kernel == CHOL_TRSM ? tile_trsm : tile_syrk)(
+      tile_at(w, ri, rj), tile_at(w, wi, wj), dim(w, i), dim(w, k), w->n);
+  book(w, kernel, sample_now() - t0,
+       kernel == CHOL_TRSM ? m * b * b : m * (m + 1) * b, tile_id(w, ri, rj),
+       -1, tile_id(w, wi, wj));
+}
+
+static void run_trsm(void *ctx, int i, int k) {
+  run_pair(ctx, CHOL_TRSM, i, k, k, k, i, k);
 }
 
 static void run_syrk(void *ctx, int i, int k) {
-  struct walker *w = ctx;
-  double t0 = sample_now();
-  double m = dim(w, i), b = dim(w, k);
-  tile_syrk(tile_at(w, i, k), tile_at(w, i, i), dim(w, i), dim(w, k), w->n);
-  book(w, CHOL_SYRK, sample_now() - t0, m * (m + 1) * b, tile_id(w, i, k), -1,
-       tile_id(w, i, i));
+  run_pair(ctx, CHOL_SYRK, i, k, i, k, i, i);
 }
 
 static void run_gemm(void *ctx, int i, int j, int k) {
