@@ -10,28 +10,24 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "harness.h"
 #include "sample_util.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 extern void openblas_set_num_threads(int num_threads);
 
 int main(int argc, char **argv) {
   int n = 4096, reps = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-n"))
-      n = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-r"))
-      reps = atoi(argv[i + 1]);
-  }
-  if (n <= 0 || reps <= 0) {
-    fprintf(stderr, "usage: %s [-n N] [-r reps]\n", argv[0]);
-    return 2;
-  }
+  const struct bench_opt opts[] = {BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 20),
+                                   BENCH_OPT("-r", BENCH_INT, &reps, 1, 1000),
+                                   BENCH_OPT_END};
+  int rc = bench_args(argc, argv, opts, "cholesky_dgemm [-n N] [-r reps]");
+  if (rc >= 0)
+    return rc;
   const char *env = getenv("OPENBLAS_NUM_THREADS");
   int threads = env && atoi(env) > 0 ? atoi(env) : 2;
   openblas_set_num_threads(threads);

@@ -34,6 +34,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "harness.h"
 #include "sample_util.h"
 #include "tiles.h"
 
@@ -181,26 +182,17 @@ static void *factor_repeatedly(void *p) {
   return NULL;
 }
 
-static int parse_positive(const char *s) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  return *end || v <= 0 || v > 1 << 20 ? -1 : (int)v;
-}
-
 int main(int argc, char **argv) {
   int n = 4096, bs = 256, threads = 2, reps = 3;
-  for (int i = 1; i < argc; i++) {
-    int *dst = !strcmp(argv[i], "-n")   ? &n
-               : !strcmp(argv[i], "-b") ? &bs
-               : !strcmp(argv[i], "-t") ? &threads
-               : !strcmp(argv[i], "-r") ? &reps
-                                        : NULL;
-    if (!dst || i + 1 >= argc || (*dst = parse_positive(argv[++i])) < 0) {
-      fprintf(stderr, "usage: %s [-n N] [-b tile] [-t threads] [-r reps]\n",
-              argv[0]);
-      return 2;
-    }
-  }
+  const struct bench_opt opts[] = {
+      BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 20),
+      BENCH_OPT("-b", BENCH_INT, &bs, 1, 1 << 20),
+      BENCH_OPT("-t", BENCH_INT, &threads, 1, 1 << 20),
+      BENCH_OPT("-r", BENCH_INT, &reps, 1, 1 << 20), BENCH_OPT_END};
+  int rc = bench_args(argc, argv, opts,
+                      "cholesky_bound [-n N] [-b tile] [-t threads] [-r reps]");
+  if (rc >= 0)
+    return rc;
   if (bs > n)
     bs = n;
   openblas_set_num_threads(1); /* as inside every runtime's tasks */

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE /* pthread_barrier */
 
+#include "harness.h"
 #include "sample_util.h"
 
 #include <cuda_runtime.h>
@@ -188,16 +189,15 @@ static void copies(const char *what, int to_device, int streams, int staged,
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-n"))
-      n = (size_t)atol(argv[i + 1]);
-    else if (!strcmp(argv[i], "-b"))
-      b = (size_t)atol(argv[i + 1]);
-  }
-  if (!n || !b || n % b) {
-    fprintf(stderr, "usage: gpu_copy_paths [-n N] [-b tile dividing N]\n");
-    return 2;
-  }
+  long nl = (long)n, bl = (long)b;
+  const struct bench_opt opts[] = {
+      BENCH_OPT("-n", BENCH_LONG, &nl, 1, 1L << 20),
+      BENCH_OPT("-b", BENCH_LONG, &bl, 1, 1L << 20), BENCH_OPT_END};
+  const char *usage = "gpu_copy_paths [-n N] [-b tile dividing N]";
+  int rc = bench_args(argc, argv, opts, usage);
+  if (rc >= 0 || nl % bl)
+    return bench_usage(rc, usage);
+  n = (size_t)nl, b = (size_t)bl;
   size_t bytes = n * n * sizeof(double);
   matrix = aligned_alloc(4096, bytes);
   if (!matrix)

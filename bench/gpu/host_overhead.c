@@ -22,7 +22,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static void gemm_device(void *p) {
   (void)p;
@@ -44,16 +43,13 @@ static const struct dag_task_info gemm_info = {.fn = gemm_device,
 
 int main(int argc, char **argv) {
   int n = 32768, b = 2048;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-n"))
-      n = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-b"))
-      b = atoi(argv[i + 1]);
-  }
-  if (b <= 0 || n <= 0 || n % b) {
-    fprintf(stderr, "usage: host_overhead [-n N] [-b tile dividing N]\n");
-    return 2;
-  }
+  const char *usage = "host_overhead [-n N] [-b tile dividing N]";
+  const struct bench_opt opts[] = {BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
+                                   BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
+                                   BENCH_OPT_END};
+  int rc = bench_args(argc, argv, opts, usage);
+  if (rc >= 0 || n % b)
+    return bench_usage(rc, usage);
   double *a = untouched(n), *bm = untouched(n), *c = untouched(n);
   int nt = n / b, tasks = nt * nt * nt, k = 0;
   double *us = malloc((size_t)tasks * sizeof *us);

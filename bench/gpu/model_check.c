@@ -72,18 +72,18 @@ static double run(int n, int b) {
 
 int main(int argc, char **argv) {
   int n = 4096, b = 512;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-n"))
-      n = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-b"))
-      b = atoi(argv[i + 1]);
-  }
+  const struct bench_opt opts[] = {BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
+                                   BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
+                                   BENCH_OPT_END};
+  /* The options after the command. */
+  int bad =
+      argc < 2 || bench_parse("model_check", argc - 1, argv + 1, opts, stderr);
   openblas_set_num_threads(1); /* one thread a task, as the model's core */
-  if (argc >= 2 && !strcmp(argv[1], "calibrate") && b > 0) {
+  if (!bad && !strcmp(argv[1], "calibrate")) {
     printf("model_check calibrate b=%d rate=%.4g\n", b, calibrate(b));
     return 0;
   }
-  if (argc < 2 || strcmp(argv[1], "run") || b <= 0 || n <= 0 || n % b) {
+  if (bad || strcmp(argv[1], "run") || n % b) {
     fprintf(stderr, "usage: model_check calibrate [-b tile] | run [-n N] "
                     "[-b tile dividing N]\n");
     return 2;

@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum kernel { POTRF, TRSM, SYRK, GEMM, KERNELS };
 
@@ -79,23 +78,19 @@ int main(int argc, char **argv) {
   int n = 8192, b = 2048;
   double rate[KERNELS] = {10e12, 45e12, 55e12, 60e12}; /* the h200 model's */
   double bandwidth = 55e9;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-n"))
-      n = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-b"))
-      b = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-r") &&
-             sscanf(argv[i + 1], "%lf %lf %lf %lf", &rate[0], &rate[1],
-                    &rate[2], &rate[3]) != 4)
-      b = 0;
-    else if (!strcmp(argv[i], "-w"))
-      bandwidth = atof(argv[i + 1]);
-  }
-  if (b <= 0 || n <= 0 || n % b) {
-    fprintf(stderr, "usage: model_cholesky [-n N] [-b tile dividing N] "
-                    "[-r \"potrf trsm syrk gemm\" flop/s] [-w copy bytes/s]\n");
-    return 2;
-  }
+  const char *rates = NULL;
+  const struct bench_opt opts[] = {
+      BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
+      BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
+      BENCH_OPT("-r", BENCH_STRING, &rates, 0, 0),
+      BENCH_OPT("-w", BENCH_DOUBLE, &bandwidth, 0, 0), BENCH_OPT_END};
+  const char *usage = "model_cholesky [-n N] [-b tile dividing N] "
+                      "[-r \"potrf trsm syrk gemm\" flop/s] [-w copy bytes/s]";
+  int rc = bench_args(argc, argv, opts, usage);
+  if (rc >= 0 || n % b ||
+      (rates && sscanf(rates, "%lf %lf %lf %lf", &rate[0], &rate[1], &rate[2],
+                       &rate[3]) != 4))
+    return bench_usage(rc, usage);
   double *a = untouched(n);
   int nt = n / b;
   struct dag_task_info potrf = info_of("potrf", potrf_cpu, potrf_v, potrf_work),

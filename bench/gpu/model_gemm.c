@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* The bodies, one per variant (the chooser keeps a history per function),
  * never run on the model. */
@@ -54,21 +53,16 @@ static const struct dag_task_info gemm_info = {.fn = gemm_cpu,
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
   double rate = 60e12, bandwidth = 55e9;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-n"))
-      n = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-b"))
-      b = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-r"))
-      rate = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "-w"))
-      bandwidth = atof(argv[i + 1]);
-  }
-  if (b <= 0 || n <= 0 || n % b) {
-    fprintf(stderr, "usage: model_gemm [-n N] [-b tile dividing N] "
-                    "[-r device flop/s] [-w copy bytes/s]\n");
-    return 2;
-  }
+  const struct bench_opt opts[] = {
+      BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
+      BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
+      BENCH_OPT("-r", BENCH_DOUBLE, &rate, 0, 0),
+      BENCH_OPT("-w", BENCH_DOUBLE, &bandwidth, 0, 0), BENCH_OPT_END};
+  const char *usage = "model_gemm [-n N] [-b tile dividing N] "
+                      "[-r device flop/s] [-w copy bytes/s]";
+  int rc = bench_args(argc, argv, opts, usage);
+  if (rc >= 0 || n % b)
+    return bench_usage(rc, usage);
   double *a = untouched(n), *bm = untouched(n), *c = untouched(n);
   int nt = n / b;
   double wall = timed_gemm(&gemm_info, a, bm, c, n, b);

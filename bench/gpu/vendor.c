@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "harness.h"
 #include "sample_util.h"
 
 #include <cublas_v2.h>
@@ -133,17 +134,13 @@ static void potrf(int n, int reps, struct timing *best) {
 int main(int argc, char **argv) {
   int n = 8192, reps = 3;
   const char *op = argc > 1 ? argv[1] : "";
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-n"))
-      n = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-r"))
-      reps = atoi(argv[i + 1]);
-  }
-  int is_gemm = !strcmp(op, "gemm");
-  if ((!is_gemm && strcmp(op, "potrf")) || n <= 0 || reps <= 0) {
-    fprintf(stderr, "usage: %s gemm|potrf [-n N] [-r reps]\n", argv[0]);
-    return 2;
-  }
+  const struct bench_opt opts[] = {BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
+                                   BENCH_OPT("-r", BENCH_INT, &reps, 1, 1000),
+                                   BENCH_OPT_END};
+  int is_gemm = !strcmp(op, "gemm"); /* the options after the operation: */
+  if ((!is_gemm && strcmp(op, "potrf")) ||
+      bench_parse(argv[0], argc - 1, argv + 1, opts, stderr))
+    return bench_usage(-1, "gpu_vendor gemm|potrf [-n N] [-r reps]");
   struct timing best = {INFINITY, INFINITY};
   (is_gemm ? gemm : potrf)(n, reps, &best);
   double flops = is_gemm ? 2.0 * n * n * n : (double)n * n * n / 3.0;

@@ -39,6 +39,13 @@ static int store(const struct bench_opt *opt, const char *s) {
   }
   char *end;
   errno = 0;
+  if (opt->kind == BENCH_DOUBLE) {
+    double d = strtod(s, &end);
+    if (errno || end == s || *end)
+      return -1;
+    *(double *)opt->dst = d;
+    return 0;
+  }
   long v = strtol(s, &end, 10);
   if (errno || end == s || *end || v < opt->lo || v > opt->hi)
     return -1;
@@ -53,11 +60,11 @@ int bench_parse(const char *prog, int argc, char **argv,
                 const struct bench_opt *opts, FILE *err) {
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
-      return 1;
     const struct bench_opt *opt = opts;
     while (opt->name && strcmp(opt->name, arg))
       opt++;
+    if (!opt->name && (!strcmp(arg, "-h") || !strcmp(arg, "--help")))
+      return 1;
     if (opt->name && opt->kind == BENCH_FLAG) {
       *(int *)opt->dst = 1;
       continue;
@@ -75,6 +82,21 @@ int bench_parse(const char *prog, int argc, char **argv,
     }
   }
   return 0;
+}
+
+int bench_args(int argc, char **argv, const struct bench_opt *opts,
+               const char *usage) {
+  int rc = bench_parse(argv[0], argc, argv, opts, stderr);
+  if (rc)
+    fprintf(rc > 0 ? stdout : stderr, "usage: %s\n", usage);
+  return rc ? (rc > 0 ? 0 : 2) : -1;
+}
+
+int bench_usage(int rc, const char *usage) {
+  if (rc >= 0)
+    return rc;
+  fprintf(stderr, "usage: %s\n", usage);
+  return 2;
 }
 
 double bench_best(const double *t, int n) {

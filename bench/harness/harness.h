@@ -24,6 +24,7 @@ enum bench_opt_kind {
   BENCH_FLAG,   /* no value: *(int *)dst = 1 */
   BENCH_INT,    /* an int in [lo, hi] */
   BENCH_LONG,   /* a long in [lo, hi] */
+  BENCH_DOUBLE, /* a double */
   BENCH_STRING, /* *(const char **)dst = the value */
   BENCH_CHOICE, /* *(int *)dst = the index of the value in choices */
 };
@@ -47,10 +48,21 @@ struct bench_opt {
   { NULL, BENCH_FLAG, NULL, 0, 0, NULL }
 
 /* Parses argv[1..argc) by the table opts. Returns 0 when every argument
- * was understood, 1 at -h or --help, -1 after a message on err naming
- * prog ("prog: bad value 'x' for -n"; err NULL: no message). */
+ * was understood, 1 at -h or --help (where the table does not name them),
+ * -1 after a message on err naming prog ("prog: bad value 'x' for -n";
+ * err NULL: no message). */
 int bench_parse(const char *prog, int argc, char **argv,
                 const struct bench_opt *opts, FILE *err);
+
+/* bench_parse for a program whose usage is one line: on -h or --help it
+ * prints "usage: " and the line on stdout, on a mistake on stderr. Returns
+ * -1 to go on, else the exit status (0 after the help, 2). */
+int bench_args(int argc, char **argv, const struct bench_opt *opts,
+               const char *usage);
+
+/* After bench_args and the program's own checks of the values: rc when it
+ * is an exit status, else the usage line on stderr and 2. */
+int bench_usage(int rc, const char *usage);
 
 /* The best (smallest) and the median of the n times t (n >= 0; 0 for
  * none). bench_median sorts t. */

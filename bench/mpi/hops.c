@@ -17,14 +17,11 @@
  * Prints, for rank 0, "hops bytes=B hops=H thread=T dag_us=X mpi_us=Y" (µs
  * per hop, best of reps).
  */
-#define _POSIX_C_SOURCE 200809L
 #include <dag.h>
 #include <harness.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 static void touch(void *args) {
   char *block = *(char **)args;
@@ -67,28 +64,19 @@ static double mpi_hops(char *buf, size_t bytes, int hops) {
 }
 
 int main(int argc, char **argv) {
-  size_t bytes = 8;
-  int hops = 2000, reps = 5, level = MPI_THREAD_SERIALIZED, opt;
-  while ((opt = getopt(argc, argv, "s:h:r:m")) != -1) {
-    switch (opt) {
-    case 's':
-      bytes = (size_t)atol(optarg);
-      break;
-    case 'h':
-      hops = atoi(optarg);
-      break;
-    case 'r':
-      reps = atoi(optarg);
-      break;
-    case 'm':
-      level = MPI_THREAD_MULTIPLE;
-      break;
-    default:
-      fprintf(stderr, "usage: hops [-s bytes] [-h hops] [-r reps] [-m]\n");
-      return 2;
-    }
-  }
-  int provided;
+  long size = 8;
+  int hops = 2000, reps = 5, multiple = 0;
+  const struct bench_opt opts[] = {
+      BENCH_OPT("-s", BENCH_LONG, &size, 1, 1L << 40),
+      BENCH_OPT("-h", BENCH_INT, &hops, 1, 1 << 30),
+      BENCH_OPT("-r", BENCH_INT, &reps, 1, 1 << 20),
+      BENCH_OPT("-m", BENCH_FLAG, &multiple, 0, 0), BENCH_OPT_END};
+  int rc =
+      bench_args(argc, argv, opts, "hops [-s bytes] [-h hops] [-r reps] [-m]");
+  if (rc >= 0)
+    return rc;
+  size_t bytes = (size_t)size;
+  int level = multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED, provided;
   MPI_Init_thread(&argc, &argv, level, &provided);
   if (dag_nranks() < 2) {
     fprintf(stderr, "hops: run it on 2 ranks or more\n");

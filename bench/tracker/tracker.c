@@ -129,24 +129,30 @@ static double bytes_per_live_task(double *data, size_t n) {
   return (double)(after - before) * 1024.0 / (double)n;
 }
 
+/* Appends the record of one metric: its name the format metric with arg,
+ * its value printed with the format of unit. */
+#define record(json, metric, arg, value, unit)                                 \
+  bench_record(json,                                                           \
+               "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"        \
+               "\"" metric "\",\"value\":" unit "}",                           \
+               arg, value)
+#define US "%.4f,\"unit\":\"us\""
+#define BYTES "%.1f,\"unit\":\"B\""
+
 int main(int argc, char **argv) {
   const char *json = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json") && i + 1 < argc)
-      json = argv[++i];
-    else {
-      fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
-      return 2;
-    }
-  }
+  const struct bench_opt opts[] = {
+      BENCH_OPT("--json", BENCH_STRING, &json, 0, 0), BENCH_OPT_END};
+  int rc = bench_args(argc, argv, opts, "bench_tracker [--json FILE]");
+  if (rc >= 0)
+    return rc;
   /* One worker spins in the gate while the main thread submits. */
   setenv("DAG_NUM_THREADS", "2", 0);
   static const size_t histories[] = {0, 1000, 10000, 100000, 1000000};
   const size_t probe = 10000;
   size_t most = histories[sizeof histories / sizeof histories[0] - 1];
   double *data = calloc(most + probe, sizeof *data);
-  FILE *out = json ? fopen(json, "a") : NULL;
-  if (!data || (json && !out)) {
+  if (!data) {
     perror("tracker");
     return 1;
   }
@@ -166,16 +172,8 @@ int main(int argc, char **argv) {
       best_live = l < best_live ? l : best_live;
     }
     printf("%-10zu %14.3f %14.3f\n", h, best_done, best_live);
-    if (out) {
-      fprintf(out,
-              "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"
-              "\"submit_after_%zu_done\",\"value\":%.4f,\"unit\":\"us\"}\n",
-              h, best_done);
-      fprintf(out,
-              "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"
-              "\"submit_after_%zu_live\",\"value\":%.4f,\"unit\":\"us\"}\n",
-              h, best_live);
-    }
+    record(json, "submit_after_%zu_done", h, best_done, US);
+    record(json, "submit_after_%zu_live", h, best_live, US);
   }
   static const int tile_grids[][2] = {
       {2048, 128}, {4096, 256}, {4096, 128}, {8192, 128}};
@@ -184,20 +182,11 @@ int main(int argc, char **argv) {
     double us = tiles_us(n, b);
     printf("tiles: %d x %d tiles (n=%d, b=%d), all waiting: %.3f us/task\n",
            n / b, n / b, n, b, us);
-    if (out)
-      fprintf(out,
-              "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"
-              "\"submit_tiles_%dx%d_live\",\"value\":%.4f,\"unit\":\"us\"}"
-              "\n",
-              n / b, n / b, us);
+    char metric[64];
+    snprintf(metric, sizeof metric, "submit_tiles_%dx%d_live", n / b, n / b);
+    record(json, "%s", metric, us, US);
   }
-  if (out) {
-    fprintf(out,
-            "{\"bench\":\"tracker\",\"runtime\":\"dag\",\"metric\":"
-            "\"bytes_per_live_task\",\"value\":%.1f,\"unit\":\"B\"}\n",
-            live_bytes);
-    fclose(out);
-  }
+  record(json, "%s", "bytes_per_live_task", live_bytes, BYTES);
   free(data);
   return 0;
 }
