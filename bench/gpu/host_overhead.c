@@ -44,9 +44,7 @@ static const struct dag_task_info gemm_info = {.fn = gemm_device,
 int main(int argc, char **argv) {
   int n = 32768, b = 2048;
   const char *usage = "host_overhead [-n N] [-b tile dividing N]";
-  const struct bench_opt opts[] = {BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
-                                   BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
-                                   BENCH_OPT_END};
+  const struct bench_opt opts[] = {TILE_OPTS(&n, &b), BENCH_OPT_END};
   int rc = bench_args(argc, argv, opts, usage);
   if (rc >= 0 || n % b)
     return bench_usage(rc, usage);

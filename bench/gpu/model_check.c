@@ -72,9 +72,7 @@ static double run(int n, int b) {
 
 int main(int argc, char **argv) {
   int n = 4096, b = 512;
-  const struct bench_opt opts[] = {BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
-                                   BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
-                                   BENCH_OPT_END};
+  const struct bench_opt opts[] = {TILE_OPTS(&n, &b), BENCH_OPT_END};
   /* The options after the command. */
   int bad =
       argc < 2 || bench_parse("model_check", argc - 1, argv + 1, opts, stderr);

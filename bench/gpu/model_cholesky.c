@@ -60,43 +60,33 @@ static const struct dag_variant trsm_v[] = {{trsm_dev, DAG_DEVICE_CUDA}};
 static const struct dag_variant syrk_v[] = {{syrk_dev, DAG_DEVICE_CUDA}};
 static const struct dag_variant gemm_v[] = {{gemm_dev, DAG_DEVICE_CUDA}};
 
-static struct dag_task_info info_of(const char *label, dag_task_fn body,
-                                    const struct dag_variant *v,
-                                    double (*work)(const void *)) {
-  return (struct dag_task_info){.fn = body,
-                                .label = label,
-                                .file = __FILE__,
-                                .line = __LINE__,
-                                .variants = v,
-                                .nvariants = 1,
-                                .pointers = pointers,
-                                .npointers = 1,
-                                .work = work};
-}
-
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
   double rate[KERNELS] = {10e12, 45e12, 55e12, 60e12}; /* the h200 model's */
   double bandwidth = 55e9;
   const char *rates = NULL;
-  const struct bench_opt opts[] = {
-      BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
-      BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
-      BENCH_OPT("-r", BENCH_STRING, &rates, 0, 0),
-      BENCH_OPT("-w", BENCH_DOUBLE, &bandwidth, 0, 0), BENCH_OPT_END};
   const char *usage = "model_cholesky [-n N] [-b tile dividing N] "
                       "[-r \"potrf trsm syrk gemm\" flop/s] [-w copy bytes/s]";
-  int rc = bench_args(argc, argv, opts, usage);
-  if (rc >= 0 || n % b ||
-      (rates && sscanf(rates, "%lf %lf %lf %lf", &rate[0], &rate[1], &rate[2],
-                       &rate[3]) != 4))
-    return bench_usage(rc, usage);
+  int rc =
+      model_args(argc, argv, &n, &b,
+                 (struct bench_opt)BENCH_OPT("-r", BENCH_STRING, &rates, 0, 0),
+                 &bandwidth, usage);
+  if (rc < 0 && rates &&
+      sscanf(rates, "%lf %lf %lf %lf", &rate[0], &rate[1], &rate[2],
+             &rate[3]) != 4)
+    rc = bench_usage(rc, usage);
+  if (rc >= 0)
+    return rc;
   double *a = untouched(n);
   int nt = n / b;
-  struct dag_task_info potrf = info_of("potrf", potrf_cpu, potrf_v, potrf_work),
-                       trsm = info_of("trsm", trsm_cpu, trsm_v, cube),
-                       syrk = info_of("syrk", syrk_cpu, syrk_v, cube),
-                       gemm = info_of("gemm", gemm_cpu, gemm_v, twice_cube);
+  struct dag_task_info potrf = model_task("potrf", potrf_cpu, potrf_v, pointers,
+                                          potrf_work),
+                       trsm =
+                           model_task("trsm", trsm_cpu, trsm_v, pointers, cube),
+                       syrk =
+                           model_task("syrk", syrk_cpu, syrk_v, pointers, cube),
+                       gemm = model_task("gemm", gemm_cpu, gemm_v, pointers,
+                                         twice_cube);
   /* StarPU's for a tiled Cholesky (examples/cholesky, Chameleon): 2 nt -
    * 2k for step k's potrf, less the tile's row and column for the others,
    * raised so that every task has one above 0. */
@@ -145,12 +135,5 @@ int main(int argc, char **argv) {
                 (nt - 1) * (bb / rate[TRSM] + bb / rate[SYRK]);
   double tiles = nt * (nt + 1) / 2.0; /* the lower triangle's */
   double copies = 2 * tiles * b * (double)b * sizeof(double) / bandwidth;
-  double bound = work > copies ? work : copies;
-  bound = bound > path ? bound : path;
-  int workers = dag_num_workers();
-  dag_check(dag_finalize()); /* its report line comes first */
-  printf("model_cholesky n=%d b=%d tasks=%d workers=%d wall=%.4f "
-         "bound=%.4f (work %.4f, copies %.4f, path %.4f) bound/wall=%.3f\n",
-         n, b, tasks, workers, wall, bound, work, copies, path, bound / wall);
-  return 0;
+  return model_report("model_cholesky", n, b, tasks, wall, work, copies, path);
 }

@@ -40,42 +40,25 @@ static void gemm_device(void *p) {
 static const struct dag_pointers gemm_pointers[] = {
     {offsetof(struct gemm_args, a), 3}};
 static const struct dag_variant on_device[] = {{gemm_device, DAG_DEVICE_CUDA}};
-static const struct dag_task_info gemm_info = {.fn = gemm_cpu,
-                                               .label = "gemm",
-                                               .file = __FILE__,
-                                               .line = __LINE__,
-                                               .variants = on_device,
-                                               .nvariants = 1,
-                                               .pointers = gemm_pointers,
-                                               .npointers = 1,
-                                               .work = gemm_work};
 
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
   double rate = 60e12, bandwidth = 55e9;
-  const struct bench_opt opts[] = {
-      BENCH_OPT("-n", BENCH_INT, &n, 1, 1 << 30),
-      BENCH_OPT("-b", BENCH_INT, &b, 1, 1 << 30),
-      BENCH_OPT("-r", BENCH_DOUBLE, &rate, 0, 0),
-      BENCH_OPT("-w", BENCH_DOUBLE, &bandwidth, 0, 0), BENCH_OPT_END};
-  const char *usage = "model_gemm [-n N] [-b tile dividing N] "
-                      "[-r device flop/s] [-w copy bytes/s]";
-  int rc = bench_args(argc, argv, opts, usage);
-  if (rc >= 0 || n % b)
-    return bench_usage(rc, usage);
+  int rc = model_args(
+      argc, argv, &n, &b,
+      (struct bench_opt)BENCH_OPT("-r", BENCH_DOUBLE, &rate, 0, 0), &bandwidth,
+      "model_gemm [-n N] [-b tile dividing N] "
+      "[-r device flop/s] [-w copy bytes/s]");
+  if (rc >= 0)
+    return rc;
   double *a = untouched(n), *bm = untouched(n), *c = untouched(n);
   int nt = n / b;
+  struct dag_task_info gemm_info =
+      model_task("gemm", gemm_cpu, on_device, gemm_pointers, gemm_work);
   double wall = timed_gemm(&gemm_info, a, bm, c, n, b);
   double work = 2.0 * n * n * (double)n / rate;
   double copies = 4.0 * n * n * sizeof(double) / bandwidth;
   double path = nt * 2.0 * b * b * (double)b / rate;
-  double bound = work > copies ? work : copies;
-  bound = bound > path ? bound : path;
-  int workers = dag_num_workers();
-  dag_check(dag_finalize()); /* its report line comes first */
-  printf("model_gemm n=%d b=%d tasks=%d workers=%d wall=%.4f bound=%.4f "
-         "(work %.4f, copies %.4f, path %.4f) bound/wall=%.3f\n",
-         n, b, nt * nt * nt, workers, wall, bound, work, copies, path,
-         bound / wall);
-  return 0;
+  return model_report("model_gemm", n, b, nt * nt * nt, wall, work, copies,
+                      path);
 }

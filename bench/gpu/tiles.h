@@ -25,6 +25,58 @@ static inline double gemm_work(const void *p) {
   return 2.0 * g->m * g->n * g->k;
 }
 
+/* The options -n N and -b tile of the programs (harness.h). */
+#define TILE_OPTS(n, b)                                                        \
+  BENCH_OPT("-n", BENCH_INT, n, 1, 1 << 30),                                   \
+      BENCH_OPT("-b", BENCH_INT, b, 1, 1 << 30)
+
+/* The options of the timed-model programs: -n N, -b (a tile dividing N),
+ * the program's -r (rate) and -w copy bandwidth. Returns -1 to go on, else
+ * the exit status. */
+static inline int model_args(int argc, char **argv, int *n, int *b,
+                             struct bench_opt rate, double *bandwidth,
+                             const char *usage) {
+  const struct bench_opt opts[] = {
+      TILE_OPTS(n, b), rate, BENCH_OPT("-w", BENCH_DOUBLE, bandwidth, 0, 0),
+      BENCH_OPT_END};
+  int rc = bench_args(argc, argv, opts, usage);
+  return rc >= 0 || *n % *b ? bench_usage(rc, usage) : -1;
+}
+
+/* Ends dag and prints the program's line: the wall time beside the
+ * device-alone bound, the largest of the work at the device's rates, the
+ * copies and the critical path. Returns the exit status. */
+static inline int model_report(const char *name, int n, int b, int tasks,
+                               double wall, double work, double copies,
+                               double path) {
+  double bound = work > copies ? work : copies;
+  bound = bound > path ? bound : path;
+  int workers = dag_num_workers();
+  dag_check(dag_finalize()); /* its report line comes first */
+  printf("%s n=%d b=%d tasks=%d workers=%d wall=%.4f bound=%.4f "
+         "(work %.4f, copies %.4f, path %.4f) bound/wall=%.3f\n",
+         name, n, b, tasks, workers, wall, bound, work, copies, path,
+         bound / wall);
+  return 0;
+}
+
+/* A tile task: body on the host, or its variant v on the device, on
+ * arguments whose first pointer (pointers) leads to its data, declaring
+ * work. */
+static inline struct dag_task_info
+model_task(const char *label, dag_task_fn body, const struct dag_variant *v,
+           const struct dag_pointers *pointers, double (*work)(const void *)) {
+  return (struct dag_task_info){.fn = body,
+                                .label = label,
+                                .file = __FILE__,
+                                .line = __LINE__,
+                                .variants = v,
+                                .nvariants = 1,
+                                .pointers = pointers,
+                                .npointers = 1,
+                                .work = work};
+}
+
 /* Tile (i, j), b x b, of an n x n row-major matrix. */
 static inline double *tile_at(const double *m, int n, int b, int i, int j) {
   return (double *)m + (size_t)i * b * n + (size_t)j * b;
