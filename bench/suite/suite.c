@@ -34,11 +34,12 @@ static void usage(FILE *f, const char *prog, const char *const *kernels) {
              "  -t SECONDS  stop repeating after this long (default 60)\n");
 }
 
-static int known(const char *kernel, const char *const *kernels) {
-  for (const char *const *k = kernels; *k; k++)
-    if (!strcmp(kernel, *k))
-      return 1;
-  return 0;
+/* The index of kernel in kernels, or -1. */
+static int index_of(const char *kernel, const char *const *kernels) {
+  for (int k = 0; kernel && kernels[k]; k++)
+    if (!strcmp(kernel, kernels[k]))
+      return k;
+  return -1;
 }
 
 /* Returns -1 when every argument was understood, else an exit status. */
@@ -70,7 +71,7 @@ static int parse(int argc, char **argv, const char *const *kernels,
     }
     return 0;
   }
-  if (!o->kernel || !known(o->kernel, kernels)) {
+  if ((o->k = index_of(o->kernel, kernels)) < 0) {
     if (suite_rank() == 0) {
       fprintf(stderr, "%s: %s\n", argv[0],
               o->kernel ? "unknown kernel" : "no kernel (-k)");
@@ -92,7 +93,7 @@ int suite_init(int *argc, char ***argv, const char *group, const char *runtime,
     fprintf(stderr, "%s: MPI gives thread level %d only\n", (*argv)[0],
             provided);
 #endif
-  *o = (struct suite_opts){group, runtime, NULL, 1000, 0, 3, 60.0};
+  *o = (struct suite_opts){group, runtime, NULL, 0, 1000, 0, 3, 60.0};
   program = *o;
   return parse(*argc, *argv, kernels, o);
 }

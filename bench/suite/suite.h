@@ -61,6 +61,7 @@ struct suite_opts {
   const char *group;   /* array, stencil, linalg, sparse */
   const char *runtime; /* dag, serial, omp, lapacke, scalapack, petsc... */
   const char *kernel;  /* -k */
+  int k;               /* its index in the program's list of kernels */
   long n;              /* -n: problem order */
   long b;              /* -b: block order; 0 = the program's rule */
   int reps;            /* -r */

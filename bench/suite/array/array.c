@@ -247,7 +247,7 @@ int main(int argc, char **argv) {
     suite_finish();
     return status;
   }
-  enum kernel k = kernel_of(o.kernel);
+  enum kernel k = (enum kernel)o.k;
   long n = o.n;
   if (!o.b)
     o.b = default_block(n);

@@ -17,7 +17,6 @@
 #define BENCH_SUITE_ARRAY_KERNELS_H
 
 #include <math.h>
-#include <string.h>
 
 #include "suite.h"
 
@@ -30,14 +29,6 @@ static const char *const kernel_names[] = {"fill",      "inc", "add",   "sin",
 
 /* Bytes each kernel reads and writes per element: the work of its GB/s. */
 static const double kernel_bytes[] = {8, 16, 24, 16, 16, 8, 8};
-
-/* The kernel called name (suite_init has checked that it is one). */
-static inline enum kernel kernel_of(const char *name) {
-  int k = 0;
-  while (strcmp(kernel_names[k], name))
-    k++;
-  return (enum kernel)k;
-}
 
 /* sum and norm2 reduce X to one number; the others write a matrix Z. */
 static inline int is_reduction(enum kernel k) { return k == SUM || k == NORM2; }

@@ -16,13 +16,6 @@
 
 const char *const blas_kernels[] = {"gemm", "syrk", "gemv", "cholesky", NULL};
 
-enum blas_kernel blas_kernel_index(const char *name) {
-  enum blas_kernel k = BLAS_GEMM;
-  while (blas_kernels[k + 1] && strcmp(name, blas_kernels[k]) != 0)
-    k++;
-  return k;
-}
-
 double blas_flops(enum blas_kernel k, long n) {
   double d = (double)n;
   switch (k) {

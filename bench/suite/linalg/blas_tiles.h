@@ -38,9 +38,6 @@
 enum blas_kernel { BLAS_GEMM, BLAS_SYRK, BLAS_GEMV, BLAS_CHOLESKY };
 extern const char *const blas_kernels[];
 
-/* The index of kernel `name` in blas_kernels (suite_init has checked it). */
-enum blas_kernel blas_kernel_index(const char *name);
-
 /* The flops of each kernel, by definition (not what a program executes):
  * 2 n^3, n^3, 2 n^2, n^3 / 3. GEMV is memory-bound (2 flops per 8-byte
  * entry of A): its GFLOP/s is a quarter of the GB/s it reaches. */

@@ -18,13 +18,6 @@
 
 const char *const factor_kernels[] = {"lu", "qr", "solve", NULL};
 
-enum factor_kernel factor_kernel_index(const char *name) {
-  enum factor_kernel k = FACTOR_LU;
-  while (strcmp(factor_kernels[k], name))
-    k++;
-  return k;
-}
-
 double factor_flops(enum factor_kernel k, long n) {
   double n3 = (double)n * (double)n * (double)n;
   switch (k) {

@@ -46,10 +46,6 @@
 enum factor_kernel { FACTOR_LU, FACTOR_QR, FACTOR_SOLVE };
 extern const char *const factor_kernels[];
 
-/* The index of kernel `name` in factor_kernels (suite_init has checked
- * it). */
-enum factor_kernel factor_kernel_index(const char *name);
-
 /* The flops of each kernel, by definition (not what a program executes). */
 double factor_flops(enum factor_kernel k, long n);
 

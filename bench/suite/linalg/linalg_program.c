@@ -132,7 +132,7 @@ int blas_main(int argc, char **argv, const struct blas_program *prog) {
       start(&argc, &argv, prog->runtime, blas_kernels, prog->tiled, &o);
   if (status >= 0)
     return status;
-  enum blas_kernel k = blas_kernel_index(o.kernel);
+  enum blas_kernel k = (enum blas_kernel)o.k;
   struct blas_problem p = blas_setup(prog, k, o.n, o.b);
   struct suite_times tt = {0};
   suite_repeat(&tt, &o, blas_prepare, blas_run,
@@ -203,7 +203,7 @@ int factor_main(int argc, char **argv, const struct factor_program *prog) {
       start(&argc, &argv, prog->runtime, factor_kernels, prog->tiled, &o);
   if (status >= 0)
     return status;
-  enum factor_kernel kernel = factor_kernel_index(o.kernel);
+  enum factor_kernel kernel = (enum factor_kernel)o.k;
   struct factor_problem p = factor_setup(prog, kernel, o.n, o.b);
   struct suite_times tt = {0};
   suite_repeat(&tt, &o, factor_prepare, factor_run,

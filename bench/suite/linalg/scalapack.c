@@ -47,7 +47,6 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "scalapack_grid.h"
 #include "scalapack_pblas.h"
@@ -488,9 +487,7 @@ int main(int argc, char **argv) {
     suite_finish();
     return status;
   }
-  const struct kernel *k = kernels; /* suite_init knows o.kernel is one */
-  while (strcmp(k->name, o.kernel) != 0)
-    k++;
+  const struct kernel *k = &kernels[o.k];
   openblas_set_num_threads(1); /* one process per core */
   if (!o.b)
     o.b = default_block(o.n);

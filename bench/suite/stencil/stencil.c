@@ -208,7 +208,7 @@ int main(int argc, char **argv) {
     suite_finish();
     return status;
   }
-  enum stencil_kernel kernel = stencil_kernel_of(o.kernel);
+  enum stencil_kernel kernel = (enum stencil_kernel)o.k;
   long n = o.n;
   if (!o.b)
     o.b = stencil_block_rule(n, suite_nranks(), suite_dag_workers());

@@ -28,7 +28,6 @@
 #define BENCH_SUITE_STENCIL_KERNELS_H
 
 #include <math.h>
-#include <string.h>
 
 #include "suite.h"
 
@@ -70,14 +69,6 @@ static inline long stencil_chunk(long j, long end) {
 /* The larger of two errors; NaN wins, so a NaN result fails the check. */
 static inline double stencil_max_err(double a, double b) {
   return b > a || isnan(b) ? b : a;
-}
-
-/* suite.h's kernel name -> enum stencil_kernel (suite_init checked it). */
-static inline enum stencil_kernel stencil_kernel_of(const char *name) {
-  int k = 0;
-  while (strcmp(stencil_kernels[k], name))
-    k++;
-  return (enum stencil_kernel)k;
 }
 
 /* Before a repetition (untimed), the seed to fill the first matrix with

@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
     suite_finish();
     return status;
   }
-  enum stencil_kernel kernel = stencil_kernel_of(o.kernel);
+  enum stencil_kernel kernel = (enum stencil_kernel)o.k;
   long n = o.n;
   int workers = omp_get_max_threads();
   if (!o.b)
