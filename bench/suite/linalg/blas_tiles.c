@@ -125,34 +125,31 @@ static double *vectors(long count, long n, uint64_t seed) {
   return v;
 }
 
-double blas_gemm_check(const double *c, long rs, long cs, long n) {
+/* ||C x - C0 x - A (B x)|| / ((||C0|| + ||A|| ||B||) ||x||), GEMM's check;
+ * for SYRK (syrk set) B = A^T and C and C0 are symmetric. */
+static double update_check(const double *c, long rs, long cs, long n,
+                           int syrk) {
   double *x = vectors(5, n, BLAS_PROBE_SEED);
   if (!x)
     return NAN;
   double *cx = x + n, *c0x = x + 2 * n, *bx = x + 3 * n, *abx = x + 4 * n;
-  result_times(c, rs, cs, n, FULL, x, cx);
-  double norm_c0 = input_times(BLAS_GENERAL, 3, n, 0, x, c0x);
-  double norm_b = input_times(BLAS_GENERAL, 2, n, 0, x, bx);
+  result_times(c, rs, cs, n, syrk ? SYMMETRIC : FULL, x, cx);
+  double norm_c0 =
+      input_times(syrk ? BLAS_SYMMETRIC : BLAS_GENERAL, 3, n, 0, x, c0x);
+  double norm_b = input_times(BLAS_GENERAL, syrk ? 1 : 2, n, syrk, x, bx);
   double norm_a = input_times(BLAS_GENERAL, 1, n, 0, bx, abx);
-  double r =
-      norm_diff(cx, c0x, abx, n) / ((norm_c0 + norm_a * norm_b) * norm(x, n));
+  double r = norm_diff(cx, c0x, abx, n) /
+             ((norm_c0 + norm_a * (syrk ? norm_a : norm_b)) * norm(x, n));
   free(x);
   return r;
 }
 
+double blas_gemm_check(const double *c, long rs, long cs, long n) {
+  return update_check(c, rs, cs, n, 0);
+}
+
 double blas_syrk_check(const double *c, long rs, long cs, long n) {
-  double *x = vectors(5, n, BLAS_PROBE_SEED);
-  if (!x)
-    return NAN;
-  double *cx = x + n, *c0x = x + 2 * n, *atx = x + 3 * n, *aatx = x + 4 * n;
-  result_times(c, rs, cs, n, SYMMETRIC, x, cx);
-  double norm_c0 = input_times(BLAS_SYMMETRIC, 3, n, 0, x, c0x);
-  input_times(BLAS_GENERAL, 1, n, 1, x, atx);
-  double norm_a = input_times(BLAS_GENERAL, 1, n, 0, atx, aatx);
-  double r =
-      norm_diff(cx, c0x, aatx, n) / ((norm_c0 + norm_a * norm_a) * norm(x, n));
-  free(x);
-  return r;
+  return update_check(c, rs, cs, n, 1);
 }
 
 double blas_gemv_check(const double *y, long n) {
