@@ -53,6 +53,20 @@ struct timing {
   double with_copies, compute;
 };
 
+/* The clock once the device is idle. */
+static double synced(void) {
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return bench_now();
+}
+
+/* Keeps the best of a repetition that copied in from t0, computed from t1
+ * to t2 and had the result copied out at t3. */
+static void keep(struct timing *best, double t0, double t1, double t2,
+                 double t3) {
+  best->with_copies = fmin(best->with_copies, t3 - t0);
+  best->compute = fmin(best->compute, t2 - t1);
+}
+
 static void gemm(int n, int reps, struct timing *best) {
   size_t bytes = (size_t)n * n * sizeof(double);
   double *a = matrix(n, 1, 0), *b = matrix(n, 2, 0), *c = matrix(n, 3, 0);
@@ -64,22 +78,18 @@ static void gemm(int n, int reps, struct timing *best) {
   check(cublasCreate(&h), "cublasCreate");
   const double one = 1.0;
   for (int r = 0; r < reps; r++) {
-    double t0 = sample_now();
+    double t0 = bench_now();
     check(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemcpy(dc, c, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t1 = sample_now();
+    double t1 = synced();
     /* Row-major C + A B is column-major C^T + B^T A^T. */
     check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, n, da, n,
                       &one, dc, n),
           "cublasDgemm");
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t2 = sample_now();
+    double t2 = synced();
     check(cudaMemcpy(c, dc, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    double t3 = sample_now();
-    best->with_copies = fmin(best->with_copies, t3 - t0);
-    best->compute = fmin(best->compute, t2 - t1);
+    keep(best, t0, t1, t2, bench_now());
   }
   cublasDestroy(h);
   cudaFree(da);
@@ -104,24 +114,21 @@ static void potrf(int n, int reps, struct timing *best) {
   check(cudaMalloc((void **)&work, (size_t)lwork * sizeof *work), "cudaMalloc");
   double *out = malloc(bytes);
   for (int r = 0; r < reps; r++) {
-    double t0 = sample_now();
+    double t0 = bench_now();
     check(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t1 = sample_now();
+    double t1 = synced();
     /* Row-major lower is column-major upper, as the tiles do. */
     check(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_UPPER, n, da, n, work, lwork,
                            info),
           "cusolverDnDpotrf");
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    double t2 = sample_now();
+    double t2 = synced();
     check(cudaMemcpy(out, da, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    double t3 = sample_now();
+    double t3 = bench_now();
     check(
         cudaMemcpy(&host_info, info, sizeof host_info, cudaMemcpyDeviceToHost),
         "cudaMemcpy");
     check(host_info, "dpotrf (not positive definite)");
-    best->with_copies = fmin(best->with_copies, t3 - t0);
-    best->compute = fmin(best->compute, t2 - t1);
+    keep(best, t0, t1, t2, t3);
   }
   free(out);
   cudaFree(work);
