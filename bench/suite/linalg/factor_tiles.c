@@ -118,41 +118,30 @@ static double matrix_sum(const double *m, long n, int upper) {
 
 /* Four vectors of n for a check: x (the probe vector) and three more. */
 static double *check_vectors(long n) {
-  double *v = malloc(4 * (size_t)n * sizeof *v);
+  double *v = calloc(4 * (size_t)n, sizeof *v);
   if (v)
     for (long j = 0; j < n; j++)
       v[j] = suite_random(FACTOR_PROBE_SEED, (uint64_t)j);
   return v;
 }
 
-static struct factor_result lu_check(const double *lu, const int *ipiv,
-                                     long n) {
-  struct factor_result c = {NAN, matrix_sum(lu, n, 0)};
-  double *x = check_vectors(n);
-  if (!x)
-    return c;
+/* lu's residual, x the probe vector followed by three to work in. */
+static double lu_resid(const double *lu, const int *ipiv, double *x, long n) {
   double *ux = x + n, *lux = x + 2 * n, *pax = x + 3 * n;
   upper_mv(lu, x, ux, n, 0);
   unit_lower_mv(lu, ux, lux, n);
   double norm_a = apply_a(x, pax, NULL, n);
   solve_swap(pax, ipiv, n);
-  c.resid = diff_norm2(pax, lux, n) / (norm_a * norm2(x, n));
-  free(x);
-  return c;
+  return diff_norm2(pax, lux, n) / (norm_a * norm2(x, n));
 }
 
-static struct factor_result qr_check(const double *qr, long n) {
-  struct factor_result c = {NAN, matrix_sum(qr, n, 1)};
-  double *x = check_vectors(n);
-  if (!x)
-    return c;
+/* qr's, the same way. */
+static double qr_resid(const double *qr, double *x, long n) {
   double *rx = x + n, *rtrx = x + 2 * n, *atax = x + 3 * n;
   upper_mv(qr, x, rx, n, 0);
   upper_mv(qr, rx, rtrx, n, 1);
   double norm_a = apply_a(x, rx, atax, n); /* rx is scratch now */
-  c.resid = diff_norm2(atax, rtrx, n) / (norm_a * norm_a * norm2(x, n));
-  free(x);
-  return c;
+  return diff_norm2(atax, rtrx, n) / (norm_a * norm_a * norm2(x, n));
 }
 
 static struct factor_result solve_check(const double *x, long n) {
@@ -172,15 +161,14 @@ static struct factor_result solve_check(const double *x, long n) {
 
 struct factor_result factor_check(enum factor_kernel k, const double *a,
                                   const int *ipiv, const double *x, long n) {
-  switch (k) {
-  case FACTOR_LU:
-    return lu_check(a, ipiv, n);
-  case FACTOR_QR:
-    return qr_check(a, n);
-  case FACTOR_SOLVE:
+  if (k == FACTOR_SOLVE)
     return solve_check(x, n);
-  }
-  return (struct factor_result){NAN, NAN};
+  struct factor_result c = {NAN, matrix_sum(a, n, k == FACTOR_QR)};
+  double *v = check_vectors(n);
+  if (v)
+    c.resid = k == FACTOR_QR ? qr_resid(a, v, n) : lu_resid(a, ipiv, v, n);
+  free(v);
+  return c;
 }
 
 /* --------------------------------------------------------- tile kernels */
