@@ -45,10 +45,10 @@ int main(int argc, char **argv) {
   }
   double best = INFINITY;
   for (int r = 0; r < reps; r++) {
-    double t0 = sample_now();
+    double t0 = bench_now();
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, n, -1.0, a, n, b,
                 n, 1.0, c, n);
-    double t = sample_now() - t0;
+    double t = bench_now() - t0;
     best = t < best ? t : best;
   }
   printf("dgemm n=%d threads=%d time=%.4f gflops=%.2f\n", n, threads, best,

@@ -35,7 +35,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "harness.h"
-#include "sample_util.h"
 #include "tiles.h"
 
 #include <math.h>
@@ -99,10 +98,10 @@ static int tile_id(struct walker *w, int i, int j) { return i * w->nt + j; }
 
 static void run_potrf(void *ctx, int k) {
   struct walker *w = ctx;
-  double t0 = sample_now();
+  double t0 = bench_now();
   double b = dim(w, k);
   tile_potrf(tile_at(w, k, k), dim(w, k), w->n);
-  book(w, CHOL_POTRF, sample_now() - t0, b * b * b / 3, -1, -1,
+  book(w, CHOL_POTRF, bench_now() - t0, b * b * b / 3, -1, -1,
        tile_id(w, k, k));
 }
 
@@ -110,11 +109,11 @@ static void run_potrf(void *ctx, int k) {
  * writes tile (wi, wj). */
 static void run_pair(struct walker *w, enum chol_kernel kernel, int i, int k,
                      int ri, int rj, int wi, int wj) {
-  double t0 = sample_now();
+  double t0 = bench_now();
   double m = dim(w, i), b = dim(w, k);
   (kernel == CHOL_TRSM ? tile_trsm : tile_syrk)(
       tile_at(w, ri, rj), tile_at(w, wi, wj), dim(w, i), dim(w, k), w->n);
-  book(w, kernel, sample_now() - t0,
+  book(w, kernel, bench_now() - t0,
        kernel == CHOL_TRSM ? m * b * b : m * (m + 1) * b, tile_id(w, ri, rj),
        -1, tile_id(w, wi, wj));
 }
@@ -129,10 +128,10 @@ static void run_syrk(void *ctx, int i, int k) {
 
 static void run_gemm(void *ctx, int i, int j, int k) {
   struct walker *w = ctx;
-  double t0 = sample_now();
+  double t0 = bench_now();
   tile_gemm(tile_at(w, i, k), tile_at(w, j, k), tile_at(w, i, j), dim(w, i),
             dim(w, j), dim(w, k), w->n);
-  book(w, CHOL_GEMM, sample_now() - t0, 2.0 * dim(w, i) * dim(w, j) * dim(w, k),
+  book(w, CHOL_GEMM, bench_now() - t0, 2.0 * dim(w, i) * dim(w, j) * dim(w, k),
        tile_id(w, i, k), tile_id(w, j, k), tile_id(w, i, j));
 }
 

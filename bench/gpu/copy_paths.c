@@ -18,7 +18,6 @@
 #define _GNU_SOURCE /* pthread_barrier */
 
 #include "harness.h"
-#include "sample_util.h"
 
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -69,12 +68,12 @@ static void packing(int threads) {
     p[i].first = tiles * i / threads;
     p[i].count = tiles * (i + 1) / threads - p[i].first;
   }
-  double t0 = sample_now();
+  double t0 = bench_now();
   for (int i = 0; i < threads; i++)
     pthread_create(&p[i].thread, NULL, pack, &p[i]);
   for (int i = 0; i < threads; i++)
     pthread_join(p[i].thread, NULL);
-  double t = sample_now() - t0;
+  double t = bench_now() - t0;
   printf("copy_paths pack threads=%d bytes=%zu time=%.4f gbps=%.2f\n", threads,
          n * n * sizeof(double), t, n * n * sizeof(double) / t * 1e-9);
   for (int i = 0; i < threads; i++)
@@ -121,12 +120,12 @@ static void registering(int threads, size_t chunk, int keep) {
     r[i].bytes = (last * chunk < bytes ? last * chunk : bytes) - first * chunk;
     r[i].chunk = chunk;
   }
-  double t0 = sample_now();
+  double t0 = bench_now();
   for (int i = 0; i < threads; i++)
     pthread_create(&r[i].thread, NULL, register_chunks, &r[i]);
   for (int i = 0; i < threads; i++)
     pthread_join(r[i].thread, NULL);
-  double t1 = sample_now();
+  double t1 = bench_now();
   printf("copy_paths register threads=%d chunk=%zu bytes=%zu time=%.4f "
          "gbps=%.2f\n",
          threads, chunk, bytes, t1 - t0, bytes / (t1 - t0) * 1e-9);
@@ -135,7 +134,7 @@ static void registering(int threads, size_t chunk, int keep) {
       pthread_create(&r[i].thread, NULL, unregister_chunks, &r[i]);
     for (int i = 0; i < threads; i++)
       pthread_join(r[i].thread, NULL);
-    double t2 = sample_now();
+    double t2 = bench_now();
     printf("copy_paths unregister threads=%d chunk=%zu time=%.4f gbps=%.2f\n",
            threads, chunk, t2 - t1, bytes / (t2 - t1) * 1e-9);
   }
@@ -156,7 +155,7 @@ static void copies(const char *what, int to_device, int streams, int staged,
   for (int i = 0; i < streams; i++)
     check(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking),
           "cudaStreamCreate");
-  double t0 = sample_now();
+  double t0 = bench_now();
   for (size_t t = 0; t < tiles; t++) {
     char *d = (char *)dev + t * tile_bytes;
     cudaStream_t st = s[t % streams];
@@ -179,7 +178,7 @@ static void copies(const char *what, int to_device, int streams, int staged,
             "cudaMemcpy2DAsync");
   }
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  double t = sample_now() - t0;
+  double t = bench_now() - t0;
   printf("copy_paths %s %s streams=%d bytes=%zu time=%.4f gbps=%.2f\n", what,
          to_device ? "in" : "out", streams, tiles * tile_bytes, t,
          tiles * tile_bytes / t * 1e-9);
