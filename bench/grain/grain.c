@@ -318,6 +318,7 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
   double tasks = (double)g->width * g->steps;
   double granularity = best * workers / tasks * 1e9;
   double efficiency = tasks * one / (best * 1e9 * workers);
+  int unwritten = 0;
   if (reports) {
     printf("grain runtime=%s pattern=%s width=%d steps=%d radix=%d kernel=%s "
            "iterations=%ld workers=%d time=%.6f task_ns=%.1f "
@@ -325,15 +326,16 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
            name, pattern_names[g->pattern], g->width, g->steps, g->radix,
            kernel_names[g->kernel], g->iterations, workers, best, one,
            granularity, efficiency, wrong ? "WRONG" : "ok");
-    bench_record(o.json,
-                 "{\"bench\":\"grain\",\"runtime\":\"%s\",\"pattern\":\"%s\","
-                 "\"width\":%d,\"steps\":%d,\"radix\":%d,\"kernel\":\"%s\","
-                 "\"iterations\":%ld,\"workers\":%d,\"time_s\":%.6f,"
-                 "\"task_ns\":%.1f,\"granularity_ns\":%.1f,"
-                 "\"efficiency\":%.4f,\"check\":\"%s\"}",
-                 name, pattern_names[g->pattern], g->width, g->steps, g->radix,
-                 kernel_names[g->kernel], g->iterations, workers, best, one,
-                 granularity, efficiency, wrong ? "wrong" : "ok");
+    unwritten = bench_record(
+        o.json,
+        "{\"bench\":\"grain\",\"runtime\":\"%s\",\"pattern\":\"%s\","
+        "\"width\":%d,\"steps\":%d,\"radix\":%d,\"kernel\":\"%s\","
+        "\"iterations\":%ld,\"workers\":%d,\"time_s\":%.6f,"
+        "\"task_ns\":%.1f,\"granularity_ns\":%.1f,"
+        "\"efficiency\":%.4f,\"check\":\"%s\"}",
+        name, pattern_names[g->pattern], g->width, g->steps, g->radix,
+        kernel_names[g->kernel], g->iterations, workers, best, one, granularity,
+        efficiency, wrong ? "wrong" : "ok");
   }
   if (wrong)
     fprintf(stderr, "grain: %s: %ld wrong outputs\n", name, wrong);
@@ -341,5 +343,5 @@ int grain_main(int argc, char **argv, const struct grain_runtime *rt) {
   free(g->scratch);
   if (!rt->alloc)
     free(slots);
-  return wrong ? 1 : 0;
+  return wrong || unwritten ? 1 : 0;
 }

@@ -119,16 +119,17 @@ static void run_once(const struct ovh_runtime *rt, const struct pattern *p) {
   }
 }
 
-static void json_record(const struct ovh_runtime *rt, const struct options *o,
-                        const char *config, const struct result *r,
-                        const char *metric, double value, const char *unit) {
-  bench_record(o->json,
-               "{\"bench\":\"overhead\",\"runtime\":\"%s\",\"metric\":"
-               "\"%c_%s\",\"value\":%.6g,\"unit\":\"%s\",\"threads\":%d,"
-               "\"tasks\":%ld,\"reps\":%d%s%s%s}",
-               rt->name, r->p.letter, metric, value, unit, o->threads, r->tasks,
-               o->reps, config ? ",\"config\":\"" : "", config ? config : "",
-               config ? "\"" : "");
+/* Appends one record; returns 0, or -1 after a message. */
+static int json_record(const struct ovh_runtime *rt, const struct options *o,
+                       const char *config, const struct result *r,
+                       const char *metric, double value, const char *unit) {
+  return bench_record(o->json,
+                      "{\"bench\":\"overhead\",\"runtime\":\"%s\",\"metric\":"
+                      "\"%c_%s\",\"value\":%.6g,\"unit\":\"%s\",\"threads\":%d,"
+                      "\"tasks\":%ld,\"reps\":%d%s%s%s}",
+                      rt->name, r->p.letter, metric, value, unit, o->threads,
+                      r->tasks, o->reps, config ? ",\"config\":\"" : "",
+                      config ? config : "", config ? "\"" : "");
 }
 
 int ovh_main(int argc, char **argv, const struct ovh_runtime *rt) {
@@ -154,6 +155,7 @@ int ovh_main(int argc, char **argv, const struct ovh_runtime *rt) {
          config ? ", " : "", config ? config : "", o.reps);
 
   long rss_before = bench_peak_rss_kib();
+  int unwritten = 0;
   for (const char *p = o.patterns; *p; p++) {
     struct result r = describe(*p, o.quick);
     for (int rep = 0; rep < o.reps; rep++) {
@@ -166,7 +168,7 @@ int ovh_main(int argc, char **argv, const struct ovh_runtime *rt) {
     double per_task = r.best_us / (double)r.tasks;
     printf("%-7s %c %-12s %8ld tasks %9.3f us/task\n", rt->name, *p, r.p.what,
            r.tasks, per_task);
-    json_record(rt, &o, config, &r, "us_per_task", per_task, "us");
+    unwritten |= json_record(rt, &o, config, &r, "us_per_task", per_task, "us");
     if (*p == 'a' && p == o.patterns) {
       /* The peak RSS can only grow: this is the largest footprint of any
        * repetition over what the started runtime held. Only meaningful
@@ -175,11 +177,12 @@ int ovh_main(int argc, char **argv, const struct ovh_runtime *rt) {
           (double)(bench_peak_rss_kib() - rss_before) * 1024 / (double)r.tasks;
       printf("%-7s %c %-12s %8ld tasks %9.1f bytes/task peak RSS growth\n",
              rt->name, *p, r.p.what, r.tasks, per);
-      json_record(rt, &o, config, &r, "rss_bytes_per_task", per, "B");
+      unwritten |=
+          json_record(rt, &o, config, &r, "rss_bytes_per_task", per, "B");
     }
     fflush(stdout);
   }
   if (rt->finalize)
     rt->finalize();
-  return 0;
+  return unwritten ? 1 : 0;
 }
