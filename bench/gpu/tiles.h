@@ -1,7 +1,7 @@
-/* tiles.h — what the timed-model benchmarks of bench/gpu share: the tile
- * product's arguments and work, tiles of a row-major matrix as regions,
- * the timed tiled product, matrices that are never touched and a
- * sort order.
+/* tiles.h — what the timed-model benchmarks of bench/gpu share: their
+ * options, task info and report line, the tile product's arguments and
+ * work, tiles of a row-major matrix as regions, the timed tiled product,
+ * matrices that are never touched and a sort order.
  */
 #ifndef DAG_BENCH_GPU_TILES_H
 #define DAG_BENCH_GPU_TILES_H

@@ -1,9 +1,10 @@
 /* harness.h — what every benchmark program shares, after Task Bench's core:
  * the clock, the peak memory, the command line, the best and the median of
  * repetitions, and the records appended to a JSON Lines file. Each folder's
- * driver (suite.c, grain.c, overhead/common.c, nested.c) keeps its own
- * options and output lines; it states them here as a table and prints
- * them through these calls.
+ * driver (suite.c, grain.c, overhead/common.c, nested.c) and each program
+ * keeps its own options and output lines: it lists its options in a table
+ * of struct bench_opt, and times and writes its records through these
+ * calls.
  *
  * Built as the static library bench_harness; programs that CMake does not
  * compile (dagcc, clang -fopenmp) take harness.c among their sources.
