@@ -3,6 +3,8 @@
  * (region.c). Layers, top to bottom, each calling only downward:
  *
  *   api/     the public calls: validates each once, then hands it on
+ *   reduce/  task reductions: private copies and the tasks that combine
+ *            them, and the operators on C's arithmetic types
  *   plan/    the rank-uniform planner (several ranks only): placement,
  *            transfers, the same decisions on every rank; dag_alloc's
  *            distributed allocations, the homes it places by
@@ -48,6 +50,11 @@
 /* For the few functions on the path of every tiny task, where a call and
  * its prologue cost a tenth of the whole task. */
 #define DAG_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* For code that most programs never run (reductions, messages): GCC puts
+ * it in .text.unlikely, apart from the hot paths, so that adding such code
+ * does not move them. */
+#define DAG_COLD __attribute__((cold))
 
 /* Thread-local state on the hot path. initial-exec reaches it without a
  * call to __tls_get_addr in libdag.so (fine for a library linked at start,
@@ -214,29 +221,5 @@ size_t dag__region_bytes(const struct region *r);
 void dag__region_each_span(const struct region *r,
                            void (*fn)(uintptr_t lo, uintptr_t hi, void *arg),
                            void *arg);
-
-/* -------------------------------------------------------- reduce_ops.c */
-
-/* The operator and the element type of a DAG_REDUCTION mode. */
-static inline enum dag_reduce_op dag__reduce_op_of(enum dag_mode m) {
-  return (enum dag_reduce_op)(((unsigned)m >> 4) & 0xff);
-}
-static inline enum dag_reduce_type dag__reduce_type_of(enum dag_mode m) {
-  return (enum dag_reduce_type)((unsigned)m >> 12);
-}
-static inline bool dag__is_reduction(enum dag_mode m) {
-  return ((unsigned)m & 0xf) == DAG_REDUCTION;
-}
-
-/* What is wrong with a reduction of operator op on type, or NULL. */
-const char *dag__reduce_check(unsigned op, unsigned type);
-const char *dag__reduce_op_spelling(enum dag_reduce_op op);
-size_t dag__reduce_type_size(enum dag_reduce_type type);
-/* Fills `bytes` bytes at into with op's identity. */
-void dag__reduce_identity(enum dag_reduce_op op, enum dag_reduce_type type,
-                          void *into, size_t bytes);
-/* into[i] = into[i] op from[i] over `bytes` bytes of elements. */
-void dag__reduce_combine(enum dag_reduce_op op, enum dag_reduce_type type,
-                         void *into, const void *from, size_t bytes);
 
 #endif /* DAG_BASE_H */

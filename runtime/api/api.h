@@ -9,6 +9,8 @@
 #include "comm/comm.h"
 #include "core/core.h"
 #include "device/device.h"
+#include "plan/plan.h"
+#include "reduce/reduce.h"
 
 /* ------------------------------------------------------------- init.c */
 
@@ -28,12 +30,6 @@ bool dag__started(void);
 enum run_state { RUN_NOT_STARTED, RUN_RUNNING, RUN_FINALIZED };
 enum run_state dag__run_state(void);
 
-/* Whether a call goes through the rank-uniform planner: several ranks, and
- * the caller is the program (children of a task run where it runs). */
-static inline bool dag__planned(void) {
-  return dag__nranks > 1 && dag__current_task() == &dag__root_task;
-}
-
 /* ---------------------------------------------------------- backend.c */
 
 /* The transport for this run: the simulation when DAG_SIMULATE_RANKS is
@@ -46,6 +42,15 @@ const struct space_ops *const *dag__space_backends_by_kind(void);
 
 /* --------------------------------------------------------- validate.c */
 
+/* Validates the n accesses acc of a submitted task (info, its chosen CPU
+ * body and arguments checked) and hands it down: to the reductions when
+ * it has some or groups are open, else to the planner (dag__planned()) or
+ * this rank's device layer and core. Returns 0 or the DAG_E* code of a
+ * mistake, reported with a message naming the task and the access. */
+int dag__validate_submit(const struct dag_task_info *info, dag_task_fn body,
+                         const void *args, size_t args_size,
+                         const struct dag_access *acc, size_t n);
+
 /* Accesses validated into regions, on the stack for the usual few. */
 #define ACCESSES_ON_STACK 16
 
@@ -55,69 +60,27 @@ struct validated {
   struct region *regs;
   enum dag_mode *modes;
   long kept;         /* regions kept (empty ones left out), or a DAG_E* code */
-  size_t reductions; /* of them, DAG_REDUCTION accesses; and the flag below */
+  size_t reductions; /* of them, DAG_REDUCTION accesses */
 };
 
-/* In `reductions`: under DAG_CHECK_ITEMS, an empty access was left out, so
- * that the items of the task's info no longer match its regions one to one.
- * The usual path's one test sends such a task to dag__reduce_submit. */
-#define VALIDATED_ITEMS_SKIPPED ((size_t)1 << 62)
-
-/* Validates the n accesses acc of the task `info` into v, leaving out empty
- * regions; a mistake is reported with a message naming the task and the
- * access (v->kept is then the DAG_E* code). */
+/* Validates the n accesses acc of `info` into v, leaving out empty
+ * regions; a mistake is reported as dag__validate_submit does (v->kept is
+ * then the DAG_E* code). */
 void dag__validate(struct validated *v, const struct dag_task_info *info,
                    const struct dag_access *acc, size_t n);
 void dag__validated_release(struct validated *v);
 
-/* ----------------------------------------------------------- submit.c */
-
-/* Submits a validated top-level task or child, through the planner when
- * dag__planned(). */
-void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
-                         const void *args, size_t args_size,
-                         const struct region *regs, const enum dag_mode *modes,
-                         size_t n);
-
-/* ----------------------------------------------------------- reduce.c */
-
-/* Reduction groups open among top-level tasks, plus task bodies' scopes
- * of groups open on every thread: atomic so that every submitter may look
- * at it first, before the dearer question of which thread it is and which
- * groups are its own (a thread-local look cost tiny tasks run inline 70%
- * more, bench/overhead c). */
-extern _Atomic size_t dag__reductions_open;
-
-/* Submits a task with DAG_REDUCTION accesses (validated): each works on
- * a private copy of its item; or, under DAG_CHECK_ITEMS, one whose
- * validation left an empty access out (VALIDATED_ITEMS_SKIPPED). Returns 0
- * or DAG_EINVAL. */
-int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
-                       const void *args, size_t args_size,
-                       const struct region *regs, const enum dag_mode *modes,
-                       size_t n);
-/* The calls below act on the groups among the calling context's children
- * (top-level tasks, or the children of the body that calls). */
-
-/* Whether some are open. */
-bool dag__reduce_scope_open(void);
-/* Ends the groups that an access of acc touches other than as the same
- * reduction: their tasks combine into the item before the access. */
-void dag__reduce_end_touched(const struct dag_access *acc, size_t n);
-/* Ends the groups whose items overlap regs (taskwait on, dag_free). */
-void dag__reduce_end_overlapping(const struct region *regs, size_t n);
-/* Ends every group (taskwait, dag_finalize; for a body, its return). */
-void dag__reduce_end_all(void);
-/* Forgets the groups and their memory (dag_finalize: freed with every
- * allocation). */
-void dag__reduce_release(void);
-
-/* Whether the calling context may have reduction groups to end. */
-static inline bool dag__reductions_to_end(void) {
-  if (likely(
-          !atomic_load_explicit(&dag__reductions_open, memory_order_relaxed)))
-    return false;
-  return dag__reduce_scope_open();
-}
+/* The cache of the accesses of top-level tasks of several ranks, as
+ * written, and how they validated: whether it is true for the
+ * allocations of now (if not it is emptied, and is for what is remembered
+ * from now on); how `a` validated, if known; remembering it (valid and not
+ * empty); forgetting all (dag_finalize). */
+bool dag__access_cache_valid(void);
+bool dag__access_known(const struct dag_access *a, struct region *region,
+                       struct resolved *where);
+void dag__access_remember(const struct dag_access *a,
+                          const struct region *region,
+                          const struct resolved *where);
+void dag__access_cache_forget(void);
 
 #endif /* DAG_API_H */

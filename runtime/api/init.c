@@ -221,7 +221,9 @@ int dag_finalize(void) {
     dag__core_stop();
     if (dag__stats)
       dag__plan_write_stats();
-    dag__plan_release(); /* before the allocation records it points to */
+    /* Before the allocation records they point to. */
+    dag__access_cache_forget();
+    dag__plan_release();
     dag__reduce_release();
     dag__dist_release();
     dag__comm_stop();

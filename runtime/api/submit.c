@@ -1,12 +1,10 @@
-/* submit.c — dag_submit: the task's info, arguments and accesses are
- * checked once, and the task handed to the rank-uniform planner (several
- * ranks, a top-level task) or to the device layer and the local core, which
- * choose among its variants. The plain task (no accesses, a CPU body, small
- * arguments) takes a short path of its own: it is most of the tasks of
- * fine-grained programs.
+/* submit.c — dag_submit: the task's info and arguments are checked, then
+ * its accesses by validate.c, which hands the task down. The plain task
+ * (no accesses, a CPU body, small arguments) takes a short path of its
+ * own to the planner (several ranks, a top-level task) or the local core:
+ * it is most of the tasks of fine-grained programs.
  */
 #include "api/api.h"
-#include "plan/plan.h"
 
 /* The CPU body of the task, fn or a variant; NULL when it has none. The
  * device layer picks among the variants once a device is in use. */
@@ -50,14 +48,10 @@ static int check_pointers(const struct dag_task_info *info, size_t args_size) {
 }
 
 /* Checks the task's variants, and the pointers a device body would get
- * translated; *body is its CPU body (NULL if it has none: then a device
- * runs it). */
-static int choose_body(const struct dag_task_info *info, size_t args_size,
-                       dag_task_fn *body) {
-  if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU)) {
-    *body = info->fn; /* the usual task: nothing to choose, no device */
-    return 0;
-  }
+ * translated: a task without a CPU body needs a device to run it. */
+static int check_bodies(const struct dag_task_info *info, size_t args_size) {
+  if (likely(info->nvariants == 0 && info->device == DAG_DEVICE_CPU))
+    return 0; /* the usual task: nothing to choose, no device */
   int err = check_pointers(info, args_size);
   if (err)
     return err;
@@ -74,8 +68,7 @@ static int choose_body(const struct dag_task_info *info, size_t args_size,
       return dag__user_error(info, DAG_EINVAL, "variant %d: unknown device %d",
                              i, (int)info->variants[i].device);
   }
-  *body = cpu_body(info);
-  if (device_runs_it(info) || *body)
+  if (device_runs_it(info) || cpu_body(info))
     return 0;
   return dag__user_error(info, DAG_ENOSYS,
                          "the task runs on device %s only, and this rank has "
@@ -85,8 +78,8 @@ static int choose_body(const struct dag_task_info *info, size_t args_size,
 }
 
 static int check_info(const struct dag_task_info *info, const void *args,
-                      size_t args_size, const struct dag_access *acc, size_t n,
-                      dag_task_fn *body) {
+                      size_t args_size, const struct dag_access *acc,
+                      size_t n) {
   if (!info)
     return dag__user_error(NULL, DAG_EINVAL, "dag_submit: no task info");
   if (!info->fn)
@@ -106,73 +99,19 @@ static int check_info(const struct dag_task_info *info, const void *args,
     return dag__user_error(
         info, DAG_EINVAL, "on(%d): this run has %d rank%s, 0 to %d", info->rank,
         dag__nranks, dag__nranks > 1 ? "s" : "", dag__nranks - 1);
-  return choose_body(info, args_size, body);
+  return check_bodies(info, args_size);
 }
 
-/* Whether the task is the plain kind: a CPU body, no accesses, arguments
- * that fit the inline path's stack buffer, on a running runtime. Every
- * condition check_info tests holds then, so check_info has nothing to say;
- * anything else goes to submit_checked, which names the mistake. */
+/* Whether the task is the plain kind: a CPU body, arguments that fit the
+ * inline path's stack buffer, on a running runtime. Every condition
+ * check_info tests holds then, but for accesses at NULL, so check_info has
+ * nothing to say; anything else goes to submit_checked, which names the
+ * mistake. */
 static bool plain_task(const struct dag_task_info *info, const void *args,
                        size_t args_size) {
   return dag__started() && info && info->fn && info->nvariants == 0 &&
          info->device == DAG_DEVICE_CPU && !(info->flags & DAG_TASK_ON_RANK) &&
          (!args_size || (args && args_size <= DAG_CORE_PLAIN_ARGS));
-}
-
-/* Validates the accesses and submits the task: a plain one to the planner
- * (planned) or the core, one with reductions to reduce.c. */
-static DAG_ALWAYS_INLINE int
-submit_validated(bool planned, const struct dag_task_info *info,
-                 dag_task_fn body, const void *args, size_t args_size,
-                 const struct dag_access *acc, size_t n) {
-  struct validated v;
-  dag__validate(&v, info, acc, n);
-  if (likely(!v.reductions) && v.kept >= 0) {
-    if (planned)
-      dag__plan_submit(info, body, args, args_size, acc, n, v.regs, v.modes,
-                       (size_t)v.kept);
-    else
-      dag__local_submit(info, body, args, args_size, v.regs, v.modes,
-                        (size_t)v.kept, 0);
-  } else if (v.kept >= 0) {
-    v.kept = dag__reduce_submit(info, body, args, args_size, v.regs, v.modes,
-                                (size_t)v.kept);
-  }
-  dag__validated_release(&v);
-  return v.kept < 0 ? (int)v.kept : 0;
-}
-
-/* A top-level task of a run of several ranks: every rank plans it. */
-static int planned_submit(const struct dag_task_info *info, dag_task_fn body,
-                          const void *args, size_t args_size,
-                          const struct dag_access *acc, size_t n) {
-  if (dag__plan_submit_known(info, body, args, args_size, acc, n))
-    return 0;
-  return submit_validated(true, info, body, args, args_size, acc, n);
-}
-
-/* A task of this rank alone. */
-static DAG_ALWAYS_INLINE int local_submit(const struct dag_task_info *info,
-                                          dag_task_fn body, const void *args,
-                                          size_t args_size,
-                                          const struct dag_access *acc,
-                                          size_t n) {
-  if (n == 0) {
-    dag__local_submit(info, body, args, args_size, NULL, NULL, 0, 0);
-    return 0;
-  }
-  return submit_validated(false, info, body, args, args_size, acc, n);
-}
-
-void dag__submit_regions(const struct dag_task_info *info, dag_task_fn body,
-                         const void *args, size_t args_size,
-                         const struct region *regs, const enum dag_mode *modes,
-                         size_t n) {
-  if (dag__planned())
-    dag__plan_submit(info, body, args, args_size, NULL, n, regs, modes, n);
-  else
-    dag__local_submit(info, body, args, args_size, regs, modes, n, 0);
 }
 
 /* Any task: validated with a message for each mistake. Not inlined into
@@ -186,25 +125,27 @@ submit_checked(const struct dag_task_info *info, const void *args,
   int err = dag__ensure_started();
   if (err)
     return dag__not_running(err, info, NULL);
-  dag_task_fn body = NULL;
-  err = check_info(info, args, args_size, acc, naccesses, &body);
+  err = check_info(info, args, args_size, acc, naccesses);
   if (err)
     return err;
-  if (unlikely(dag__reductions_to_end()))
-    dag__reduce_end_touched(acc, naccesses);
-  if (dag__planned())
-    return planned_submit(info, body, args, args_size, acc, naccesses);
-  return local_submit(info, body, args, args_size, acc, naccesses);
+  return dag__validate_submit(info, cpu_body(info), args, args_size, acc,
+                              naccesses);
 }
 
 int dag_submit(const struct dag_task_info *info, const void *args,
                size_t args_size, const struct dag_access *acc,
                size_t naccesses) {
-  if (likely(naccesses == 0 && plain_task(info, args, args_size))) {
-    if (likely(!dag__planned()))
-      return dag__core_submit_plain(info, info->fn, args, args_size);
-    dag__plan_submit_plain(info, info->fn, args, args_size);
-    return 0;
+  if (likely(plain_task(info, args, args_size))) {
+    if (naccesses == 0) {
+      if (likely(!dag__planned()))
+        return dag__core_submit_plain(info, info->fn, args, args_size);
+      dag__plan_submit_plain(info, info->fn, args, args_size);
+      return 0;
+    }
+    /* A tail call, which submit_checked's frame would cost every task. */
+    if (likely(acc))
+      return dag__validate_submit(info, info->fn, args, args_size, acc,
+                                  naccesses);
   }
   return submit_checked(info, args, args_size, acc, naccesses);
 }

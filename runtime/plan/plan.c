@@ -8,9 +8,11 @@
  * local graph as a task (a send that reads the unit, a receive that writes
  * it), so the local dependency tracker orders it with the local tasks
  * around it. After a write only E holds a valid copy. Ranks other than E
- * and the holders do nothing but this bookkeeping for the task. Working out
- * a task's accesses (validation, allocation, block) is kept per access as
- * written (access_cache.c): programs name the same tiles again and again.
+ * and the holders do nothing but this bookkeeping for the task. Where each
+ * access lies (allocation, block) goes back to the caller, whose cache
+ * (api/validate.c) hands it in again with the access's region for the next
+ * task that names the same access: programs name the same tiles again and
+ * again.
  *
  * Tags come from per-pair sequences: every rank plans the same transfers
  * in the same order, so the n-th transfer from A to B has the same tag on
@@ -649,23 +651,14 @@ dag__plan_submit_plain(const struct dag_task_info *info, dag_task_fn body,
        &(struct planned){NULL, NULL, NULL, 0, NULL});
 }
 
-bool dag__plan_submit_known(const struct dag_task_info *info, dag_task_fn body,
-                            const void *args, size_t args_size,
-                            const struct dag_access *acc, size_t n) {
+void dag__plan_submit_resolved(const struct dag_task_info *info,
+                               dag_task_fn body, const void *args,
+                               size_t args_size, const struct region *regs,
+                               const enum dag_mode *modes,
+                               const struct resolved *where, size_t n) {
   init_once();
-  if (n > FEW_ACCESSES || !dag__access_cache_valid())
-    return false;
-  struct region regs[FEW_ACCESSES];
-  enum dag_mode modes[FEW_ACCESSES];
-  struct resolved where[FEW_ACCESSES];
-  for (size_t i = 0; i < n; i++) {
-    if (!dag__access_known(&acc[i], &regs[i], &where[i]))
-      return false;
-    modes[i] = acc[i].mode;
-  }
   plan(info, body, args, args_size,
        &(struct planned){regs, modes, where, n, info->items});
-  return true;
 }
 
 /* Where access r lies: its allocation and block, and its hash for the
@@ -678,25 +671,20 @@ static struct resolved resolve(const struct region *r, enum dag_mode mode) {
 
 void dag__plan_submit(const struct dag_task_info *info, dag_task_fn body,
                       const void *args, size_t args_size,
-                      const struct dag_access *acc, size_t n,
                       const struct region *regs, const enum dag_mode *modes,
-                      size_t kept) {
+                      size_t n, struct resolved *where) {
   init_once();
-  dag__access_cache_valid();        /* emptied if allocations changed */
-  bool remember = acc && kept == n; /* acc NULL: reductions' own */
-  struct resolved few[FEW_ACCESSES], *where = few;
-  if (kept > FEW_ACCESSES && !(where = malloc(kept * sizeof *where)))
+  struct resolved few[FEW_ACCESSES], *own = NULL;
+  if (!where)
+    where = n <= FEW_ACCESSES ? few : (own = malloc(n * sizeof *where));
+  if (!where)
     dag__out_of_memory("task accesses");
-  for (size_t i = 0; i < kept; i++) {
+  for (size_t i = 0; i < n; i++)
     where[i] = resolve(&regs[i], modes[i]);
-    if (remember)
-      dag__access_remember(&acc[i], &regs[i], &where[i]);
-  }
   plan(info, body, args, args_size,
-       &(struct planned){regs, modes, where, kept,
-                         kept == n ? info->items : NULL});
-  if (where != few)
-    free(where);
+       &(struct planned){regs, modes, where, n, info->items});
+  if (own)
+    free(own);
 }
 
 int dag__plan_place(const struct dag_task_info *info, const struct region *regs,
@@ -799,7 +787,6 @@ void dag__plan_release(void) {
   dag__advice_report();
   dag__advice_release();
   dag__commute_group_release();
-  dag__access_cache_forget();
   dag__units_release();
   dag__uniformity_release();
   free(sent);

@@ -1,8 +1,7 @@
 /* planner.h — what the files of the rank-uniform planner (plan/) share:
  * plan.c places tasks and plans transfers; the pieces with files of their
- * own are sets of ranks (rankset.c), units of data and the
- * regions they cover (units.c), how the accesses of earlier tasks resolved
- * (access_cache.c), the check that every rank submitted the same tasks
+ * own are sets of ranks (rankset.c), units of data and the regions they
+ * cover (units.c), the check that every rank submitted the same tasks
  * (uniformity.c) and, on demand, holds the same replicated data
  * (values.c). All of it runs on the one thread that submits top-level
  * tasks, like plan.c itself.
@@ -149,32 +148,6 @@ struct watched {
  * malloc'd array (NULL when there are none) of *n entries. */
 struct watched *dag__units_watch(size_t *n);
 
-/* ------------------------------------------------------ access_cache.c */
-
-/* Where an access of a top-level task lies: its allocation (NULL:
- * replicated memory), the one block of it the region lies in (NULL:
- * several, or replicated memory), and what the uniformity check hashes of
- * it (dag__uniformity_access_hash). Its validated region and mode travel
- * beside it, in the arrays that the local tracker takes as they are. */
-struct resolved {
-  const struct allocation *alloc;
-  struct unit *block;
-  uint64_t hash;
-};
-
-/* Whether the cache is true for the allocations of now. If not, it is
- * emptied (and is, for what is remembered from now on). */
-bool dag__access_cache_valid(void);
-/* How `a`, as written, resolved last time: its validated region and the
- * rest; false if not known. */
-bool dag__access_known(const struct dag_access *a, struct region *region,
-                       struct resolved *out);
-/* Keeps how `a` resolved (valid and not empty), for dag__access_known. */
-void dag__access_remember(const struct dag_access *a,
-                          const struct region *region,
-                          const struct resolved *r);
-void dag__access_cache_forget(void);
-
 /* --------------------------------------------------------------- plan.c */
 
 /* The accesses of the task being planned, worked out: n regions and modes,
@@ -184,8 +157,8 @@ struct planned {
   const enum dag_mode *modes;
   const struct resolved *where;
   size_t n;
-  /* The items as written, one per access (NULL: unknown, or some empty
-   * item was left out and they no longer match). */
+  /* The items as written, one per access (NULL: unknown, or they do not
+   * match the accesses one to one). */
   const char *const *items;
 };
 

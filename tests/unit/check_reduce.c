@@ -1,4 +1,4 @@
-/* check_reduce.c — task reductions (runtime/api/reduce.c) on one rank,
+/* check_reduce.c — task reductions (runtime/reduce/reduce.c) on one rank,
  * through the public API: sums, histograms and every operator against the
  * serial loop; the initial value kept; a group ended by a reader, by
  * taskwait on and by a strided neighbour left alone; the same bits from

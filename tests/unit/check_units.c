@@ -8,11 +8,12 @@
  * up again (remembered), also after more shapes than the table keeps.
  * Flushes (uniform.c) spread replicated data along a binomial tree: in a
  * simulated run of 64 ranks, the writer sends log2(64) messages, not 63.
- * The access cache (access_cache.c) answers only for the access exactly as
+ * The access cache (api/validate.c) answers only for the access exactly as
  * written, and forgets everything when an allocation comes or goes.
  * dag_finalize with dag_alloc memory still allocated, blocks planned on
  * (under AddressSanitizer: no write into released allocation records).
  */
+#include "api/api.h" /* the access cache */
 #include "dag.h"
 #include "plan/planner.h" /* struct rankset, dag__units_block */
 

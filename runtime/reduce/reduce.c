@@ -27,7 +27,8 @@
  * of a body's children are its thread's, in a scope that the body's
  * return ends (dag__current_task_hooked), as its taskwait does.
  */
-#include "api/api.h"
+#include "reduce/reduce.h"
+#include "plan/dist.h"
 #include "plan/plan.h"
 
 #include <stdlib.h>
@@ -123,13 +124,6 @@ static const struct dag_task_info free_info = {
 
 /* ---------------------------------------------------------------- slots */
 
-static struct dag_region public_region(const struct region *r) {
-  struct dag_region d = {(const void *)r->lo, r->span, r->ndims, {{0, 0}}};
-  for (int i = 0; i < r->ndims; i++)
-    d.dim[i] = (struct dag_dim){r->dim[i].count, (ptrdiff_t)r->dim[i].stride};
-  return d;
-}
-
 /* r moved by delta bytes. */
 static struct region shifted(const struct region *r, ptrdiff_t delta) {
   struct region s = *r;
@@ -154,9 +148,9 @@ static ptrdiff_t slot_delta(const struct group *g, int rank, int k) {
  * body's children, which run here. */
 static int slots_per_rank_of(const struct scope *s) {
   if (s != &top)
-    return dag_num_workers();
+    return dag__workers_count();
   if (!slots_per_rank) {
-    int workers = dag_num_workers();
+    int workers = dag__workers_count();
     slots_per_rank =
         dag__nranks > 1 ? (int)dag__comm_least((uint64_t)workers) : workers;
   }
@@ -183,8 +177,10 @@ static struct slot_memory take_slots(const struct scope *s, size_t extent) {
       pool[i] = pool[--npool];
       return m;
     }
+  struct dag_dist dist = {
+      .kind = DAG_DIST_BLOCK_CYCLIC, .elem = stride, .block = 1};
   void *base =
-      dag_alloc(stride * (size_t)count, dag_dist_block_cyclic(stride, 1));
+      dag__dist_alloc(stride * (size_t)count, dist, __FILE__, __LINE__);
   if (!base)
     dag__out_of_memory("the private copies of a reduction");
   return (struct slot_memory){base, stride, dag__nranks, count};
@@ -192,21 +188,23 @@ static struct slot_memory take_slots(const struct scope *s, size_t extent) {
 
 /* ------------------------------------------------------- the task graph */
 
-static void submit_internal(const struct dag_task_info *info, const void *args,
-                            size_t size, const struct dag_access *acc,
-                            size_t n) {
-  int err = dag_submit(info, args, size, acc, n);
-  if (err)
-    DAG_BUG("a reduction's own task: %s", dag_last_error());
+/* A task of the reduction's own: its accesses are right by making. */
+static void submit_own(const struct dag_task_info *info, const void *args,
+                       size_t size, const struct region *regs,
+                       const enum dag_mode *modes, size_t n) {
+  dag__submit_validated(info, info->fn, args, size, regs, modes, n);
 }
 
 /* Done with the slots of an ended group of scope s: back to the pool, or
  * freed by a task after those that read them. */
 static void put_slots(const struct scope *s, struct slot_memory m) {
   if (s != &top) {
-    struct dag_access all = {DAG_INOUT,
-                             dag_region_1d(m.base, m.stride * (size_t)m.count)};
-    submit_internal(&free_info, &m.base, sizeof m.base, &all, 1);
+    uintptr_t lo = (uintptr_t)m.base;
+    struct region all = {.lo = lo,
+                         .hi = lo + m.stride * (size_t)m.count,
+                         .span = m.stride * (size_t)m.count};
+    submit_own(&free_info, &m.base, sizeof m.base, &all,
+               &(enum dag_mode){DAG_INOUT}, 1);
     return;
   }
   if (npool == cap_pool) {
@@ -218,30 +216,29 @@ static void put_slots(const struct scope *s, struct slot_memory m) {
   pool[npool++] = m;
 }
 
-static struct dag_access access_of(enum dag_mode mode, const struct region *r) {
-  return (struct dag_access){mode, public_region(r)};
-}
-
 /* into op= the copies at from_delta[0..nfrom), in that order. */
 static void combine(const struct group *g, const struct region *into,
                     const ptrdiff_t *from_delta, int nfrom) {
   size_t size = sizeof(struct combine_args) + (size_t)nfrom * sizeof(ptrdiff_t);
   struct combine_args *a = malloc(size);
-  struct dag_access *acc = malloc((size_t)(nfrom + 1) * sizeof *acc);
-  if (!a || !acc)
+  struct region *regs = malloc((size_t)(nfrom + 1) * sizeof *regs);
+  enum dag_mode *modes = malloc((size_t)(nfrom + 1) * sizeof *modes);
+  if (!a || !regs || !modes)
     dag__out_of_memory("a reduction's combining task");
   a->mode = g->mode;
   a->into = *into;
   a->nfrom = nfrom;
-  acc[0] = access_of(DAG_INOUT, into);
+  regs[0] = *into;
+  modes[0] = DAG_INOUT;
   for (int i = 0; i < nfrom; i++) {
     a->from_delta[i] = from_delta[i];
-    struct region from = shifted(into, from_delta[i]);
-    acc[i + 1] = access_of(DAG_IN, &from);
+    regs[i + 1] = shifted(into, from_delta[i]);
+    modes[i + 1] = DAG_IN;
   }
-  submit_internal(&combine_info, a, size, acc, (size_t)nfrom + 1);
+  submit_own(&combine_info, a, size, regs, modes, (size_t)nfrom + 1);
   free(a);
-  free(acc);
+  free(regs);
+  free(modes);
 }
 
 /* Ends group g of scope s (taken out of the open ones): the copies
@@ -438,33 +435,33 @@ static int placed_on(const struct dag_task_info *info,
   return dag__plan_place(info, others, modes_of, m);
 }
 
-int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
-                       const void *args, size_t args_size,
-                       const struct region *regs, const enum dag_mode *modes,
-                       size_t n) {
-  size_t bad;
-  const char *why = misused(info, args, regs, modes, n, &bad);
-  if (why)
-    return dag__user_error(info, DAG_EINVAL, "reduction item %zu%s%s%s: %s",
-                           bad, info->items ? " '" : "",
-                           info->items ? info->items[bad] : "",
-                           info->items ? "'" : "", why);
+/* Ends the groups of s that access (r, mode) touches other than as the
+ * same reduction. */
+static void end_touched(struct scope *s, const struct region *r,
+                        enum dag_mode mode) {
+  for (size_t i = 0; i < s->nopen;) {
+    const struct group *g = &s->open[i];
+    bool same = mode == g->mode && dag__region_same(&g->item, r);
+    if (!same && dag__region_overlap(&g->item, r))
+      end_open_group(s, i);
+    else
+      i++;
+  }
+}
+
+/* The task's accesses, each reduction on a private copy of its item. */
+static void submit_on_copies(const struct dag_task_info *info, dag_task_fn body,
+                             const void *args, size_t args_size,
+                             const struct region *regs,
+                             const enum dag_mode *modes, size_t n) {
   /* DAG_CHECK_ITEMS: the regions the core gets are not the items as
-   * written (a slot stands for each reduced item, and an empty access may
-   * have been left out), so the check's message numbers them instead. A
-   * task without reductions came for the latter only. */
+   * written (a slot stands for each reduced item), so the check's message
+   * numbers them instead. */
   struct dag_task_info bare;
   if (unlikely(dag__guarding)) {
     bare = *info;
     bare.items = NULL;
     info = &bare;
-    size_t reductions = 0;
-    for (size_t i = 0; i < n; i++)
-      reductions += dag__is_reduction(modes[i]);
-    if (!reductions) {
-      dag__submit_regions(info, body, args, args_size, regs, modes, n);
-      return 0;
-    }
   }
   struct scope *s = scope_made_here();
   struct region *tregs = malloc(n * sizeof *tregs);
@@ -489,39 +486,45 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
     tmodes[i] = DAG_INOUT;
     if (g->tasks[exec] <= (uint64_t)S) { /* the slot's first use */
       struct fill_args fill = {g->mode, tregs[i]};
-      struct dag_access out = access_of(DAG_OUT, &tregs[i]);
-      submit_internal(&fill_info, &fill, sizeof fill, &out, 1);
+      submit_own(&fill_info, &fill, sizeof fill, &tregs[i],
+                 &(enum dag_mode){DAG_OUT}, 1);
     }
     move_pointers(info, targs, &regs[i], delta);
   }
-  dag__submit_regions(info, body, targs, args_size, tregs, tmodes, n);
+  dag__submit_validated(info, body, targs, args_size, tregs, tmodes, n);
   free(tregs);
   free(tmodes);
   free(targs);
+}
+
+int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
+                       const void *args, size_t args_size,
+                       const struct region *regs, const enum dag_mode *modes,
+                       size_t n) {
+  size_t bad;
+  const char *why = misused(info, args, regs, modes, n, &bad);
+  if (why)
+    return dag__user_error(info, DAG_EINVAL, "reduction item %zu%s%s%s: %s",
+                           bad, info->items ? " '" : "",
+                           info->items ? info->items[bad] : "",
+                           info->items ? "'" : "", why);
+  struct scope *s = scope_here();
+  bool reduces = false;
+  for (size_t i = 0; i < n; i++) {
+    if (s)
+      end_touched(s, &regs[i], modes[i]);
+    reduces |= dag__is_reduction(modes[i]);
+  }
+  if (reduces)
+    submit_on_copies(info, body, args, args_size, regs, modes, n);
+  else
+    dag__submit_validated(info, body, args, args_size, regs, modes, n);
   return 0;
 }
 
 bool dag__reduce_scope_open(void) {
   const struct scope *s = scope_here();
   return s && s->nopen;
-}
-
-void dag__reduce_end_touched(const struct dag_access *acc, size_t n) {
-  struct scope *s = scope_here();
-  for (size_t a = 0; s && a < n; a++) {
-    struct region r;
-    const char *why;
-    if (dag__region_make(&acc[a].region, &r, &why) || dag__region_empty(&r))
-      continue; /* validation reports it */
-    for (size_t i = 0; i < s->nopen;) {
-      const struct group *g = &s->open[i];
-      bool same = acc[a].mode == g->mode && dag__region_same(&g->item, &r);
-      if (!same && dag__region_overlap(&g->item, &r))
-        end_open_group(s, i);
-      else
-        i++;
-    }
-  }
 }
 
 void dag__reduce_end_overlapping(const struct region *regs, size_t n) {

@@ -1,9 +1,9 @@
-/* reduce_ops.c — the operators of task reductions on C arithmetic types:
- * each operator's identity, and combining one array into another,
- * element by element. Pure functions, like region.c: the reduction groups
- * (api/reduce.c) apply them to the spans of a region.
+/* ops.c — the operators of task reductions on C arithmetic types: each
+ * operator's identity, and combining one array into another, element by
+ * element. Pure functions, like region.c: the reduction groups (reduce.c)
+ * apply them to the spans of a region.
  */
-#include "base.h"
+#include "reduce/reduce.h"
 
 #include <limits.h>
 #include <math.h>
@@ -121,14 +121,12 @@ static const struct {
 #undef TYPE_ROW
 };
 
-static const char *const op_spellings[] = {
-#define OP_ROW(id, spelling) [DAG_REDUCE_##id] = spelling,
-    DAG_REDUCE_OPS(OP_ROW)
-#undef OP_ROW
-};
+/* The number of operators: one per row of DAG_REDUCE_OPS. */
+#define OP_COUNT(id, spelling) +1
+enum { NOPS = 0 DAG_REDUCE_OPS(OP_COUNT) };
+#undef OP_COUNT
 
 #define NTYPES (sizeof types / sizeof types[0])
-#define NOPS (sizeof op_spellings / sizeof op_spellings[0])
 
 const char *dag__reduce_check(unsigned op, unsigned type) {
   if (op >= NOPS)
@@ -139,10 +137,6 @@ const char *dag__reduce_check(unsigned op, unsigned type) {
       (op == DAG_REDUCE_BAND || op == DAG_REDUCE_BOR || op == DAG_REDUCE_BXOR))
     return "a bitwise reduction needs an integer type";
   return NULL;
-}
-
-const char *dag__reduce_op_spelling(enum dag_reduce_op op) {
-  return op_spellings[op];
 }
 
 size_t dag__reduce_type_size(enum dag_reduce_type type) {
