@@ -39,6 +39,9 @@ const struct comm_ops *dag__comm_backend(void);
 /* The space of each device kind, indexed by kind (NULL where this libdag
  * was built without it): what the device layer opens devices with. */
 const struct space_ops *const *dag__space_backends_by_kind(void);
+/* The space every libdag has, which stands in for a GPU where there is
+ * none (DAG_DEVICES's `emul`). */
+const struct space_ops *dag__space_stand_in(void);
 
 /* --------------------------------------------------------- validate.c */
 

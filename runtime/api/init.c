@@ -132,7 +132,8 @@ int dag_init(void) {
       dag__comm_stop();
       break;
     }
-    err = dag__devices_start(dag__space_backends_by_kind());
+    err = dag__devices_start(dag__space_backends_by_kind(),
+                             dag__space_stand_in());
     if (err) {
       start_failed(err);
       dag__devices_stop();

@@ -1,5 +1,5 @@
 /* mpi_comm.h — the communicator the MPI transport runs on, for
- * dag_init_comm (api/init_comm.c). Built with the MPI transport only.
+ * dag_init_comm (api/backend.c). Built with the MPI transport only.
  */
 #ifndef DAG_MPI_COMM_H
 #define DAG_MPI_COMM_H

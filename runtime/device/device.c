@@ -31,7 +31,8 @@ atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
 /* Per entry of DAG_DEVICES: the devices it opened, and why none when so. */
-static const struct space_ops *const *spaces; /* by kind */
+static const struct space_ops *const *spaces;  /* by kind */
+static const struct space_ops *emulated_space; /* DAG_DEVICES's emul */
 static int opened_by[DAG_MAX_DEVICE_CHOICES];
 static char none_why[DAG_MAX_DEVICE_CHOICES][1024];
 
@@ -128,7 +129,7 @@ static void discover(void) {
   for (int i = 0; i < s->ndevice_choices; i++) {
     const struct device_choice *c = &s->device_choices[i];
     if (c->emulated)
-      open_device(dag__space_stand_in(), DAG_DEVICE_CPU, emulated++, i);
+      open_device(emulated_space, DAG_DEVICE_CPU, emulated++, i);
     else
       open_kind(c->kind, c->index, i);
     if (!opened_by[i])
@@ -156,8 +157,10 @@ bool dag__devices_discover(void) {
   return dag__ndevices > 0;
 }
 
-int dag__devices_start(const struct space_ops *const *by_kind) {
+int dag__devices_start(const struct space_ops *const *by_kind,
+                       const struct space_ops *stand_in) {
   spaces = by_kind;
+  emulated_space = stand_in;
   const struct settings *s = dag__settings();
   if (!s->devices_named)
     return 0;

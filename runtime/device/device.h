@@ -22,13 +22,15 @@ extern atomic_bool dag__devices_on;
 bool dag__devices_discover(void);
 
 /* At start-up: `spaces` (indexed by device kind, NULL where not built;
- * start-up's choice, api/backend.c) are what devices open with. When
+ * start-up's choice, api/backend.c) are what devices open with, and
+ * `stand_in` what DAG_DEVICES's `emul` entries open with. When
  * DAG_DEVICES names devices, opens them now, and returns 0 if each entry
  * gave a device, else DAG_ENOSYS with a message naming the entry and why
  * (no library: the paths tried and the loader's words; no driver; no
  * device). A device asked for by name is used, never silently replaced by
  * the CPU. */
-int dag__devices_start(const struct space_ops *const *spaces);
+int dag__devices_start(const struct space_ops *const *spaces,
+                       const struct space_ops *stand_in);
 
 /* Whether a body for `device` can run on this rank (CPU: always). */
 bool dag__devices_can_run(enum dag_device device);

@@ -113,8 +113,6 @@ void dag__space_host_reads(struct space *s, bool begin) {
     s->ops->host_reads(s->state, begin);
 }
 
-const struct space_ops *dag__space_stand_in(void) { return &dag__space_emul; }
-
 const char *dag__space_model(const struct space *s) {
   return s->ops->model ? s->ops->model(s->state) : NULL;
 }

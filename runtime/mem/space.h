@@ -166,9 +166,6 @@ struct space {
  * Its bodies run at launch on the launching thread and queue kernels with
  * dag_emul_launch; while one runs, its memory is closed to host code. */
 extern const struct space_ops dag__space_emul;
-/* The same table, for the layers above: the space every libdag has, which
- * stands in for a GPU where there is none (DAG_DEVICES's `emul`). */
-const struct space_ops *dag__space_stand_in(void);
 
 /* A CUDA or HIP device (space_gpu.c, built only where the toolkit is
  * found): memory from the driver's virtual memory calls, the queue a
