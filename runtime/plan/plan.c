@@ -14,9 +14,7 @@
  * task that names the same access: programs name the same tiles again and
  * again.
  *
- * Tags come from per-pair sequences: every rank plans the same transfers
- * in the same order, so the n-th transfer from A to B has the same tag on
- * both sides and matching never depends on timing.
+ * The transfers themselves, and who holds what, are transfers.c's.
  *
  * A taskwait brings every replicated unit written since back to every rank
  * and every block back to its home (unless noflush), then checks that all
@@ -30,244 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* -------------------------------------------------------------- transfers */
-
-struct transfer {
-  struct region region;
-  int peer;
-  uint64_t tag;
-};
-
-static uint64_t *sent, *received; /* per peer: transfers so far */
-
-/* For DAG_STATS: what this rank ran, sent and received. */
-static struct {
-  uint64_t tasks, here, sends, recvs, sent_bytes, received_bytes;
-} stats;
-
-static void transfer_done(void *task) { dag__task_release(task); }
-
-/* A send straight from a device's memory, which stays until it is done. */
-struct direct_send {
-  struct task *task;
-  void *pinned;
-};
-
-static void direct_send_done(void *p) {
-  struct direct_send *s = p;
-  dag__devices_direct_end(s->pinned);
-  dag__task_release(s->task);
-  free(s);
-}
-
-static void send_body(void *p) {
-  const struct transfer *x = p;
-  struct region r = x->region;
-  dag__core_graph_transfer(true, x->peer, x->tag, dag__region_bytes(&r));
-  void *pinned = dag__devices_direct_begin(&r);
-  if (!pinned) {
-    dag__comm_send(&r, x->peer, x->tag, transfer_done, dag__task_hold());
-    return;
-  }
-  struct direct_send *s = malloc(sizeof *s);
-  if (!s)
-    dag__out_of_memory("a send");
-  *s = (struct direct_send){dag__task_hold(), pinned};
-  dag__comm_send(&r, x->peer, x->tag, direct_send_done, s);
-}
-
-/* A receive under DAG_CHECK_ITEMS: the guard leaves its memory alone
- * while it is in flight (MPI writes it from another thread, or with a
- * system call that a protected page would fail). */
-struct watched_recv {
-  struct task *task;
-  struct region region;
-};
-
-static void watched_recv_done(void *p) {
-  struct watched_recv *w = p;
-  dag__guard_transfer_end(&w->region);
-  dag__task_release(w->task);
-  free(w);
-}
-
-static __attribute__((noinline)) void watched_recv(const struct transfer *x) {
-  struct watched_recv *w = malloc(sizeof *w);
-  if (!w)
-    dag__out_of_memory("a receive");
-  *w = (struct watched_recv){dag__task_hold(), x->region};
-  dag__guard_transfer_begin(&w->region);
-  dag__comm_recv(&w->region, x->peer, x->tag, watched_recv_done, w);
-}
-
-static void recv_body(void *p) {
-  const struct transfer *x = p;
-  dag__core_graph_transfer(false, x->peer, x->tag,
-                           dag__region_bytes(&x->region));
-  if (unlikely(dag__guarding)) {
-    watched_recv(x);
-    return;
-  }
-  dag__comm_recv(&x->region, x->peer, x->tag, transfer_done, dag__task_hold());
-}
-
-/* A local task for this rank's side of moving region r (a unit or part of
- * one) from rank `from` to rank `to`: the send reads it, the receive
- * writes it. */
-static void plan_transfer(const struct region *r, int from, int to) {
-  /* Transfers go first among ready tasks: other ranks wait for them. */
-  static const struct dag_task_info send_info = {
-      .fn = send_body, .label = "send", .priority = 1 << 30};
-  static const struct dag_task_info recv_info = {
-      .fn = recv_body, .label = "recv", .priority = 1 << 30};
-  if (dag__rank != from && dag__rank != to)
-    return;
-  bool sending = dag__rank == from;
-  int peer = sending ? to : from;
-  if (sending) {
-    stats.sends++;
-    stats.sent_bytes += dag__region_bytes(r);
-  } else {
-    stats.recvs++;
-    stats.received_bytes += dag__region_bytes(r);
-  }
-  struct transfer x = {*r, peer, sending ? sent[to]++ : received[from]++};
-  enum dag_mode mode = sending ? DAG_IN : DAG_OUT;
-  const struct dag_task_info *info = sending ? &send_info : &recv_info;
-  dag__local_submit(info, info->fn, &x, sizeof x, r, &mode, 1,
-                    CORE_NO_INLINE | (sending ? DEVICES_READ_IN_PLACE : 0));
-}
-
-/* The rank that sends u when it must travel, the same on every rank: its
- * home if valid there, else the lowest valid rank. */
-static int holder(const struct unit *u) {
-  return u->home >= 0 && dag__rankset_has(&u->valid, u->home)
-             ? u->home
-             : dag__rankset_first(&u->valid);
-}
-
-/* Whether part copy c is held by `rank`. */
-static bool held_by(const struct part_copy *c, int rank) {
-  return c->rank == rank || c->rank == PART_EVERY_RANK;
-}
-
-static int by_start(const void *a, const void *b) {
-  uintptr_t x = ((const struct part_copy *)a)->region.lo;
-  uintptr_t y = ((const struct part_copy *)b)->region.lo;
-  return (x > y) - (x < y);
-}
-
-/* Whether replicated unit u has ranks holding parts of it (see units.c). */
-static inline bool holds_parts(const struct unit *u) {
-  return u->parts != NULL && u->home < 0;
-}
-
-/* Whether rank `rank` received a part of block u since its last write
- * that holds every byte of r (any part, r NULL). */
-static __attribute__((noinline)) bool has_part(const struct unit *u, int rank,
-                                               const struct region *r) {
-  for (size_t i = 0; u->parts && i < u->parts->n; i++)
-    if (u->parts->at[i].rank == rank &&
-        (!r || dag__region_covers(&u->parts->at[i].region, r)))
-      return true;
-  return false;
-}
-
-/* Sends rank `to` the bytes of replicated unit u that the parts it holds
- * (a merge left them, see units.c) lack: an interval each, not the whole
- * unit. Its part copies go: it holds all of u now. */
-static __attribute__((noinline)) void fetch_rest(struct unit *u, int to) {
-  struct part_copy few[8], *held = few;
-  if (u->parts->n > 8 && !(held = malloc(u->parts->n * sizeof *held)))
-    dag__out_of_memory("parts of units");
-  size_t n = 0, kept = 0;
-  for (size_t i = 0; i < u->parts->n; i++) {
-    if (held_by(&u->parts->at[i], to))
-      held[n++] = u->parts->at[i];
-    if (u->parts->at[i].rank != to)
-      u->parts->at[kept++] = u->parts->at[i];
-  }
-  u->parts->n = kept;
-  qsort(held, n, sizeof *held, by_start);
-  int from = holder(u);
-  uintptr_t at = u->region.lo;
-  for (size_t i = 0; i <= n; i++) {
-    uintptr_t end = i < n ? held[i].region.lo : u->region.hi;
-    if (end > at) {
-      struct region rest = {.lo = at, .hi = end, .span = end - at};
-      plan_transfer(&rest, from, to);
-    }
-    if (i < n && held[i].region.hi > at)
-      at = held[i].region.hi;
-  }
-  if (held != few)
-    free(held);
-}
-
-/* Makes u valid on rank `to`, from its holder. A rank that neither
- * receives it nor holds it (so cannot be the holder) only notes the copy:
- * the common case on many ranks, where choosing the holder is wasted. */
-void dag__unit_fetch(struct unit *u, int to) {
-  if (dag__rankset_has(&u->valid, to))
-    return;
-  /* Ranks outside the transfer run fetch_rest too, so that the part
-   * copies it drops go on every rank. */
-  if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank)) {
-    if (likely(!holds_parts(u)))
-      plan_transfer(&u->region, holder(u), to);
-    else
-      fetch_rest(u, to);
-  } else if (unlikely(holds_parts(u))) {
-    fetch_rest(u, to);
-  }
-  dag__rankset_add(&u->valid, to);
-}
-
-bool dag__unit_note_part(struct unit *u, int rank, const struct region *part) {
-  struct part_copies *c = u->parts;
-  if (!c || c->n == c->cap) {
-    size_t cap = c ? 2 * c->cap : 4;
-    if (cap > PART_COPIES_MOST)
-      return false;
-    if (!(c = realloc(c, sizeof *c + cap * sizeof c->at[0])))
-      dag__out_of_memory("parts of units");
-    if (!u->parts)
-      c->n = 0;
-    c->cap = cap;
-    u->parts = c;
-  }
-  c->at[c->n++] = (struct part_copy){rank, *part};
-  return true;
-}
-
-/* After a write of block u: the parts received of it are stale. */
-static void forget_parts(struct unit *u) {
-  if (u->parts)
-    u->parts->n = 0;
-}
-
-/* Makes `part` of u (all of it: NULL) valid on every rank along a
- * binomial tree rooted at u's holder: in each round every rank [root, root
- * + step) holds it and sends it to the rank `step` further on, so no rank
- * sends it more than log2(ranks) times (one holder sending it to every rank
- * would be the bottleneck). A rank that received a part notes it, where u
- * has room. Returns the number of ranks that received it. */
-static int broadcast(struct unit *u, const struct region *part) {
-  int n = dag__nranks, root = holder(u), receivers = 0;
-  for (int step = 1; step < n; step *= 2)
-    for (int i = 0; i < step && i + step < n; i++) {
-      int to = (root + i + step) % n;
-      if (dag__rankset_has(&u->valid, to) || (part && has_part(u, to, part)))
-        continue;
-      plan_transfer(part ? part : &u->region, (root + i) % n, to);
-      receivers++;
-      if (!part)
-        dag__rankset_add(&u->valid, to);
-      else
-        dag__unit_note_part(u, to, part);
-    }
-  return receivers;
-}
+/* For DAG_STATS: the top-level tasks, and those this rank ran. */
+static struct { uint64_t tasks, here; } stats;
+static bool started; /* init_once ran */
 
 /* --------------------------------------------------------------- placing */
 
@@ -424,12 +187,12 @@ static void advise_halo(const struct unit *u, const struct access_plan *a,
 static bool fetch_part(struct unit *u, const struct region *part,
                        const struct access_plan *a) {
   int to = a->exec;
-  if (has_part(u, to, part))
+  if (dag__unit_has_part(u, to, part))
     return true;
   if (!dag__unit_note_part(u, to, part))
     return false;
   if (to == dag__rank || dag__rankset_has(&u->valid, dag__rank))
-    plan_transfer(part, holder(u), to);
+    dag__plan_transfer(part, dag__unit_holder(u), to);
   advise_halo(u, a, dag__region_bytes(part));
   return true;
 }
@@ -500,10 +263,10 @@ static DAG_ALWAYS_INLINE void apply_write(struct unit *u, void *arg) {
   const struct access_plan *a = arg;
   if (u->home >= 0 && u->home != dag__rank && a->exec != dag__rank &&
       (dag__rankset_has(&u->valid, dag__rank) ||
-       unlikely(has_part(u, dag__rank, NULL))))
+       unlikely(dag__unit_has_part(u, dag__rank, NULL))))
     discard_copy(u);
   if (unlikely(u->parts != NULL))
-    forget_parts(u);
+    dag__unit_forget_parts(u);
   dag__rankset_only(&u->valid, a->exec);
   dag__units_mark_dirty(u);
   if (u->home < 0)
@@ -551,18 +314,16 @@ static size_t check_period;   /* DAG_CHECK_EVERY */
 static char check_period_text[64];
 
 static void init_once(void) {
-  if (sent)
+  if (started)
     return;
+  started = true;
   check_every_task = dag__settings()->check_every_task;
   check_values = dag__settings()->check_values;
   check_items = dag__settings()->check_items;
   check_period = (size_t)dag__settings()->check_period;
   snprintf(check_period_text, sizeof check_period_text,
            "the check every %zu tasks", check_period);
-  sent = calloc((size_t)dag__nranks, sizeof *sent);
-  received = calloc((size_t)dag__nranks, sizeof *received);
-  if (!sent || !received)
-    dag__out_of_memory("transfer sequences");
+  dag__transfers_start();
 }
 
 /* Tasks with more accesses than this plan them in memory from malloc. */
@@ -709,7 +470,7 @@ static void flush_unit(struct unit *u) {
     return;
   }
   int writer = dag__rankset_first(&u->valid);
-  int receivers = broadcast(u, NULL);
+  int receivers = dag__unit_broadcast(u, NULL);
   if (receivers)
     dag__advice_note(
         dag__units_writer(u),
@@ -751,9 +512,9 @@ static void collect_unit(struct unit *u, void *arg) {
   if (u->home >= 0 && !takes_whole(r, &u->region) &&
       dag__region_within(r, &u->region, &part) &&
       dag__region_bytes(&part) < dag__region_bytes(&u->region))
-    broadcast(u, &part);
+    dag__unit_broadcast(u, &part);
   else
-    broadcast(u, NULL);
+    dag__unit_broadcast(u, NULL);
 }
 
 void dag__plan_collect(const struct region *regs, size_t n) {
@@ -765,22 +526,9 @@ void dag__plan_collect(const struct region *regs, size_t n) {
   dag__uniformity_check("this taskwait");
 }
 
-void dag__plan_messages(uint64_t *sent_messages, uint64_t *received_messages) {
-  *sent_messages = stats.sends;
-  *received_messages = stats.recvs;
-}
-
 void dag__plan_write_stats(void) {
-  if (dag__nranks < 2)
-    return;
-  dag__log(DAG_LOG_REPORT,
-           "stats: rank %d of %d: ran %llu of %llu tasks; sent %llu "
-           "messages (%.1f MiB), received %llu (%.1f MiB)",
-           dag__rank, dag__nranks, (unsigned long long)stats.here,
-           (unsigned long long)stats.tasks, (unsigned long long)stats.sends,
-           (double)stats.sent_bytes / 1048576.0,
-           (unsigned long long)stats.recvs,
-           (double)stats.received_bytes / 1048576.0);
+  if (dag__nranks > 1)
+    dag__transfers_write_stats(stats.tasks, stats.here);
 }
 
 void dag__plan_release(void) {
@@ -789,9 +537,8 @@ void dag__plan_release(void) {
   dag__commute_group_release();
   dag__units_release();
   dag__uniformity_release();
-  free(sent);
-  free(received);
-  sent = received = NULL;
+  dag__transfers_release();
+  started = false;
   round_robin = 0;
   memset(&stats, 0, sizeof stats);
 }

@@ -1,10 +1,10 @@
 /* planner.h — what the files of the rank-uniform planner (plan/) share:
- * plan.c places tasks and plans transfers; the pieces with files of their
- * own are sets of ranks (rankset.c), units of data and the regions they
- * cover (units.c), the check that every rank submitted the same tasks
- * (uniformity.c) and, on demand, holds the same replicated data
- * (values.c). All of it runs on the one thread that submits top-level
- * tasks, like plan.c itself.
+ * plan.c places tasks and plans what moves; the pieces with files of their
+ * own are the transfers (transfers.c), sets of ranks (rankset.c), units
+ * of data and the regions they cover (units.c), the check that every rank
+ * submitted the same tasks (uniformity.c) and, on demand, holds the same
+ * replicated data (values.c). All of it runs on the one thread that submits
+ * top-level tasks, like plan.c itself.
  */
 #ifndef DAG_PLANNER_H
 #define DAG_PLANNER_H
@@ -100,7 +100,8 @@ void dag__units_each(const struct allocation *a, const struct region *r,
 bool dag__units_valid_on(const struct allocation *a, const struct region *r,
                          int rank);
 
-/* Makes u valid on rank `to` (plan.c): merging replicated units needs it. */
+/* Makes u valid on rank `to` (transfers.c): merging replicated units
+ * needs it. */
 void dag__unit_fetch(struct unit *u, int to);
 
 /* Puts u on the list of units written since the last taskwait. */
@@ -147,6 +148,34 @@ struct watched {
  * order of their addresses, may differ), before a flush forgets them: a
  * malloc'd array (NULL when there are none) of *n entries. */
 struct watched *dag__units_watch(size_t *n);
+
+/* ---------------------------------------------------------- transfers.c */
+
+/* Adds this rank's side of moving region r (a unit or part of one) from
+ * rank `from` to rank `to` to its local graph: a send that reads it or a
+ * receive that writes it, ordered by the local tracker like any task. */
+void dag__plan_transfer(const struct region *r, int from, int to);
+/* The rank that sends u when it must travel, the same on every rank: its
+ * home if valid there, else the lowest valid rank. */
+int dag__unit_holder(const struct unit *u);
+/* Whether `rank` received a part of block u since its last write that
+ * holds `part` (any part: NULL). */
+bool dag__unit_has_part(const struct unit *u, int rank,
+                        const struct region *part);
+/* After a write of block u: the parts received of it are stale. */
+static inline void dag__unit_forget_parts(struct unit *u) {
+  if (u->parts)
+    u->parts->n = 0;
+}
+/* Makes `part` of u (all of it: NULL) valid on every rank; returns the
+ * number of ranks that received it. */
+int dag__unit_broadcast(struct unit *u, const struct region *part);
+/* The sequences of the transfers to and from each rank (start-up), this
+ * rank's line of DAG_STATS with the planner's counts of tasks, and their
+ * end. */
+void dag__transfers_start(void);
+void dag__transfers_write_stats(uint64_t tasks, uint64_t here);
+void dag__transfers_release(void);
 
 /* --------------------------------------------------------------- plan.c */
 
