@@ -92,25 +92,25 @@ static void take_inbox(struct device *d) {
 
 /* The rows of r as (span, rows, stride), in pieces of at most one staging
  * buffer: a run is rows of a buffer each. */
-struct rows {
+struct copy_rows {
   uintptr_t lo;
   size_t span, rows, stride, per_copy;
 };
 
-static struct rows rows_of(const struct region *r) {
+static struct copy_rows rows_of(const struct region *r) {
   size_t max = dag__stage_max();
   if (r->ndims == 1)
-    return (struct rows){r->lo, r->span, r->dim[0].count, r->dim[0].stride,
-                         max / r->span};
+    return (struct copy_rows){r->lo, r->span, r->dim[0].count, r->dim[0].stride,
+                              max / r->span};
   size_t bytes = r->hi - r->lo;
   size_t span = bytes < max ? bytes : max;
-  return (struct rows){r->lo, span, 1, span, 1};
+  return (struct copy_rows){r->lo, span, 1, span, 1};
 }
 
 static size_t copies_of(const struct region *r) {
   if (r->ndims == 0)
     return (r->hi - r->lo + dag__stage_max() - 1) / dag__stage_max();
-  struct rows x = rows_of(r);
+  struct copy_rows x = rows_of(r);
   return (x.rows + x.per_copy - 1) / x.per_copy;
 }
 
@@ -125,7 +125,7 @@ static void copy_k(const struct region *r, size_t k, uintptr_t *lo,
     *stride = *span;
     return;
   }
-  struct rows x = rows_of(r);
+  struct copy_rows x = rows_of(r);
   size_t first = k * x.per_copy;
   *lo = x.lo + first * x.stride;
   *span = x.span;

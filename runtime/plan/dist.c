@@ -123,15 +123,15 @@ struct table {
   struct entry e[];
 };
 
-struct record {
+struct allocation_record {
   struct allocation a;
-  struct record *next; /* every record ever made, until release */
+  struct allocation_record *next; /* every record ever made, until release */
 };
 
 static _Atomic(struct table *) current;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct table *retired;  /* under registry_lock */
-static struct record *records; /* under registry_lock */
+static struct table *retired;             /* under registry_lock */
+static struct allocation_record *records; /* under registry_lock */
 
 const void *dag__dist_version(void) {
   return atomic_load_explicit(&current, memory_order_acquire);
@@ -338,7 +338,7 @@ void *dag__dist_alloc(size_t bytes, struct dag_dist dist, const char *file,
   if (dag__nranks > 1)
     madvise(base, inner, MADV_NOHUGEPAGE);
 #endif
-  struct record *r = malloc(sizeof *r);
+  struct allocation_record *r = malloc(sizeof *r);
   if (!r)
     dag__out_of_memory("dag_alloc");
   r->a = (struct allocation){base, bytes, dist, file, line, NULL};
@@ -440,7 +440,7 @@ void dag__dist_release(void) {
     free(t);
   }
   while (records) {
-    struct record *r = records;
+    struct allocation_record *r = records;
     records = r->next;
     free(r);
   }
