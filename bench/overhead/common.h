@@ -1,8 +1,9 @@
 /* common.h — the harness shared by every overhead_<runtime> binary.
  *
  * Each runtime file (dag.c, omp.c, starpu.c) fills one struct ovh_runtime
- * with the four task patterns written against its own API, and its main()
- * hands it to ovh_main(). The harness parses the command line, times each
+ * with the four task patterns (dag's and StarPU's from patterns.h, on their
+ * own submit call; OpenMP's written as constructs), and its main() hands it
+ * to ovh_main(). The harness parses the command line, times each
  * pattern (best of a few repetitions, wall clock from submission of the
  * first task until the wait for the last one returns), measures the peak
  * RSS growth of pattern (a), prints a line per result and appends JSON

@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "common.h"
+#include "patterns.h"
 
 #include <dag.h>
 #include <stdio.h>
@@ -79,43 +80,18 @@ static int d_threads(void) { return dag_num_workers(); }
 
 static void d_finalize(void) { dag_finalize(); }
 
-/* Submits one task that accesses vars[var]. */
-static void submit(enum dag_mode mode, int var) {
+static void submit(enum ovh_access access, int var) {
+  if (access == OVH_NONE) {
+    check(dag_submit(&noop_info, NULL, 0, NULL, 0), "dag_submit");
+    return;
+  }
   struct dag_access acc =
-      dag_access_of(mode, dag_region_1d(&vars[var], sizeof vars[var]));
+      dag_access_of(access == OVH_IN ? DAG_IN : DAG_INOUT,
+                    dag_region_1d(&vars[var], sizeof vars[var]));
   check(dag_submit(&noop_info, NULL, 0, &acc, 1), "dag_submit");
 }
 
 static void wait_all(void) { check(dag_taskwait(), "dag_taskwait"); }
-
-static void independent(long ntasks) {
-  for (long i = 0; i < ntasks; i++)
-    check(dag_submit(&noop_info, NULL, 0, NULL, 0), "dag_submit");
-  wait_all();
-}
-
-static void chain(long ntasks) {
-  for (long i = 0; i < ntasks; i++)
-    submit(DAG_INOUT, 0);
-  wait_all();
-}
-
-static void chains(long nchains, long length) {
-  for (long step = 0; step < length; step++)
-    for (long c = 0; c < nchains; c++)
-      submit(DAG_INOUT, (int)c);
-  wait_all();
-}
-
-static void fanout(long ngroups, long nreaders) {
-  for (long g = 0; g < ngroups; g++) {
-    submit(DAG_INOUT, 0);
-    for (long r = 0; r < nreaders; r++)
-      submit(DAG_IN, 0);
-  }
-  submit(DAG_INOUT, 0);
-  wait_all();
-}
 
 int main(int argc, char **argv) {
   static const struct ovh_runtime rt = {

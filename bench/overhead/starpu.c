@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "common.h"
+#include "patterns.h"
 #include "peer_starpu.h"
 
 #include <stdio.h>
@@ -49,43 +50,17 @@ static void sp_finalize(void) {
   starpu_shutdown();
 }
 
-static void insert(enum starpu_data_access_mode mode, int var) {
-  int rc = mode ? starpu_task_insert(&noop_cl, mode, handles[var], 0)
-                : starpu_task_insert(&noop_cl, 0);
+static void submit(enum ovh_access access, int var) {
+  int rc = access == OVH_NONE
+               ? starpu_task_insert(&noop_cl, 0)
+               : starpu_task_insert(&noop_cl,
+                                    access == OVH_IN ? STARPU_R : STARPU_RW,
+                                    handles[var], 0);
   peer_starpu_check(rc, "starpu_task_insert");
 }
 
 static void wait_all(void) {
   peer_starpu_check(starpu_task_wait_for_all(), "starpu_task_wait_for_all");
-}
-
-static void independent(long ntasks) {
-  for (long i = 0; i < ntasks; i++)
-    insert(STARPU_NONE, 0);
-  wait_all();
-}
-
-static void chain(long ntasks) {
-  for (long i = 0; i < ntasks; i++)
-    insert(STARPU_RW, 0);
-  wait_all();
-}
-
-static void chains(long nchains, long length) {
-  for (long step = 0; step < length; step++)
-    for (long c = 0; c < nchains; c++)
-      insert(STARPU_RW, (int)c);
-  wait_all();
-}
-
-static void fanout(long ngroups, long nreaders) {
-  for (long g = 0; g < ngroups; g++) {
-    insert(STARPU_RW, 0);
-    for (long r = 0; r < nreaders; r++)
-      insert(STARPU_R, 0);
-  }
-  insert(STARPU_RW, 0);
-  wait_all();
 }
 
 int main(int argc, char **argv) {
