@@ -56,10 +56,8 @@ double blas_block_sum(const double *m, long rs, long cs, long rows, long cols,
 
 /* ---------------------------------------------------------------- checks */
 
-/* y := M x, or M^T x when trans, for the generated input matrix M; returns
- * ||M||_F. */
-static double input_times(enum blas_shape shape, uint64_t seed, long n,
-                          int trans, const double *x, double *y) {
+double blas_input_times(enum blas_shape shape, uint64_t seed, long n, int trans,
+                        const double *x, double *y) {
   double norm2 = 0.0;
   memset(y, 0, (size_t)n * sizeof *y);
   for (long i = 0; i < n; i++)
@@ -74,40 +72,30 @@ static double input_times(enum blas_shape shape, uint64_t seed, long n,
   return sqrt(norm2);
 }
 
-/* Which part of a stored result a product uses. */
-enum part {
-  FULL,      /* the whole matrix */
-  SYMMETRIC, /* the symmetric matrix whose lower triangle is stored */
-  LOWER,     /* the lower triangle */
-  LOWER_T    /* the transpose of the lower triangle */
-};
-
-/* y := M x for `part` of the stored n x n matrix m (strides rs, cs). */
-static void result_times(const double *m, long rs, long cs, long n,
-                         enum part part, const double *x, double *y) {
+void blas_result_times(const double *m, long rs, long cs, long n,
+                       enum blas_part part, const double *x, double *y) {
   memset(y, 0, (size_t)n * sizeof *y);
   for (long i = 0; i < n; i++) {
-    long end = part == FULL ? n : i + 1;
+    long end = part == BLAS_FULL ? n : i + 1;
     for (long j = 0; j < end; j++) {
       double v = m[i * rs + j * cs];
-      if (part != LOWER_T)
+      if (part != BLAS_LOWER_T)
         y[i] += v * x[j];
-      if (part == LOWER_T || (part == SYMMETRIC && j < i))
+      if (part == BLAS_LOWER_T || (part == BLAS_SYMM_PART && j < i))
         y[j] += v * x[i];
     }
   }
 }
 
-static double norm(const double *v, long n) {
+double blas_norm(const double *v, long n) {
   double s = 0.0;
   for (long i = 0; i < n; i++)
     s += v[i] * v[i];
   return sqrt(s);
 }
 
-/* ||a - b - c|| for vectors of n (c may be NULL). */
-static double norm_diff(const double *a, const double *b, const double *c,
-                        long n) {
+double blas_norm_diff(const double *a, const double *b, const double *c,
+                      long n) {
   double s = 0.0;
   for (long i = 0; i < n; i++) {
     double d = a[i] - b[i] - (c ? c[i] : 0.0);
@@ -116,9 +104,7 @@ static double norm_diff(const double *a, const double *b, const double *c,
   return sqrt(s);
 }
 
-/* count vectors of n, one after the other: the first one x(j) =
- * suite_random(seed, j), the others to work in. NULL without memory. */
-static double *vectors(long count, long n, uint64_t seed) {
+double *blas_vectors(long count, long n, uint64_t seed) {
   double *v = calloc((size_t)count * (size_t)n, sizeof *v);
   if (v)
     blas_random_vector(v, n, seed);
@@ -129,17 +115,17 @@ static double *vectors(long count, long n, uint64_t seed) {
  * for SYRK (syrk set) B = A^T and C and C0 are symmetric. */
 static double update_check(const double *c, long rs, long cs, long n,
                            int syrk) {
-  double *x = vectors(5, n, BLAS_PROBE_SEED);
+  double *x = blas_vectors(5, n, BLAS_PROBE_SEED);
   if (!x)
     return NAN;
   double *cx = x + n, *c0x = x + 2 * n, *bx = x + 3 * n, *abx = x + 4 * n;
-  result_times(c, rs, cs, n, syrk ? SYMMETRIC : FULL, x, cx);
+  blas_result_times(c, rs, cs, n, syrk ? BLAS_SYMM_PART : BLAS_FULL, x, cx);
   double norm_c0 =
-      input_times(syrk ? BLAS_SYMMETRIC : BLAS_GENERAL, 3, n, 0, x, c0x);
-  double norm_b = input_times(BLAS_GENERAL, syrk ? 1 : 2, n, syrk, x, bx);
-  double norm_a = input_times(BLAS_GENERAL, 1, n, 0, bx, abx);
-  double r = norm_diff(cx, c0x, abx, n) /
-             ((norm_c0 + norm_a * (syrk ? norm_a : norm_b)) * norm(x, n));
+      blas_input_times(syrk ? BLAS_SYMMETRIC : BLAS_GENERAL, 3, n, 0, x, c0x);
+  double norm_b = blas_input_times(BLAS_GENERAL, syrk ? 1 : 2, n, syrk, x, bx);
+  double norm_a = blas_input_times(BLAS_GENERAL, 1, n, 0, bx, abx);
+  double r = blas_norm_diff(cx, c0x, abx, n) /
+             ((norm_c0 + norm_a * (syrk ? norm_a : norm_b)) * blas_norm(x, n));
   free(x);
   return r;
 }
@@ -153,25 +139,25 @@ double blas_syrk_check(const double *c, long rs, long cs, long n) {
 }
 
 double blas_gemv_check(const double *y, long n) {
-  double *x = vectors(2, n, 2); /* gemv's own x */
+  double *x = blas_vectors(2, n, 2); /* gemv's own x */
   if (!x)
     return NAN;
   double *ax = x + n;
-  double norm_a = input_times(BLAS_GENERAL, 1, n, 0, x, ax);
-  double r = norm_diff(y, ax, NULL, n) / (norm_a * norm(x, n));
+  double norm_a = blas_input_times(BLAS_GENERAL, 1, n, 0, x, ax);
+  double r = blas_norm_diff(y, ax, NULL, n) / (norm_a * blas_norm(x, n));
   free(x);
   return r;
 }
 
 double blas_cholesky_check(const double *l, long rs, long cs, long n) {
-  double *x = vectors(5, n, BLAS_PROBE_SEED);
+  double *x = blas_vectors(5, n, BLAS_PROBE_SEED);
   if (!x)
     return NAN;
   double *ax = x + n, *ltx = x + 2 * n, *lltx = x + 3 * n;
-  double norm_a = input_times(BLAS_SPD, 1, n, 0, x, ax);
-  result_times(l, rs, cs, n, LOWER_T, x, ltx);
-  result_times(l, rs, cs, n, LOWER, ltx, lltx);
-  double r = norm_diff(ax, lltx, NULL, n) / (norm_a * norm(x, n));
+  double norm_a = blas_input_times(BLAS_SPD, 1, n, 0, x, ax);
+  blas_result_times(l, rs, cs, n, BLAS_LOWER_T, x, ltx);
+  blas_result_times(l, rs, cs, n, BLAS_LOWER, ltx, lltx);
+  double r = blas_norm_diff(ax, lltx, NULL, n) / (norm_a * blas_norm(x, n));
   free(x);
   return r;
 }

@@ -100,6 +100,35 @@ double blas_syrk_check(const double *c, long rs, long cs, long n);
 double blas_gemv_check(const double *y, long n);
 double blas_cholesky_check(const double *l, long rs, long cs, long n);
 
+/* The pieces of the checks, factor_tiles.c's too. */
+
+/* y := M x, or M^T x when trans, for the generated input matrix M (shape,
+ * seed, order n); returns ||M||_F. */
+double blas_input_times(enum blas_shape shape, uint64_t seed, long n, int trans,
+                        const double *x, double *y);
+
+/* Which part of a stored result a product uses. */
+enum blas_part {
+  BLAS_FULL,      /* the whole matrix */
+  BLAS_SYMM_PART, /* the symmetric matrix whose lower triangle is stored */
+  BLAS_LOWER,     /* the lower triangle */
+  BLAS_LOWER_T    /* the transpose of the lower triangle */
+};
+
+/* y := M x for `part` of the stored n x n matrix m (strides rs, cs). */
+void blas_result_times(const double *m, long rs, long cs, long n,
+                       enum blas_part part, const double *x, double *y);
+
+/* ||v||, and ||a - b - c|| for vectors of n (c may be NULL). */
+double blas_norm(const double *v, long n);
+double blas_norm_diff(const double *a, const double *b, const double *c,
+                      long n);
+
+/* count vectors of n, one after the other: the first one x(j) =
+ * suite_random(seed, j), the others zero, to work in. NULL without
+ * memory. */
+double *blas_vectors(long count, long n, uint64_t seed);
+
 /* --------------------------------------------------------- tile kernels */
 
 /* Single-threaded OpenBLAS calls (OPENBLAS_NUM_THREADS=1: tasks run them

@@ -69,7 +69,7 @@ static void fill(const struct factor_problem *p) {
       long ii = i * b, di = suite_block_dim(n, b, i);
       long jj = j * b, dj = suite_block_dim(n, b, j);
 #pragma dag task out(A [jj:dj] [ii:di]) label("fill")
-      factor_fill(&A[jj][ii], n, ii, jj, di, dj);
+      blas_fill(&A[jj][ii], 1, n, BLAS_GENERAL, 1, n, ii, jj, di, dj);
     }
 #pragma dag taskwait
 }

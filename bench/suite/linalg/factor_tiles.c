@@ -7,6 +7,8 @@
  */
 #include "factor_tiles.h"
 
+#include "blas_tiles.h"
+
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -31,57 +33,20 @@ double factor_flops(enum factor_kernel k, long n) {
   return 0.0;
 }
 
-static double entry(long n, long i, long j) {
-  return suite_random(1, (uint64_t)(i * n + j));
-}
-
-void factor_fill(double *m, long n, long i0, long j0, long rows, long cols) {
-  for (long j = 0; j < cols; j++)
-    for (long i = 0; i < rows; i++)
-      m[j * n + i] = entry(n, i0 + i, j0 + j);
-}
-
-void factor_rhs(double *b, long n) {
-  for (long i = 0; i < n; i++)
-    b[i] = suite_random(2, (uint64_t)i);
-}
-
-/* ax := A x and, when atax is not NULL, atax := A^T (A x), A regenerated
- * row by row; returns ||A||_F, or NaN without memory. */
+/* ||A||_F, with ax := A x and, when atax is not NULL, atax := A^T (A x),
+ * A regenerated from its formula. */
 static double apply_a(const double *x, double *ax, double *atax, long n) {
-  double *row = malloc((size_t)n * sizeof *row);
-  if (!row)
-    return NAN;
+  double norm_a = blas_input_times(BLAS_GENERAL, 1, n, 0, x, ax);
   if (atax)
-    memset(atax, 0, (size_t)n * sizeof *atax);
-  double norm2 = 0.0;
-  for (long i = 0; i < n; i++) {
-    double dot = 0.0;
-    for (long j = 0; j < n; j++) {
-      row[j] = entry(n, i, j);
-      dot += row[j] * x[j];
-      norm2 += row[j] * row[j];
-    }
-    ax[i] = dot;
-    for (long j = 0; atax && j < n; j++)
-      atax[j] += dot * row[j];
-  }
-  free(row);
-  return sqrt(norm2);
+    blas_input_times(BLAS_GENERAL, 1, n, 1, ax, atax);
+  return norm_a;
 }
 
-/* y := T x for the upper triangle of the column-major m (trans = 0), or
- * y := T^T x (trans != 0). */
+/* y := U x, or U^T x when trans, for the upper triangle U of the
+ * column-major m: the lower triangle of m seen row-major is U^T. */
 static void upper_mv(const double *m, const double *x, double *y, long n,
                      int trans) {
-  memset(y, 0, (size_t)n * sizeof *y);
-  for (long j = 0; j < n; j++)
-    for (long i = 0; i <= j; i++) {
-      if (trans)
-        y[j] += m[j * n + i] * x[i];
-      else
-        y[i] += m[j * n + i] * x[j];
-    }
+  blas_result_times(m, n, 1, n, trans ? BLAS_LOWER : BLAS_LOWER_T, x, y);
 }
 
 /* y := L x, L the unit lower triangle of the column-major m. */
@@ -92,39 +57,6 @@ static void unit_lower_mv(const double *m, const double *x, double *y, long n) {
       y[i] += m[j * n + i] * x[j];
 }
 
-static double norm2(const double *x, long n) {
-  double s = 0.0;
-  for (long i = 0; i < n; i++)
-    s += x[i] * x[i];
-  return sqrt(s);
-}
-
-static double diff_norm2(const double *x, const double *y, long n) {
-  double s = 0.0;
-  for (long i = 0; i < n; i++)
-    s += (x[i] - y[i]) * (x[i] - y[i]);
-  return sqrt(s);
-}
-
-/* The sum of the column-major matrix m, of its upper triangle only when
- * upper is non-zero. */
-static double matrix_sum(const double *m, long n, int upper) {
-  double s = 0.0;
-  for (long j = 0; j < n; j++)
-    for (long i = 0; i < (upper ? j + 1 : n); i++)
-      s += m[j * n + i];
-  return s;
-}
-
-/* Four vectors of n for a check: x (the probe vector) and three more. */
-static double *check_vectors(long n) {
-  double *v = calloc(4 * (size_t)n, sizeof *v);
-  if (v)
-    for (long j = 0; j < n; j++)
-      v[j] = suite_random(FACTOR_PROBE_SEED, (uint64_t)j);
-  return v;
-}
-
 /* lu's residual, x the probe vector followed by three to work in. */
 static double lu_resid(const double *lu, const int *ipiv, double *x, long n) {
   double *ux = x + n, *lux = x + 2 * n, *pax = x + 3 * n;
@@ -132,7 +64,7 @@ static double lu_resid(const double *lu, const int *ipiv, double *x, long n) {
   unit_lower_mv(lu, ux, lux, n);
   double norm_a = apply_a(x, pax, NULL, n);
   solve_swap(pax, ipiv, n);
-  return diff_norm2(pax, lux, n) / (norm_a * norm2(x, n));
+  return blas_norm_diff(pax, lux, NULL, n) / (norm_a * blas_norm(x, n));
 }
 
 /* qr's, the same way. */
@@ -141,7 +73,8 @@ static double qr_resid(const double *qr, double *x, long n) {
   upper_mv(qr, x, rx, n, 0);
   upper_mv(qr, rx, rtrx, n, 1);
   double norm_a = apply_a(x, rx, atax, n); /* rx is scratch now */
-  return diff_norm2(atax, rtrx, n) / (norm_a * norm_a * norm2(x, n));
+  return blas_norm_diff(atax, rtrx, NULL, n) /
+         (norm_a * norm_a * blas_norm(x, n));
 }
 
 static struct factor_result solve_check(const double *x, long n) {
@@ -152,9 +85,10 @@ static struct factor_result solve_check(const double *x, long n) {
   if (!b)
     return c;
   double *ax = b + n;
-  factor_rhs(b, n);
+  blas_random_vector(b, n, 2);
   double norm_a = apply_a(x, ax, NULL, n);
-  c.resid = diff_norm2(ax, b, n) / (norm_a * norm2(x, n) + norm2(b, n));
+  c.resid = blas_norm_diff(ax, b, NULL, n) /
+            (norm_a * blas_norm(x, n) + blas_norm(b, n));
   free(b);
   return c;
 }
@@ -163,8 +97,8 @@ struct factor_result factor_check(enum factor_kernel k, const double *a,
                                   const int *ipiv, const double *x, long n) {
   if (k == FACTOR_SOLVE)
     return solve_check(x, n);
-  struct factor_result c = {NAN, matrix_sum(a, n, k == FACTOR_QR)};
-  double *v = check_vectors(n);
+  struct factor_result c = {NAN, blas_block_sum(a, n, 1, n, n, k == FACTOR_QR)};
+  double *v = blas_vectors(4, n, BLAS_PROBE_SEED);
   if (v)
     c.resid = k == FACTOR_QR ? qr_resid(a, v, n) : lu_resid(a, ipiv, v, n);
   free(v);

@@ -9,7 +9,9 @@
  * order on each tile, so they compute the same bits.
  *
  * The problems, on the n x n matrix A(i, j) = suite_random(1, i*n + j)
- * (0-based; the global row-major index) and b(i) = suite_random(2, i):
+ * (0-based; the global row-major index) and b(i) = suite_random(2, i),
+ * made by blas_tiles.h's blas_fill (BLAS_GENERAL, seed 1) and
+ * blas_random_vector (seed 2), checked against its tolerance, blas_tol:
  *
  *   lu     P A = L U, partial pivoting (LAPACK's dgetrf)    2 n^3 / 3 flops
  *   qr     A = Q R, Householder (Q kept as reflectors)      4 n^3 / 3
@@ -34,7 +36,6 @@
 #ifndef FACTOR_TILES_H
 #define FACTOR_TILES_H
 
-#include <float.h>
 #include <stdint.h>
 
 #include "suite.h"
@@ -49,18 +50,6 @@ extern const char *const factor_kernels[];
 /* The flops of each kernel, by definition (not what a program executes). */
 double factor_flops(enum factor_kernel k, long n);
 
-/* The tolerance of every check: 100 n eps. */
-static inline double factor_tol(long n) {
-  return 100.0 * (double)n * DBL_EPSILON;
-}
-
-/* Fills the rows x cols block of A whose top-left entry is A(i0, j0) into
- * the column-major m (leading dimension n). */
-void factor_fill(double *m, long n, long i0, long j0, long rows, long cols);
-
-/* b(i) for i < n: the right-hand side of solve. */
-void factor_rhs(double *b, long n);
-
 /* What a check finds: the scale-free residual, and a checksum of the
  * result, added in column-major order. */
 struct factor_result {
@@ -70,7 +59,7 @@ struct factor_result {
 
 /* The check of kernel k: an O(n^2) probe residual computed from the
  * result and A and b regenerated from their formulas, with the fixed
- * vector x(j) = suite_random(FACTOR_PROBE_SEED, j) (solve uses its solution
+ * vector x(j) = suite_random(BLAS_PROBE_SEED, j) (solve uses its solution
  * instead). Q is never formed.
  *
  *   lu     ||P A x - L (U x)|| / (||A||_F ||x||); a holds L (unit, below
@@ -84,7 +73,6 @@ struct factor_result {
  * may be NULL (a and ipiv for solve, ipiv and x for qr, x for lu). Norms
  * are 2-norms of vectors and Frobenius norms of matrices. The residual is
  * NaN if the check cannot get memory. */
-#define FACTOR_PROBE_SEED 7
 struct factor_result factor_check(enum factor_kernel k, const double *a,
                                   const int *ipiv, const double *x, long n);
 

@@ -149,7 +149,7 @@ int blas_main(int argc, char **argv, const struct blas_program *prog) {
 /* ------------------------------------------------------- LU, QR, solve */
 
 void factor_fill_problem(const struct factor_problem *p) {
-  factor_fill(p->a, p->n, 0, 0, p->n, p->n);
+  blas_fill(p->a, 1, p->n, BLAS_GENERAL, 1, p->n, 0, 0, p->n, p->n);
 }
 
 struct factor_result factor_check_problem(const struct factor_problem *p) {
@@ -189,7 +189,7 @@ struct factor_repetition {
 static void factor_prepare(void *arg) {
   const struct factor_repetition *r = arg;
   r->prog->fill(r->p);
-  factor_rhs(r->p->x, r->p->n);
+  blas_random_vector(r->p->x, r->p->n, 2);
 }
 
 static void factor_run(void *arg) {
@@ -210,7 +210,7 @@ int factor_main(int argc, char **argv, const struct factor_program *prog) {
                &(struct factor_repetition){prog, &p});
   struct factor_result c = prog->check(&p);
   status = suite_report(&o, prog->threads(), &tt, factor_flops(kernel, o.n),
-                        "GFLOP/s", c.resid, factor_tol(o.n), c.sum);
+                        "GFLOP/s", c.resid, blas_tol(o.n), c.sum);
   factor_release(&p);
   suite_finish();
   return status;
