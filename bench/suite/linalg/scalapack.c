@@ -42,43 +42,32 @@
  * C (its lower triangle for syrk), y, L, the L\U array, R, x.
  */
 #include <cblas.h> /* openblas_set_num_threads */
-#include <float.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "blas_tiles.h"
 #include "scalapack_grid.h"
 #include "scalapack_pblas.h"
 #include "suite.h"
-
-/* The seed of the probe vector x of the checks. */
-#define PROBE_SEED 7
 
 static const int one = 1, zero = 0;
 
 /* ------------------------------------------------------------- the data */
 
-/* The group's matrices and vectors, entry by global (row, column):
- * GENERAL A(i, j) = r(i n + j), SYMMETRIC A(i, j) = r(max n + min), SPD the
- * same plus n on the diagonal, VECTOR x(i) = r(i); r = suite_random(seed). */
-enum shape { GENERAL, SYMMETRIC, SPD, VECTOR };
-
+/* The group's matrices, entry by global (row, column), blas_tiles.h's
+ * formulas; a vector x(i) = suite_random(seed, i) is the general matrix of
+ * order 1's column. */
 struct formula {
-  int n;
-  enum shape shape;
+  long n;
+  enum blas_shape shape;
   uint64_t seed;
 };
 
 static double entry(int i, int j, void *ctx) {
   const struct formula *f = ctx;
-  if (f->shape == VECTOR)
-    return suite_random(f->seed, (uint64_t)i);
-  if (f->shape == GENERAL)
-    return suite_random(f->seed, (uint64_t)i * f->n + j);
-  int hi = i > j ? i : j, lo = i > j ? j : i;
-  double v = suite_random(f->seed, (uint64_t)hi * f->n + lo);
-  return f->shape == SPD && i == j ? v + f->n : v;
+  return blas_entry(f->shape, f->seed, f->n, i, j);
 }
 
 /* Everything a kernel works on; each kernel sets up the part it needs. */
@@ -135,10 +124,13 @@ static void vector(struct problem *p, struct sl_matrix *v) {
   v->a = alloc((size_t)v->lld * sizeof *v->a);
 }
 
-static void fill(struct problem *p, struct sl_matrix *m, enum shape shape,
+static void fill(struct problem *p, struct sl_matrix *m, enum blas_shape shape,
                  uint64_t seed) {
-  struct formula f = {p->n, shape, seed};
-  sl_matrix_fill(m, &p->g, entry, &f);
+  sl_matrix_fill(m, &p->g, entry, &(struct formula){p->n, shape, seed});
+}
+
+static void fill_vector(struct problem *p, struct sl_matrix *v, uint64_t seed) {
+  sl_matrix_fill(v, &p->g, entry, &(struct formula){1, BLAS_GENERAL, seed});
 }
 
 static void problem_free(struct problem *p) {
@@ -218,11 +210,11 @@ static void gemm_setup(struct problem *p) {
   matrix(p, &p->a);
   matrix(p, &p->b);
   matrix(p, &p->c);
-  fill(p, &p->a, GENERAL, 1);
-  fill(p, &p->b, GENERAL, 2);
+  fill(p, &p->a, BLAS_GENERAL, 1);
+  fill(p, &p->b, BLAS_GENERAL, 2);
 }
 
-static void gemm_prepare(struct problem *p) { fill(p, &p->c, GENERAL, 3); }
+static void gemm_prepare(struct problem *p) { fill(p, &p->c, BLAS_GENERAL, 3); }
 
 static void gemm_compute(struct problem *p) {
   double alpha = 1.0, beta = 1.0;
@@ -235,7 +227,7 @@ static double gemm_check(struct problem *p, double *sum) {
   double na = norm(&p->a), nb = norm(&p->b);
   matvec(p, "N", 1.0, &p->b, &p->x, 0.0, &p->y);  /* y = B x */
   matvec(p, "N", 1.0, &p->a, &p->y, 0.0, &p->z);  /* z = A (B x) */
-  fill(p, &p->b, GENERAL, 3);                     /* B is done with: C0 */
+  fill(p, &p->b, BLAS_GENERAL, 3);                /* B is done with: C0 */
   matvec(p, "N", 1.0, &p->b, &p->x, 1.0, &p->z);  /* z += C0 x */
   matvec(p, "N", 1.0, &p->c, &p->x, -1.0, &p->z); /* z = C x - z */
   *sum = total(p, &p->c, 'A');
@@ -248,10 +240,12 @@ static void syrk_setup(struct problem *p) {
   matrix(p, &p->a);
   matrix(p, &p->b);
   matrix(p, &p->c);
-  fill(p, &p->a, GENERAL, 1);
+  fill(p, &p->a, BLAS_GENERAL, 1);
 }
 
-static void syrk_prepare(struct problem *p) { fill(p, &p->c, SYMMETRIC, 3); }
+static void syrk_prepare(struct problem *p) {
+  fill(p, &p->c, BLAS_SYMMETRIC, 3);
+}
 
 static void syrk_compute(struct problem *p) {
   double alpha = 1.0, beta = 1.0;
@@ -263,7 +257,7 @@ static double syrk_check(struct problem *p, double *sum) {
   double alpha = 1.0, beta = -1.0, na = norm(&p->a);
   matvec(p, "T", 1.0, &p->a, &p->x, 0.0, &p->y); /* y = A^T x */
   matvec(p, "N", 1.0, &p->a, &p->y, 0.0, &p->z); /* z = A (A^T x) */
-  fill(p, &p->b, SYMMETRIC, 3);                  /* C0 */
+  fill(p, &p->b, BLAS_SYMMETRIC, 3);             /* C0 */
   matvec(p, "N", 1.0, &p->b, &p->x, 1.0, &p->z); /* z += C0 x */
   /* z = C x - z, C symmetric from the lower triangle pdsyrk updated. */
   pdsymv_("L", &p->n, &alpha, p->c.a, &one, &one, p->c.desc, p->x.a, &one, &one,
@@ -276,8 +270,8 @@ static double syrk_check(struct problem *p, double *sum) {
 
 static void gemv_setup(struct problem *p) {
   matrix(p, &p->a);
-  fill(p, &p->a, GENERAL, 1);
-  fill(p, &p->x, VECTOR, 2);
+  fill(p, &p->a, BLAS_GENERAL, 1);
+  fill_vector(p, &p->x, 2);
 }
 
 static void gemv_compute(struct problem *p) {
@@ -306,7 +300,7 @@ static void cholesky_setup(struct problem *p) {
   matrix(p, &p->b);
 }
 
-static void cholesky_prepare(struct problem *p) { fill(p, &p->a, SPD, 1); }
+static void cholesky_prepare(struct problem *p) { fill(p, &p->a, BLAS_SPD, 1); }
 
 static void cholesky_compute(struct problem *p) {
   int info = 0;
@@ -316,10 +310,10 @@ static void cholesky_compute(struct problem *p) {
 }
 
 static double cholesky_check(struct problem *p, double *sum) {
-  fill(p, &p->y, VECTOR, PROBE_SEED);             /* y = x */
+  fill_vector(p, &p->y, BLAS_PROBE_SEED);         /* y = x */
   trivec(p, "L", "T", "N", &p->a, &p->y);         /* y = L^T x */
   trivec(p, "L", "N", "N", &p->a, &p->y);         /* y = L (L^T x) */
-  fill(p, &p->b, SPD, 1);                         /* A */
+  fill(p, &p->b, BLAS_SPD, 1);                    /* A */
   matvec(p, "N", 1.0, &p->b, &p->x, -1.0, &p->y); /* y = A x - y */
   *sum = total(p, &p->a, 'L');
   return norm(&p->y) / (norm(&p->b) * norm(&p->x));
@@ -333,7 +327,9 @@ static void lu_setup(struct problem *p) {
   p->ipiv = alloc((size_t)(p->a.mloc + p->bs) * sizeof *p->ipiv);
 }
 
-static void general_prepare(struct problem *p) { fill(p, &p->a, GENERAL, 1); }
+static void general_prepare(struct problem *p) {
+  fill(p, &p->a, BLAS_GENERAL, 1);
+}
 
 static void lu_compute(struct problem *p) {
   int info = 0;
@@ -355,10 +351,10 @@ static int *pivots(const struct problem *p) {
 }
 
 static double lu_check(struct problem *p, double *sum) {
-  fill(p, &p->y, VECTOR, PROBE_SEED);            /* y = x */
+  fill_vector(p, &p->y, BLAS_PROBE_SEED);        /* y = x */
   trivec(p, "U", "N", "N", &p->a, &p->y);        /* y = U x */
   trivec(p, "L", "N", "U", &p->a, &p->y);        /* y = L (U x) */
-  fill(p, &p->b, GENERAL, 1);                    /* A */
+  fill(p, &p->b, BLAS_GENERAL, 1);               /* A */
   matvec(p, "N", 1.0, &p->b, &p->x, 0.0, &p->z); /* z = A x */
   /* P's interchanges on z, both vectors gathered on every rank. */
   double *pax = everywhere(p, &p->z), *lux = everywhere(p, &p->y), err = 0.0;
@@ -402,10 +398,10 @@ static void qr_compute(struct problem *p) {
 }
 
 static double qr_check(struct problem *p, double *sum) {
-  fill(p, &p->y, VECTOR, PROBE_SEED);             /* y = x */
+  fill_vector(p, &p->y, BLAS_PROBE_SEED);         /* y = x */
   trivec(p, "U", "N", "N", &p->a, &p->y);         /* y = R x */
   trivec(p, "U", "T", "N", &p->a, &p->y);         /* y = R^T (R x) */
-  fill(p, &p->b, GENERAL, 1);                     /* A */
+  fill(p, &p->b, BLAS_GENERAL, 1);                /* A */
   matvec(p, "N", 1.0, &p->b, &p->x, 0.0, &p->z);  /* z = A x */
   matvec(p, "T", 1.0, &p->b, &p->z, -1.0, &p->y); /* y = A^T z - y */
   double na = norm(&p->b);
@@ -421,8 +417,8 @@ static void solve_setup(struct problem *p) {
 }
 
 static void solve_prepare(struct problem *p) {
-  fill(p, &p->a, GENERAL, 1);
-  fill(p, &p->y, VECTOR, 2); /* b */
+  fill(p, &p->a, BLAS_GENERAL, 1);
+  fill_vector(p, &p->y, 2); /* b */
 }
 
 static void solve_compute(struct problem *p) {
@@ -434,8 +430,8 @@ static void solve_compute(struct problem *p) {
 }
 
 static double solve_check(struct problem *p, double *sum) {
-  fill(p, &p->a, GENERAL, 1); /* A again: its factors are done with */
-  fill(p, &p->z, VECTOR, 2);  /* b */
+  fill(p, &p->a, BLAS_GENERAL, 1); /* A again: its factors are done with */
+  fill_vector(p, &p->z, 2);        /* b */
   double nb = norm(&p->z);
   matvec(p, "N", 1.0, &p->a, &p->y, -1.0, &p->z); /* z = A x - b */
   *sum = total(p, &p->y, 'A');
@@ -498,7 +494,7 @@ int main(int argc, char **argv) {
   vector(&p, &p.x);
   vector(&p, &p.y);
   vector(&p, &p.z);
-  fill(&p, &p.x, VECTOR, PROBE_SEED);
+  fill_vector(&p, &p.x, BLAS_PROBE_SEED);
   k->setup(&p);
   struct suite_times tt = {0};
   while (suite_more(&tt, &o)) {
@@ -510,7 +506,7 @@ int main(int argc, char **argv) {
   }
   double sum = 0.0, check = k->check(&p, &sum), n = (double)o.n;
   status = suite_report(&o, 1, &tt, (k->n3 * n + k->n2) * n * n, "GFLOP/s",
-                        check, 100.0 * n * DBL_EPSILON, sum);
+                        check, blas_tol(n), sum);
   problem_free(&p);
   sl_grid_exit(&p.g);
   suite_finish();
