@@ -51,9 +51,6 @@
  * When -b is not given: b = ceil(n / (8 ranks workers)): about eight bands
  * per worker.
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "stencil_kernels.h"
 
 /* ------------------------------------------------------------- the tasks */
@@ -200,41 +197,10 @@ static struct block_result check(enum stencil_kernel kernel, long n, long b,
   return stencil_combine(res, suite_nblocks(n, b));
 }
 
-int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status = suite_init(&argc, &argv, "stencil", SUITE_DAG_RUNTIME,
-                          stencil_kernels, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  enum stencil_kernel kernel = (enum stencil_kernel)o.k;
-  long n = o.n;
-  if (!o.b)
-    o.b = stencil_block_rule(n, suite_nranks(), suite_dag_workers());
-  long b = o.b, blocks = suite_nblocks(n, b);
-  double(*P)[n] = suite_bands(n, n, b, 1);
-  double(*Q)[n] = suite_bands(n, n, b, 1);
-  struct block_result *res = malloc((size_t)blocks * sizeof *res);
-  if (!P || !Q || !res) {
-    fprintf(stderr, "stencil: no memory for two %ld x %ld matrices\n", n, n);
-    suite_finish();
-    return 1;
-  }
+static void *matrix(long n, long b) { return suite_bands(n, n, b, 1); }
 
-  struct suite_times tt = {0};
-  while (suite_more(&tt, &o)) {
-    prepare(kernel, n, b, P, Q, tt.reps == 0);
-    suite_begin(&tt);
-    run(kernel, n, b, P, Q);
-    suite_end(&tt);
-  }
-  struct block_result r = check(kernel, n, b, P, Q, res);
-  status = suite_report(&o, suite_dag_workers(), &tt, stencil_work(kernel, n),
-                        "GB/s", r.err, 0.0, r.sum);
-  free(res);
-  suite_free_matrix(Q);
-  suite_free_matrix(P);
-  suite_finish();
-  return status;
+static void release(void *m) { suite_free_matrix(m); }
+
+int main(int argc, char **argv) {
+  return stencil_main(argc, argv, SUITE_DAG_RUNTIME, suite_dag_workers);
 }

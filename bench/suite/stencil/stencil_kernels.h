@@ -1,6 +1,7 @@
-/* stencil_kernels.h — the plain C kernels of the stencil group, shared by
- * the dag program (stencil.c: one task per block) and its OpenMP peer
- * (stencil_omp.c: a parallel loop over rows), so both run the same code.
+/* stencil_kernels.h — the plain C kernels of the stencil group and its
+ * main (stencil_main), shared by the dag program (stencil.c: one task per
+ * block) and its OpenMP peer (stencil_omp.c: a parallel loop over rows),
+ * so both run the same code.
  *
  * Every function works on a rectangle of an n x n row-major matrix seen as
  * `double (*X)[n]`; a rectangle is a struct stencil_block (a b x b block of
@@ -28,6 +29,8 @@
 #define BENCH_SUITE_STENCIL_KERNELS_H
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "suite.h"
 
@@ -373,6 +376,65 @@ stencil_combine(const struct block_result *res, long count) {
     all.sum += res[k].sum;
   }
   return all;
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* What each program (stencil.c, stencil_omp.c) defines for stencil_main:
+ * its matrices, n x n in bands of b rows (NULL without memory), and the
+ * untimed inputs (first: of the first repetition), the timed kernel and
+ * the check of a repetition, on P (X, u or A) and Q (Y, v or B); the check
+ * fills res, one per b x b block, and combines them in block order. */
+static void *matrix(long n, long b);
+static void release(void *m);
+static void prepare(enum stencil_kernel kernel, long n, long b, double (*P)[n],
+                    double (*Q)[n], int first);
+static void run(enum stencil_kernel kernel, long n, long b, double (*P)[n],
+                double (*Q)[n]);
+static struct block_result check(enum stencil_kernel kernel, long n, long b,
+                                 double (*P)[n], double (*Q)[n],
+                                 struct block_result *res);
+
+/* The program's main: arguments, b by stencil_block_rule unless -b, the
+ * timed repetitions, the check and the SUITE line. */
+static inline int stencil_main(int argc, char **argv, const char *runtime,
+                               int (*workers)(void)) {
+  struct suite_opts o;
+  int status =
+      suite_init(&argc, &argv, "stencil", runtime, stencil_kernels, &o);
+  if (status >= 0) {
+    suite_finish();
+    return status;
+  }
+  enum stencil_kernel kernel = (enum stencil_kernel)o.k;
+  long n = o.n;
+  if (!o.b)
+    o.b = stencil_block_rule(n, suite_nranks(), workers());
+  long b = o.b;
+  double(*P)[n] = matrix(n, b);
+  double(*Q)[n] = matrix(n, b);
+  struct block_result *res = malloc((size_t)suite_nblocks(n, b) * sizeof *res);
+  if (!P || !Q || !res) {
+    fprintf(stderr, "stencil: no memory for two %ld x %ld matrices\n", n, n);
+    suite_finish();
+    return 1;
+  }
+
+  struct suite_times tt = {0};
+  while (suite_more(&tt, &o)) {
+    prepare(kernel, n, b, P, Q, tt.reps == 0);
+    suite_begin(&tt);
+    run(kernel, n, b, P, Q);
+    suite_end(&tt);
+  }
+  struct block_result r = check(kernel, n, b, P, Q, res);
+  status = suite_report(&o, workers(), &tt, stencil_work(kernel, n), "GB/s",
+                        r.err, 0.0, r.sum);
+  free(res);
+  release(Q);
+  release(P);
+  suite_finish();
+  return status;
 }
 
 #endif /* BENCH_SUITE_STENCIL_KERNELS_H */

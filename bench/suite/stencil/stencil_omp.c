@@ -14,8 +14,6 @@
  * same b the sum is the same bits as stencil.c's.
  */
 #include <omp.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "stencil_kernels.h"
 
@@ -55,7 +53,7 @@ static void update(long n, double (*A)[n], double (*B)[n]) {
 }
 
 /* The untimed part of a repetition: the inputs (see stencil_seed_p). */
-static void prepare(enum stencil_kernel kernel, long n, double (*P)[n],
+static void prepare(enum stencil_kernel kernel, long n, long b, double (*P)[n],
                     double (*Q)[n], int first) {
   uint64_t sp = stencil_seed_p(kernel, first), sq = stencil_seed_q(kernel);
   if (sp)
@@ -65,7 +63,7 @@ static void prepare(enum stencil_kernel kernel, long n, double (*P)[n],
 }
 
 /* The timed part: the kernel on P (X, u or A) and Q (Y, v or B). */
-static void run(enum stencil_kernel kernel, long n, double (*P)[n],
+static void run(enum stencil_kernel kernel, long n, long b, double (*P)[n],
                 double (*Q)[n]) {
   if (kernel == JACOBI)
     jacobi(n, P, Q);
@@ -93,42 +91,10 @@ static struct block_result check(enum stencil_kernel kernel, long n, long b,
   return stencil_combine(res, blocks);
 }
 
-int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status = suite_init(&argc, &argv, "stencil", "omp", stencil_kernels, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  enum stencil_kernel kernel = (enum stencil_kernel)o.k;
-  long n = o.n;
-  int workers = omp_get_max_threads();
-  if (!o.b)
-    o.b = stencil_block_rule(n, 1, workers);
-  long blocks = suite_nblocks(n, o.b);
-  double(*P)[n] = malloc(sizeof(double[n][n]));
-  double(*Q)[n] = malloc(sizeof(double[n][n]));
-  struct block_result *res = malloc((size_t)blocks * sizeof *res);
-  if (!P || !Q || !res) {
-    fprintf(stderr, "stencil_omp: no memory for two %ld x %ld matrices\n", n,
-            n);
-    suite_finish();
-    return 1;
-  }
+static void *matrix(long n, long b) { return malloc(sizeof(double[n][n])); }
 
-  struct suite_times tt = {0};
-  while (suite_more(&tt, &o)) {
-    prepare(kernel, n, P, Q, tt.reps == 0);
-    suite_begin(&tt);
-    run(kernel, n, P, Q);
-    suite_end(&tt);
-  }
-  struct block_result r = check(kernel, n, o.b, P, Q, res);
-  status = suite_report(&o, workers, &tt, stencil_work(kernel, n), "GB/s",
-                        r.err, 0.0, r.sum);
-  free(res);
-  free(Q);
-  free(P);
-  suite_finish();
-  return status;
+static void release(void *m) { free(m); }
+
+int main(int argc, char **argv) {
+  return stencil_main(argc, argv, "omp", omp_get_max_threads);
 }
