@@ -63,6 +63,28 @@ function(bench_gomp_program name)
   target_link_libraries(${name} PRIVATE OpenMP::OpenMP_C ${arg_LIBS})
 endfunction()
 
+# bench_command_program(NAME COMMAND word... SOURCES src... [DEPENDS file...]
+#                       [LIBS arg...])
+#
+# A program that CMake does not compile (dagcc, or clang beside gcc): NAME,
+# in this folder's build directory, made for ALL (the target NAME_program)
+# by COMMAND, run with Open MPI allowed as root (dagcc may call mpicc),
+# from SOURCES and the harness, linked with LIBS and -lm.
+function(bench_command_program name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "COMMAND;SOURCES;DEPENDS;LIBS")
+  set(exe ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  add_custom_command(OUTPUT ${exe}
+    COMMAND ${CMAKE_COMMAND} -E env OMPI_ALLOW_RUN_AS_ROOT=1
+            OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${arg_COMMAND}
+            -I${bench_harness_dir} -o ${exe} ${arg_SOURCES}
+            ${bench_harness_src} ${arg_LIBS} -lm
+    DEPENDS ${arg_SOURCES} ${arg_DEPENDS} ${bench_harness_src}
+    WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+    COMMENT "Building ${name}"
+    VERBATIM)
+  add_custom_target(${name}_program ALL DEPENDS ${exe})
+endfunction()
+
 # bench_smoke_test(NAME TIMEOUT seconds [PASS regex] [ENVIRONMENT var=value...]
 #                  ARGS arg...)
 #
