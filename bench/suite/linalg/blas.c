@@ -10,10 +10,11 @@
  * other's. OpenMP's tasks are submitted by one thread of a `parallel`
  * region, on row-major matrices in one process, and ordered by the address
  * of a dependence item, so a tile is named by its first entry (exact:
- * tiles never partly overlap). Each tile's kernels run in the same order
- * in every build, so the result and sum= are the same bits. The
- * Cholesky's OpenMP priorities only count up to OMP_MAX_TASK_PRIORITY (0
- * when unset: no priorities; the suite sets it, bench/runner.py).
+ * tiles never partly overlap). The Cholesky's OpenMP tasks are those of
+ * bench/cholesky's OpenMP peers (chol_omp.h, the same kernels in the same
+ * order, priorities counted up to OMP_MAX_TASK_PRIORITY, which the suite
+ * sets). Each tile's kernels run in the same order in every build, so the
+ * result and sum= are the same bits.
  *
  * The problems, their flops and their checks are blas_tiles.h's. Every
  * n x n matrix is suite_matrix(n, n, b, b): b x b tiles, tile (i, j) homed
@@ -58,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #ifdef _OPENMP
+#include "chol_omp.h" /* bench/cholesky: the Cholesky's OpenMP tasks */
 #include <omp.h>
 #define BLAS_RUNTIME "omptask"
 #define BLAS_THREADS omp_get_max_threads
@@ -152,38 +154,32 @@ static void gemv(const struct blas_problem *p) {
 #pragma dag taskwait
 }
 
-/* A = L L^T, L over the lower tiles of A. */
+/* A = L L^T, L over the lower tiles of A. OpenMP's tasks are those of
+ * bench/cholesky's OpenMP peers (chol_omp.h). */
 static void cholesky(const struct blas_problem *p) {
+#ifdef _OPENMP
+  chol_omp_factor(p->a, (int)p->n, (int)p->bs);
+#else
   long n = p->n, bs = p->bs, nt = p->nt;
   double(*A)[n] = p->a;
-#pragma omp parallel
-#pragma omp single
   for (long k = 0; k < nt; k++) {
     long k0 = k * bs, dk = suite_block_dim(n, bs, k);
-#pragma omp task depend(inout : A[k0][k0])                                     \
-    priority(chol_priority(CHOL_POTRF, k, k, k, nt))
 #pragma dag task inout(A [k0:dk] [k0:dk]) label("potrf")                       \
     priority(chol_priority(CHOL_POTRF, k, k, k, nt))
     tile_potrf(&A[k0][k0], dk, n);
     for (long i = k + 1; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma omp task depend(in : A[k0][k0]) depend(inout : A[i0][k0])             \
-    priority(chol_priority(CHOL_TRSM, i, k, k, nt))
 #pragma dag task in(A [k0:dk] [k0:dk])inout(A [i0:di] [k0:dk]) label("trsm")   \
     priority(chol_priority(CHOL_TRSM, i, k, k, nt))
       tile_trsm(&A[k0][k0], &A[i0][k0], di, dk, n);
     }
     for (long i = k + 1; i < nt; i++) {
       long i0 = i * bs, di = suite_block_dim(n, bs, i);
-#pragma omp task depend(in : A[i0][k0]) depend(inout : A[i0][i0])             \
-    priority(chol_priority(CHOL_SYRK, i, i, k, nt))
 #pragma dag task in(A [i0:di] [k0:dk])inout(A [i0:di] [i0:di]) label("syrk")   \
     priority(chol_priority(CHOL_SYRK, i, i, k, nt))
       tile_syrk(&A[i0][k0], &A[i0][i0], di, dk, n);
       for (long j = k + 1; j < i; j++) {
         long j0 = j * bs, dj = suite_block_dim(n, bs, j);
-#pragma omp task depend(in : A[i0][k0], A[j0][k0]) depend(inout : A[i0][j0])  \
-    priority(chol_priority(CHOL_GEMM, i, j, k, nt))
 #pragma dag task in(A [i0:di] [k0:dk],                                         \
                     A [j0:dj] [k0:dk])inout(A [i0:di] [j0:dj]) label("gemm")   \
     priority(chol_priority(CHOL_GEMM, i, j, k, nt))
@@ -192,6 +188,7 @@ static void cholesky(const struct blas_problem *p) {
     }
   }
 #pragma dag taskwait
+#endif
 }
 
 /* ------------------------------------------------------------- result */

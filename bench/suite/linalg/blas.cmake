@@ -29,7 +29,8 @@ target_link_libraries(blas_lapacke PRIVATE suite_harness
 
 if(OpenMP_C_FOUND)
   add_executable(blas_omptask ${CMAKE_CURRENT_LIST_DIR}/blas.c ${blas_sources})
-  target_include_directories(blas_omptask PRIVATE ${blas_chol})
+  target_include_directories(blas_omptask PRIVATE ${blas_chol}
+                             ${PROJECT_SOURCE_DIR}/bench/cholesky)
   target_compile_options(blas_omptask PRIVATE -Wno-unknown-pragmas)
   target_link_libraries(blas_omptask PRIVATE suite_harness OpenMP::OpenMP_C
     PkgConfig::SUITE_LAPACKE PkgConfig::SUITE_OPENBLAS m)
