@@ -14,14 +14,6 @@ static const char *const pattern_names[GRAIN_PATTERNS + 1] = {
     "nearest",    "spread",        "fft",        "tree",
     "all_to_all", "random_nearest"};
 
-/* splitmix64's mixing function. */
-static uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15u;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
 /* ------------------------------------------------------------ patterns */
 
 /* Sorts deps[0..n) (small) and drops repeats; returns how many remain. */
@@ -95,9 +87,9 @@ int grain_deps(const struct grain_graph *g, int t, int p, int *deps) {
     int all[GRAIN_MAX_DEPS];
     int m = nearest(w, r, p, all);
     for (int i = 0; i < m; i++)
-      if (all[i] == p ||
-          (mix(((uint64_t)t << 40) ^ ((uint64_t)p << 20) ^ (uint64_t)all[i]) &
-           1))
+      if (all[i] == p || (bench_mix(((uint64_t)t << 40) ^ ((uint64_t)p << 20) ^
+                                    (uint64_t)all[i]) &
+                          1))
         deps[n++] = all[i];
     return n;
   }
@@ -136,10 +128,10 @@ static double memory_kernel(const struct grain_graph *g, int t, int p) {
 
 /* The output of point p at step t from its n inputs. */
 static uint64_t output_of(int t, int p, const uint64_t *in, int n) {
-  uint64_t v = mix(((uint64_t)t << 32) ^ (uint64_t)p);
+  uint64_t v = bench_mix(((uint64_t)t << 32) ^ (uint64_t)p);
   for (int i = 0; i < n; i++)
     v += in[i] * (uint64_t)(2 * i + 1);
-  return mix(v);
+  return bench_mix(v);
 }
 
 uint64_t grain_task(const struct grain_graph *g, int t, int p,

@@ -1,6 +1,7 @@
 /* harness.h — what every benchmark program shares, after Task Bench's core:
  * the clock, the peak memory, the command line, the best and the median of
- * repetitions, and the records appended to a JSON Lines file. Each folder's
+ * repetitions, the records appended to a JSON Lines file, and a mix of
+ * 64 bits for programs that make their inputs. Each folder's
  * driver (suite.c, grain.c, overhead/common.c, nested.c) and each program
  * keeps its own options and output lines: it lists its options in a table
  * of struct bench_opt, and times and writes its records through these
@@ -12,6 +13,7 @@
 #ifndef BENCH_HARNESS_H
 #define BENCH_HARNESS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Seconds on a monotonic clock. */
@@ -75,5 +77,14 @@ double bench_median(double *t, int n);
  * a message when the file cannot be written. */
 int bench_record(const char *path, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* SplitMix64's output function: a good 64-bit mix of z, and with z, z + 1,
+ * z + 2, ... a deterministic splittable generator. */
+static inline uint64_t bench_mix(uint64_t z) {
+  z += 0x9e3779b97f4a7c15u;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
 
 #endif /* BENCH_HARNESS_H */

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness.h"
+
 struct nested_kernel {
   const char *name;       /* "fib": the JSON "kernel" */
   long size, cutoff;      /* defaults of -n and -c */
@@ -35,18 +37,9 @@ struct nested_kernel {
 /* Defined by each kernel file. */
 extern const struct nested_kernel nested_kernel;
 
-/* SplitMix64's output function: a good 64-bit mix of z, and with z, z + 1,
- * z + 2, ... a deterministic splittable generator. */
-static inline uint64_t nested_mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15u;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
 /* A double uniform in [0, 1) from z. */
 static inline double nested_unit(uint64_t z) {
-  return (double)(nested_mix(z) >> 11) * 0x1.0p-53;
+  return (double)(bench_mix(z) >> 11) * 0x1.0p-53;
 }
 
 #endif /* NESTED_H */

@@ -128,9 +128,9 @@ static int setup(long n, long c) {
     return 1;
   }
   for (long i = 0; i < n; i++) {
-    keys[i] = (int64_t)nested_mix((uint64_t)i);
+    keys[i] = (int64_t)bench_mix((uint64_t)i);
     sum_in += (uint64_t)keys[i];
-    mixsum_in += nested_mix((uint64_t)keys[i]);
+    mixsum_in += bench_mix((uint64_t)keys[i]);
   }
   memset(scratch, 0, (size_t)n * sizeof *scratch); /* touched in every run */
   return 0;
@@ -143,7 +143,7 @@ static int check(char *what, size_t len) {
   long disorder = 0;
   for (long i = 0; i < size; i++) {
     sum += (uint64_t)keys[i];
-    mixsum += nested_mix((uint64_t)keys[i]);
+    mixsum += bench_mix((uint64_t)keys[i]);
     disorder += i > 0 && keys[i - 1] > keys[i];
   }
   snprintf(what, len, "keys=%ld", size);

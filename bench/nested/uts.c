@@ -33,7 +33,7 @@ static int children(uint64_t s, int d) {
 }
 
 static uint64_t child(uint64_t s, int i) {
-  return nested_mix(s + (uint64_t)i + 1);
+  return bench_mix(s + (uint64_t)i + 1);
 }
 
 static long count_seq(uint64_t s, int d) {
