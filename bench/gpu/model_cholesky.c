@@ -29,21 +29,14 @@ struct tile_args {
   int b, ld;
 };
 
-static void never_runs(void *p) {
-  (void)p;
-  fprintf(stderr, "model_cholesky: a body ran: run it with DAG_EMUL_MODEL\n");
-  exit(1);
-}
-/* One body per kernel and variant: the chooser keeps a history per
- * function. */
-static void potrf_cpu(void *p) { never_runs(p); }
-static void potrf_dev(void *p) { never_runs(p); }
-static void trsm_cpu(void *p) { never_runs(p); }
-static void trsm_dev(void *p) { never_runs(p); }
-static void syrk_cpu(void *p) { never_runs(p); }
-static void syrk_dev(void *p) { never_runs(p); }
-static void gemm_cpu(void *p) { never_runs(p); }
-static void gemm_dev(void *p) { never_runs(p); }
+MODEL_BODY(potrf_cpu)
+MODEL_BODY(potrf_dev)
+MODEL_BODY(trsm_cpu)
+MODEL_BODY(trsm_dev)
+MODEL_BODY(syrk_cpu)
+MODEL_BODY(syrk_dev)
+MODEL_BODY(gemm_cpu)
+MODEL_BODY(gemm_dev)
 
 /* Flops of one tile task, from its tile size. */
 static double cube(const void *p) {

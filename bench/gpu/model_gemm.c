@@ -22,20 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The bodies, one per variant (the chooser keeps a history per function),
- * never run on the model. */
-static void never_runs(void) {
-  fprintf(stderr, "model_gemm: a body ran: run it with DAG_EMUL_MODEL\n");
-  exit(1);
-}
-static void gemm_cpu(void *p) {
-  (void)p;
-  never_runs();
-}
-static void gemm_device(void *p) {
-  (void)p;
-  never_runs();
-}
+MODEL_BODY(gemm_cpu)
+MODEL_BODY(gemm_device)
 
 static const struct dag_pointers gemm_pointers[] = {
     {offsetof(struct gemm_args, a), 3}};

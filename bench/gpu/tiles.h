@@ -1,12 +1,13 @@
 /* tiles.h — what the timed-model benchmarks of bench/gpu share: their
  * options, task info and report line, the tile product's arguments and
- * work, tiles of a row-major matrix as regions, the timed tiled product,
- * matrices that are never touched and a sort order.
+ * work, bodies that never run, tiles of a row-major matrix as regions, the
+ * timed tiled product, matrices that are never touched and a sort order.
  */
 #ifndef DAG_BENCH_GPU_TILES_H
 #define DAG_BENCH_GPU_TILES_H
 
 #include <dag.h>
+#include <errno.h>
 #include <harness.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,17 @@ model_task(const char *label, dag_task_fn body, const struct dag_variant *v,
                                 .npointers = 1,
                                 .work = work};
 }
+
+/* A body of a timed-model task, which never runs there (no body
+ * computes): one function per kernel and variant, as the chooser keeps a
+ * history per function. */
+#define MODEL_BODY(fn)                                                         \
+  static void fn(void *p) {                                                    \
+    (void)p;                                                                   \
+    fprintf(stderr, "%s: a body ran: run it with DAG_EMUL_MODEL\n",            \
+            program_invocation_short_name);                                    \
+    exit(1);                                                                   \
+  }
 
 /* Tile (i, j), b x b, of an n x n row-major matrix. */
 static inline double *tile_at(const double *m, int n, int b, int i, int j) {
