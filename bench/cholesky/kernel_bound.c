@@ -35,6 +35,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "harness.h"
+#include "sample_util.h"
 #include "tiles.h"
 
 #include <math.h>
@@ -164,7 +165,7 @@ static void *factor_repeatedly(void *p) {
   size_t tiles = (size_t)w->nt * w->nt;
   arg->best_work = arg->best_path = INFINITY;
   for (int r = 0; r < run->reps; r++) {
-    chol_generate_spd(w->a, w->n, 2024);
+    sample_spd(w->a, w->n, 2024);
     memset(w->written_at, 0, tiles * sizeof *w->written_at);
     memset(w->read_until, 0, tiles * sizeof *w->read_until);
     w->work = w->path = 0;

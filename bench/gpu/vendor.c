@@ -32,20 +32,15 @@ static void check(int status, const char *what) {
   }
 }
 
-/* A host matrix; for potrf symmetric with n on the diagonal (SPD). */
+/* A host matrix; for potrf samples/cholesky's SPD matrix. */
 static double *matrix(size_t n, uint64_t seed, int spd) {
   double *m = malloc(n * n * sizeof *m);
   if (!m)
     check(-1, "malloc");
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < n; j++) {
-      size_t hi = i > j ? i : j, lo = i > j ? j : i;
-      m[i * n + j] = spd ? sample_uniform_at(seed + hi * (hi + 1) / 2 + lo)
-                         : sample_uniform_at(seed + i * n + j);
-    }
   if (spd)
-    for (size_t i = 0; i < n; i++)
-      m[i * n + i] += (double)n;
+    sample_spd(m, (int)n, seed);
+  for (size_t i = 0; !spd && i < n * n; i++)
+    m[i] = sample_uniform_at(seed + i);
   return m;
 }
 

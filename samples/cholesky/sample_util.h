@@ -1,6 +1,7 @@
 /* sample_util.h — what the samples and benchmarks that generate matrices
- * and time themselves share: a monotonic clock and a reproducible random
- * entry, so that every program (and every rank) builds the same matrix.
+ * and time themselves share: a monotonic clock, a reproducible random
+ * entry and SPD matrix, so that every program (and every rank) builds the
+ * same matrix.
  */
 #ifndef SAMPLE_UTIL_H
 #define SAMPLE_UTIL_H
@@ -22,6 +23,21 @@ static inline double sample_uniform_at(uint64_t x) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
   z ^= z >> 31;
   return (double)(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* A random symmetric n x n matrix (leading dimension n) with off-diagonal
+ * entries in [-1, 1) and n on the diagonal: strictly diagonally dominant, so
+ * SPD. Entry (i, j) is a hash of (max, min), so rows fill in order and both
+ * halves agree; the same seed gives the same matrix in every program. */
+static inline void sample_spd(double *a, int n, uint64_t seed) {
+  for (int i = 0; i < n; i++) {
+    double *row = a + (size_t)i * n;
+    for (int j = 0; j < n; j++) {
+      uint64_t hi = j > i ? j : i, lo = j > i ? i : j;
+      row[j] = sample_uniform_at(seed + hi * (hi + 1) / 2 + lo);
+    }
+    row[i] += n;
+  }
 }
 
 #endif /* SAMPLE_UTIL_H */

@@ -93,19 +93,6 @@ int chol_tile_dim(int n, int bs, int i) {
 /* OpenBLAS has no header entry for this in every packaging. */
 extern void openblas_set_num_threads(int num_threads);
 
-/* Entry (i, j) is a hash of (max, min), so rows fill in order and both
- * halves agree. */
-void chol_generate_spd(double *a, int n, uint64_t seed) {
-  for (int i = 0; i < n; i++) {
-    double *row = a + (size_t)i * n;
-    for (int j = 0; j < n; j++) {
-      uint64_t hi = j > i ? j : i, lo = j > i ? i : j;
-      row[j] = sample_uniform_at(seed + hi * (hi + 1) / 2 + lo);
-    }
-    row[i] += n;
-  }
-}
-
 /* Frobenius norm of the symmetric matrix whose lower triangle is in a. */
 static double sym_norm(const double *a, int n) {
   double sum = 0.0;
@@ -221,7 +208,7 @@ int chol_main(int argc, char **argv, const struct chol_runtime *rt) {
     fprintf(stderr, "%s: out of memory for n = %d\n", argv[0], n);
     return 1;
   }
-  chol_generate_spd(orig, n, 2024);
+  sample_spd(orig, n, 2024);
 
   int workers = rt->start();
   if (workers < 0) {

@@ -96,11 +96,6 @@ static inline double *chol_tile(double *a, int n, int bs, int i, int j) {
   return a + (size_t)i * bs * n + (size_t)j * bs;
 }
 
-/* A random symmetric n x n matrix (leading dimension n) with off-diagonal
- * entries in [-1, 1) and n on the diagonal: strictly diagonally dominant, so
- * SPD. The same seed gives the same matrix in every program. */
-void chol_generate_spd(double *a, int n, uint64_t seed);
-
 /* The whole program: parses `[-n N] [-b tile] [-r reps] [--check]`, builds a
  * random SPD matrix, starts the runtime, factors it reps times (from the
  * same matrix; the best time counts), stops the runtime, checks the result
