@@ -231,6 +231,7 @@ static void *matrix(long n, long b, uint64_t seed) {
     exit(1);
   }
   fill(n, b, M, seed);
+#pragma dag taskwait
   return M;
 }
 
@@ -239,50 +240,11 @@ static void release(void *m) {
     suite_free_matrix(m);
 }
 
+static long block_rule(long n, long b) { return b ? b : default_block(n); }
+
+/* One part of the reductions per block. */
+static double *scratch(long n, long b) { return zeros(block_count(n, b)); }
+
 int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status =
-      suite_init(&argc, &argv, "array", SUITE_DAG_RUNTIME, kernel_names, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  enum kernel k = (enum kernel)o.k;
-  long n = o.n;
-  if (!o.b)
-    o.b = default_block(n);
-  long b = o.b;
-
-  /* X for all but fill, Y for add, Z for the kernels that write a matrix;
-   * part for the reductions. */
-  double(*X)[n] = k != FILL ? matrix(n, b, SEED_X) : NULL;
-  double(*Y)[n] = k == ADD ? matrix(n, b, SEED_Y) : NULL;
-  double(*Z)[n] = !is_reduction(k) ? matrix(n, b, SEED_Z) : NULL;
-  double *part = zeros(block_count(n, b));
-#pragma dag taskwait
-
-  struct suite_times tt = {0};
-  double result = 0.0;
-  while (suite_more(&tt, &o)) {
-    suite_begin(&tt);
-    result = run_kernel(k, n, b, X, Y, Z, part);
-    suite_end(&tt);
-  }
-
-  double check, sum = result, tol = 0.0;
-  if (is_reduction(k)) {
-    check = check_reduction(k, n, b, X, result);
-    tol = 1e-10;
-  } else {
-    check = check_matrix(k, n, b, Z, &sum);
-  }
-  status = suite_report(&o, suite_dag_workers(), &tt,
-                        kernel_bytes[k] * (double)n * (double)n, "GB/s", check,
-                        tol, sum);
-  free(part);
-  release(X);
-  release(Y);
-  release(Z);
-  suite_finish();
-  return status;
+  return array_main(argc, argv, SUITE_DAG_RUNTIME, suite_dag_workers);
 }

@@ -30,8 +30,8 @@ static void fill(long n, double (*Z)[n], uint64_t seed) {
 
 /* Runs kernel k once; returns the value of sum or norm2 (0 for the
  * others, whose result is Z). */
-static double run_kernel(enum kernel k, long n, double (*X)[n], double (*Y)[n],
-                         double (*Z)[n]) {
+static double run_kernel(enum kernel k, long n, long b, double (*X)[n],
+                         double (*Y)[n], double (*Z)[n], double *part) {
   double s = 0.0;
   switch (k) {
   case FILL:
@@ -71,7 +71,7 @@ static double run_kernel(enum kernel k, long n, double (*X)[n], double (*Y)[n],
 
 /* The largest error of Z (see kernels.h's error_block); *checksum = Z's
  * sum. */
-static double check_matrix(enum kernel k, long n, double (*Z)[n],
+static double check_matrix(enum kernel k, long n, long b, double (*Z)[n],
                            double *checksum) {
   double worst = 0.0, sum = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : worst)              \
@@ -87,7 +87,8 @@ static double check_matrix(enum kernel k, long n, double (*Z)[n],
 /* The difference of sum's or norm2's result from the value recomputed
  * from suite_random, relative to the sum of the terms' magnitudes (see
  * array.c). */
-static double check_reduction(enum kernel k, long n, double result) {
+static double check_reduction(enum kernel k, long n, long b, double (*X)[n],
+                              double result) {
   double exact = 0.0, magnitude = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : exact, magnitude)
   for (long i = 0; i < n; i++) {
@@ -103,7 +104,7 @@ static double check_reduction(enum kernel k, long n, double result) {
 }
 
 /* An n x n matrix filled from seed; exits if there is no memory for it. */
-static void *matrix(long n, uint64_t seed) {
+static void *matrix(long n, long b, uint64_t seed) {
   double(*M)[n] = malloc(sizeof(double[n][n]));
   if (!M) {
     fprintf(stderr, "array_omp: no memory for a %ld x %ld matrix\n", n, n);
@@ -113,43 +114,13 @@ static void *matrix(long n, uint64_t seed) {
   return M;
 }
 
+/* b is not used, and reported as 0; nor is part. */
+static long block_rule(long n, long b) { return 0; }
+
+static double *scratch(long n, long b) { return NULL; }
+
+static void release(void *m) { free(m); }
+
 int main(int argc, char **argv) {
-  struct suite_opts o;
-  int status = suite_init(&argc, &argv, "array", "omp", kernel_names, &o);
-  if (status >= 0) {
-    suite_finish();
-    return status;
-  }
-  enum kernel k = (enum kernel)o.k;
-  long n = o.n;
-  o.b = 0;
-
-  /* X for all but fill, Y for add, Z for the kernels that write a matrix. */
-  double(*X)[n] = k != FILL ? matrix(n, SEED_X) : NULL;
-  double(*Y)[n] = k == ADD ? matrix(n, SEED_Y) : NULL;
-  double(*Z)[n] = !is_reduction(k) ? matrix(n, SEED_Z) : NULL;
-
-  struct suite_times tt = {0};
-  double result = 0.0;
-  while (suite_more(&tt, &o)) {
-    suite_begin(&tt);
-    result = run_kernel(k, n, X, Y, Z);
-    suite_end(&tt);
-  }
-
-  double check, sum = result, tol = 0.0;
-  if (is_reduction(k)) {
-    check = check_reduction(k, n, result);
-    tol = 1e-10;
-  } else {
-    check = check_matrix(k, n, Z, &sum);
-  }
-  status = suite_report(&o, omp_get_max_threads(), &tt,
-                        kernel_bytes[k] * (double)n * (double)n, "GB/s", check,
-                        tol, sum);
-  free(X);
-  free(Y);
-  free(Z);
-  suite_finish();
-  return status;
+  return array_main(argc, argv, "omp", omp_get_max_threads);
 }

@@ -1,6 +1,7 @@
-/* kernels.h — the kernels of the array group and their checks, shared by
- * array.c (dag: one task per b x b block) and array_omp.c (OpenMP: a
- * parallel loop over rows), so that both run the same code.
+/* kernels.h — the kernels of the array group, their checks and main
+ * (array_main), shared by array.c (dag: one task per b x b block) and
+ * array_omp.c (OpenMP: a parallel loop over rows), so that both run the
+ * same code.
  *
  * Every kernel works on a block of an n x n row-major matrix, `struct
  * block`: rows x cols elements from (i0, j0). The dag program passes its
@@ -17,6 +18,7 @@
 #define BENCH_SUITE_ARRAY_KERNELS_H
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "suite.h"
 
@@ -211,6 +213,69 @@ static inline double exact_sum_block(long n, struct block B, int squares,
   }
   *scale = mag;
   return s;
+}
+
+/* ---------------------------------------------------------------- main */
+
+/* What each program (array.c, array_omp.c) defines for array_main: its
+ * block order (b from -b, or 0), an n x n matrix filled from seed (exits
+ * without memory) and its release, the scratch of its kernels (may be
+ * NULL; freed with free()), the kernel's run (the value of sum or norm2, 0
+ * for the others, whose result is Z), and the checks: Z's largest error
+ * (*checksum its sum), and the error of a reduction's result. */
+static long block_rule(long n, long b);
+static void *matrix(long n, long b, uint64_t seed);
+static void release(void *m);
+static double *scratch(long n, long b);
+static double run_kernel(enum kernel k, long n, long b, double (*X)[n],
+                         double (*Y)[n], double (*Z)[n], double *part);
+static double check_matrix(enum kernel k, long n, long b, double (*Z)[n],
+                           double *checksum);
+static double check_reduction(enum kernel k, long n, long b, double (*X)[n],
+                              double result);
+
+/* The program's main: arguments, X for all but fill, Y for add, Z for the
+ * kernels that write a matrix, the timed repetitions, the check and the
+ * SUITE line. */
+static inline int array_main(int argc, char **argv, const char *runtime,
+                             int (*workers)(void)) {
+  struct suite_opts o;
+  int status = suite_init(&argc, &argv, "array", runtime, kernel_names, &o);
+  if (status >= 0) {
+    suite_finish();
+    return status;
+  }
+  enum kernel k = (enum kernel)o.k;
+  long n = o.n, b = o.b = block_rule(n, o.b);
+  double(*X)[n] = k != FILL ? matrix(n, b, SEED_X) : NULL;
+  double(*Y)[n] = k == ADD ? matrix(n, b, SEED_Y) : NULL;
+  double(*Z)[n] = !is_reduction(k) ? matrix(n, b, SEED_Z) : NULL;
+  double *part = scratch(n, b);
+
+  struct suite_times tt = {0};
+  double result = 0.0;
+  while (suite_more(&tt, &o)) {
+    suite_begin(&tt);
+    result = run_kernel(k, n, b, X, Y, Z, part);
+    suite_end(&tt);
+  }
+
+  double check, sum = result, tol = 0.0;
+  if (is_reduction(k)) {
+    check = check_reduction(k, n, b, X, result);
+    tol = 1e-10;
+  } else {
+    check = check_matrix(k, n, b, Z, &sum);
+  }
+  status =
+      suite_report(&o, workers(), &tt, kernel_bytes[k] * (double)n * (double)n,
+                   "GB/s", check, tol, sum);
+  free(part);
+  release(X);
+  release(Y);
+  release(Z);
+  suite_finish();
+  return status;
 }
 
 #endif /* BENCH_SUITE_ARRAY_KERNELS_H */
