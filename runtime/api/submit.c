@@ -102,12 +102,13 @@ static int check_info(const struct dag_task_info *info, const void *args,
   return check_bodies(info, args_size);
 }
 
-/* Whether the task is the plain kind: a CPU body, arguments that fit the
- * inline path's stack buffer, on a running runtime. Every condition
+/* Whether the task is the usual kind: a CPU body, arguments that fit the
+ * inline path's stack buffer, on a running runtime (a plain task is one
+ * of them without accesses). Every condition
  * check_info tests holds then, but for accesses at NULL, so check_info has
  * nothing to say; anything else goes to submit_checked, which names the
  * mistake. */
-static bool plain_task(const struct dag_task_info *info, const void *args,
+static bool usual_task(const struct dag_task_info *info, const void *args,
                        size_t args_size) {
   return dag__started() && info && info->fn && info->nvariants == 0 &&
          info->device == DAG_DEVICE_CPU && !(info->flags & DAG_TASK_ON_RANK) &&
@@ -135,7 +136,7 @@ submit_checked(const struct dag_task_info *info, const void *args,
 int dag_submit(const struct dag_task_info *info, const void *args,
                size_t args_size, const struct dag_access *acc,
                size_t naccesses) {
-  if (likely(plain_task(info, args, args_size))) {
+  if (likely(usual_task(info, args, args_size))) {
     if (naccesses == 0) {
       if (likely(!dag__planned()))
         return dag__core_submit_plain(info, info->fn, args, args_size);

@@ -30,9 +30,9 @@ const struct space *dag__devices_timed;
 atomic_bool dag__devices_on;
 
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
-/* Per entry of DAG_DEVICES: the devices it opened, and why none when so. */
 static const struct space_ops *const *spaces;  /* by kind */
 static const struct space_ops *emulated_space; /* DAG_DEVICES's emul */
+/* Per entry of DAG_DEVICES: the devices it opened, and why none when so. */
 static int opened_by[DAG_MAX_DEVICE_CHOICES];
 static char none_why[DAG_MAX_DEVICE_CHOICES][1024];
 

@@ -320,13 +320,13 @@ static int backed(struct device *d, uintptr_t index, struct granule **out) {
  * few rows: hundreds of granules, one after the other). Indices, not
  * records, as committing may move the table's records. */
 #define MAP_RUN 256
-struct granules {
+struct granule_run {
   struct window *w;
   uintptr_t first;
   size_t n;
 };
 
-static void map_run(struct device *d, struct granules *run) {
+static void map_run(struct device *d, struct granule_run *run) {
   if (!run->n)
     return;
   struct window *w = run->w;
@@ -352,7 +352,7 @@ static void map_run(struct device *d, struct granules *run) {
  * used in this epoch when the device is full (those of the run are), and
  * adds those not mapped there to the run. Returns 0; DAG_ENOMEM when even
  * that leaves no room; or the error of a device that failed to allocate. */
-static int back(struct device *d, struct granules *run, uintptr_t lo,
+static int back(struct device *d, struct granule_run *run, uintptr_t lo,
                 uintptr_t hi) {
   for (uintptr_t i = lo / d->granule; i <= (hi - 1) / d->granule; i++) {
     struct granule *g;
@@ -462,7 +462,7 @@ struct window *dag__residency_known(const struct device *d,
  * more. */
 struct back_spans {
   struct device *d;
-  struct granules run;
+  struct granule_run run;
   int err;
   uintptr_t last_plus_one; /* the last granule backed, + 1 (0: none) */
 };

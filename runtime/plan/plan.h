@@ -71,7 +71,8 @@ void dag__plan_check(const char *where);
 void dag__plan_collect(const struct region *regs, size_t n);
 /* dag_free: the units of [base, base + bytes) are forgotten. */
 void dag__plan_forget(const void *base, size_t bytes);
-/* The messages this rank has planned to send and to receive. */
+/* The messages this rank has planned to send and to receive (counted by
+ * transfers.c). */
 void dag__plan_messages(uint64_t *sent_messages, uint64_t *received_messages);
 /* DAG_STATS: this rank's share of the tasks and of the messages. */
 void dag__plan_write_stats(void);

@@ -58,7 +58,7 @@ struct scope {
 };
 
 static struct scope top;             /* the program's: top-level tasks */
-_Atomic size_t dag__reductions_open; /* see api.h */
+_Atomic size_t dag__reductions_open; /* see reduce.h */
 /* The scope of the innermost body on this thread that has one: bodies
  * nest on a thread (a waiting body runs others), so their scopes do. */
 static DAG_THREAD_LOCAL struct scope *innermost;
