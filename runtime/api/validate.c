@@ -106,6 +106,39 @@ static int misplaced_error(const struct dag_task_info *info, size_t i,
 
 static const char unknown_mode[] = "unknown mode";
 
+/* What is wrong with reduction item regs[kept] of a task whose argument
+ * block is args (args_size bytes), beside the items kept before it, or NULL:
+ * the body reaches its private copy through a listed pointer into the item,
+ * which must lie in the block. */
+static const char *misused_reduction(const struct dag_task_info *info,
+                                     const void *args, size_t args_size,
+                                     const struct region *regs,
+                                     const enum dag_mode *modes, size_t kept) {
+  const struct region *r = &regs[kept];
+  if (info->npointers > 0 && !info->pointers)
+    return "the task lists pointers (dag_task_info.npointers) at NULL";
+  bool reached = false;
+  for (int j = 0; j < info->npointers; j++) {
+    const struct dag_pointers *p = &info->pointers[j];
+    if (p->offset > args_size ||
+        p->count > (args_size - p->offset) / sizeof(void *))
+      return "a run of the task's pointers (dag_task_info.pointers) runs "
+             "past its argument block";
+    for (size_t c = 0; c < p->count; c++) {
+      uintptr_t q;
+      memcpy(&q, (const char *)args + p->offset + c * sizeof q, sizeof q);
+      reached |= q >= r->lo && q < r->hi;
+    }
+  }
+  if (!reached)
+    return "no pointer of the argument block (dag_task_info.pointers) "
+           "points into it, so the body could not reach its private copy";
+  for (size_t j = 0; j < kept; j++)
+    if (dag__is_reduction(modes[j]) && dag__region_overlap(&regs[j], r))
+      return "it overlaps another reduction item of the task";
+  return NULL;
+}
+
 /* Region i of a reduction or a shaped access (mode m as written): the
  * checks a plain access skips, and the count of the reductions that touch
  * something. Out of make_regions' loop, which every task with accesses
@@ -276,6 +309,34 @@ static long make_regions(const struct dag_task_info *info,
   return (long)kept;
 }
 
+/* Checks the reduction items of a task against its arguments
+ * (misused_reduction), once make_regions kept those of the n accesses acc
+ * that are not empty in regs and modes. Returns kept, or a DAG_E* code. A
+ * pass of its own, which only tasks with reductions take. */
+static __attribute__((noinline)) long
+check_reductions(const struct dag_task_info *info, const void *args,
+                 size_t args_size, const struct dag_access *acc, size_t n,
+                 const struct region *regs, const enum dag_mode *modes,
+                 long kept) {
+  for (size_t i = 0, k = 0; i < n; i++) {
+    const struct dag_region *r = &acc[i].region;
+    bool empty = r->span == 0;
+    for (int d = 0; d < r->ndims; d++)
+      empty |= r->dim[d].count == 0;
+    if (empty)
+      continue; /* left out */
+    const char *why;
+    if (dag__is_reduction(modes[k]) &&
+        (why = misused_reduction(info, args, args_size, regs, modes, k))) {
+      char name[256];
+      return dag__user_error(info, DAG_EINVAL, "%s: %s",
+                             access_name(info, i, name, sizeof name), why);
+    }
+    k++;
+  }
+  return kept;
+}
+
 void dag__validate(struct validated *v, const struct dag_task_info *info,
                    const struct dag_access *acc, size_t n) {
   v->regs = v->regs_stack;
@@ -316,8 +377,10 @@ hand_down(const struct dag_task_info *info, dag_task_fn body, const void *args,
           size_t args_size, const struct region *regs,
           const enum dag_mode *modes, size_t n, size_t reductions, bool planned,
           struct resolved *where) {
-  if (unlikely(reductions) || unlikely(dag__reductions_to_end()))
-    return dag__reduce_submit(info, body, args, args_size, regs, modes, n);
+  if (unlikely(reductions) || unlikely(dag__reductions_to_end())) {
+    dag__reduce_submit(info, body, args, args_size, regs, modes, n);
+    return 0;
+  }
   if (!planned) {
     dag__local_submit(info, body, args, args_size, regs, modes, n, 0);
     return 0;
@@ -334,6 +397,9 @@ validate_and_hand_down(const struct dag_task_info *info, dag_task_fn body,
                        struct resolved *where) {
   struct validated v;
   dag__validate(&v, info, acc, n);
+  if (unlikely(v.reductions) && v.kept >= 0)
+    v.kept = check_reductions(info, args, args_size, acc, n, v.regs, v.modes,
+                              v.kept);
   int ret = (int)v.kept;
   if (v.kept >= 0) {
     size_t kept = (size_t)v.kept;
@@ -397,8 +463,10 @@ static DAG_ALWAYS_INLINE int planned_submit(const struct dag_task_info *info,
                             n > ACCESSES_ON_STACK ? NULL : where);
   if (!all_known(acc, n, regs, modes, where))
     return validate_planned(info, body, args, args_size, acc, n, where);
-  if (unlikely(dag__reductions_to_end()))
-    return dag__reduce_submit(info, body, args, args_size, regs, modes, n);
+  if (unlikely(dag__reductions_to_end())) {
+    dag__reduce_submit(info, body, args, args_size, regs, modes, n);
+    return 0;
+  }
   dag__plan_submit_resolved(info, body, args, args_size, regs, modes, where, n);
   return 0;
 }

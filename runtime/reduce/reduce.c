@@ -370,19 +370,6 @@ static struct scope *scope_made_here(void) {
 
 /* ------------------------------------------------------------ interface */
 
-/* Whether the argument block holds a listed pointer into r. */
-static bool points_into(const struct dag_task_info *info, const char *args,
-                        const struct region *r) {
-  for (int j = 0; j < info->npointers; j++)
-    for (size_t c = 0; c < info->pointers[j].count; c++) {
-      uintptr_t p;
-      memcpy(&p, args + info->pointers[j].offset + c * sizeof p, sizeof p);
-      if (p >= r->lo && p < r->hi)
-        return true;
-    }
-  return false;
-}
-
 /* Moves the listed pointers of args into r by delta. */
 static void move_pointers(const struct dag_task_info *info, char *args,
                           const struct region *r, ptrdiff_t delta) {
@@ -396,26 +383,6 @@ static void move_pointers(const struct dag_task_info *info, char *args,
         memcpy(at, &p, sizeof p);
       }
     }
-}
-
-/* What is wrong with the reductions of a task, or NULL; *bad is the
- * access. */
-static const char *misused(const struct dag_task_info *info, const void *args,
-                           const struct region *regs,
-                           const enum dag_mode *modes, size_t n, size_t *bad) {
-  for (size_t i = 0; i < n; i++) {
-    if (!dag__is_reduction(modes[i]))
-      continue;
-    *bad = i;
-    if (!points_into(info, args, &regs[i]))
-      return "no pointer of the argument block (dag_task_info.pointers) "
-             "points into it, so the body could not reach its private copy";
-    for (size_t j = 0; j < i; j++)
-      if (dag__is_reduction(modes[j]) &&
-          dag__region_overlap(&regs[j], &regs[i]))
-        return "it overlaps another reduction item of the task";
-  }
-  return NULL;
 }
 
 /* The rank the task runs on (its column of slots): where its other
@@ -497,17 +464,10 @@ static void submit_on_copies(const struct dag_task_info *info, dag_task_fn body,
   free(targs);
 }
 
-int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
-                       const void *args, size_t args_size,
-                       const struct region *regs, const enum dag_mode *modes,
-                       size_t n) {
-  size_t bad;
-  const char *why = misused(info, args, regs, modes, n, &bad);
-  if (why)
-    return dag__user_error(info, DAG_EINVAL, "reduction item %zu%s%s%s: %s",
-                           bad, info->items ? " '" : "",
-                           info->items ? info->items[bad] : "",
-                           info->items ? "'" : "", why);
+void dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
+                        const void *args, size_t args_size,
+                        const struct region *regs, const enum dag_mode *modes,
+                        size_t n) {
   struct scope *s = scope_here();
   bool reduces = false;
   for (size_t i = 0; i < n; i++) {
@@ -519,7 +479,6 @@ int dag__reduce_submit(const struct dag_task_info *info, dag_task_fn body,
     submit_on_copies(info, body, args, args_size, regs, modes, n);
   else
     dag__submit_validated(info, body, args, args_size, regs, modes, n);
-  return 0;
 }
 
 bool dag__reduce_scope_open(void) {

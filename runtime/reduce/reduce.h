@@ -41,16 +41,17 @@ void dag__reduce_combine(enum dag_reduce_op op, enum dag_reduce_type type,
  * more, bench/overhead c). */
 extern _Atomic size_t dag__reductions_open;
 
-/* Submits a validated task (n accesses, not empty) that has DAG_REDUCTION
+/* Submits a validated task (n accesses, not empty; its reduction items
+ * reached by a listed pointer each, and apart) that has DAG_REDUCTION
  * accesses, or any while the calling context has groups open
  * (dag__reductions_to_end). First the groups that its accesses touch
  * other than as the same reduction end: their tasks combine into the item
  * before the access. Then each of its reductions works on a private copy
- * of its item. Returns 0 or DAG_EINVAL. */
-DAG_COLD int dag__reduce_submit(const struct dag_task_info *info,
-                                dag_task_fn body, const void *args,
-                                size_t args_size, const struct region *regs,
-                                const enum dag_mode *modes, size_t n);
+ * of its item. */
+DAG_COLD void dag__reduce_submit(const struct dag_task_info *info,
+                                 dag_task_fn body, const void *args,
+                                 size_t args_size, const struct region *regs,
+                                 const enum dag_mode *modes, size_t n);
 /* The calls below act on the groups among the calling context's children
  * (top-level tasks, or the children of the body that calls). */
 

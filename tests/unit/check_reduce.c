@@ -423,6 +423,21 @@ START_TEST(mistakes_are_refused) {
                               dag_region_1d(&s, sizeof s)}};
   ck_assert_int_eq(dag_submit(&dot_info, &a, sizeof a, two, 2), DAG_EINVAL);
   ck_assert_ptr_nonnull(strstr(dag_last_error(), "overlaps"));
+
+  /* After an empty access, the message names the access as written. */
+  a.s = &t;
+  struct dag_access after_empty[] = {{DAG_IN, dag_region_1d(&t, 0)},
+                                     {SUM_DOUBLE, dag_region_1d(&s, sizeof s)}};
+  ck_assert_int_eq(dag_submit(&dot_info, &a, sizeof a, after_empty, 2),
+                   DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "access 1: no pointer"));
+
+  /* A listed pointer past the argument block is refused, not read. */
+  a.s = &s;
+  size_t short_size = offsetof(struct dot_args, s) + sizeof a.s - 1;
+  ck_assert_int_eq(dag_submit(&dot_info, &a, short_size, &after_empty[1], 1),
+                   DAG_EINVAL);
+  ck_assert_ptr_nonnull(strstr(dag_last_error(), "past its argument block"));
   ck_assert_int_eq(dag_taskwait(), 0);
   ck_assert_double_eq(s, 0); /* nothing was submitted */
 }
