@@ -455,6 +455,22 @@ DAG_API void *dag_alloc_at(size_t bytes, struct dag_dist dist, const char *file,
  * DAG_EINVAL if p is not the start of dag_alloc memory or the call comes
  * from inside a task. */
 DAG_API int dag_free(void *p);
+/* Registers the program's host memory [p, p + bytes) with the devices:
+ * page-locks it, as cudaHostRegister does, so that they copy it by DMA at
+ * the link's rate, where copies of other memory go through staging
+ * buffers that cores pack (docs/gpu.md, "How a copy moves"). dag_alloc
+ * memory a rank owns is registered already while a device is in use. The
+ * memory stays in physical memory until dag_unregister, and registering
+ * costs about the time of writing it once: register an array once, before
+ * the tasks that use it. Nothing is asked of a driver until a device is
+ * used. A call of the program, like dag_alloc. Returns 0, or DAG_EINVAL
+ * (with a message) for no memory, dag_alloc memory or memory that overlaps
+ * a registration, or the device's error. */
+DAG_API int dag_register(void *p, size_t bytes);
+/* Undoes dag_register(p, ...) once no copy of the memory is in flight
+ * (the data stays where it is valid). Call it before freeing the memory.
+ * Returns 0, or DAG_EINVAL when no registration starts at p. */
+DAG_API int dag_unregister(void *p);
 /* The home rank of the byte at p, or -1 if p is not in dag_alloc memory
  * (replicated memory: every rank holds its own copy). */
 DAG_API int dag_owner(const void *p);

@@ -30,6 +30,20 @@ bool dag__started(void);
 enum run_state { RUN_NOT_STARTED, RUN_RUNNING, RUN_FINALIZED };
 enum run_state dag__run_state(void);
 
+/* ----------------------------------------------------------- memory.c */
+
+/* 0 when called from the program; else DAG_EINVAL with a message that
+ * `call` belongs in the program, not inside a task. */
+int dag__outside_tasks(const char *call);
+
+/* --------------------------------------------------------- register.c */
+
+/* dag_alloc memory that this rank owns is registered with the devices
+ * (docs/gpu.md), and unregistered before it is freed. */
+struct allocation;
+void dag__register_allocation(const struct allocation *a);
+void dag__unregister_allocation(const struct allocation *a);
+
 /* ---------------------------------------------------------- backend.c */
 
 /* The transport for this run: the simulation when DAG_SIMULATE_RANKS is

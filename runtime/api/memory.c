@@ -12,7 +12,7 @@
 
 /* dag_alloc and dag_free are collective: every rank calls them, in the
  * same order, from the program. A task body runs on one rank only. */
-static int outside_tasks(const char *call) {
+int dag__outside_tasks(const char *call) {
   if (dag__current_task() == &dag__root_task)
     return 0;
   return dag__user_error(NULL, DAG_EINVAL,
@@ -29,9 +29,12 @@ void *dag_alloc_at(size_t bytes, struct dag_dist dist, const char *file,
     dag__not_running(err, NULL, "dag_alloc");
     return NULL;
   }
-  if (outside_tasks("dag_alloc"))
+  if (dag__outside_tasks("dag_alloc"))
     return NULL;
-  return dag__dist_alloc(bytes, dist, file, line);
+  void *p = dag__dist_alloc(bytes, dist, file, line);
+  if (p)
+    dag__register_allocation(dag__dist_allocation_at(p));
+  return p;
 }
 
 /* For a program that calls it through a pointer, or compiled against the
@@ -43,7 +46,7 @@ void *(dag_alloc)(size_t bytes, struct dag_dist dist) {
 int dag_free(void *p) {
   if (!p)
     return 0;
-  int err = outside_tasks("dag_free");
+  int err = dag__outside_tasks("dag_free");
   if (err)
     return err;
   const struct allocation *a = dag__dist_allocation_at(p);
@@ -63,6 +66,7 @@ int dag_free(void *p) {
   enum dag_mode mode = DAG_INOUT;
   dag__core_wait_on(&all, &mode, 1);
   dag__plan_forget(a->base, a->bytes);
+  dag__unregister_allocation(a);
   return dag__dist_free(p);
 }
 

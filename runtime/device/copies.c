@@ -7,7 +7,8 @@
  *
  * Turns keep the device's queue in the order that the bookkeeping assumed:
  * whoever queues on a device under the lock (a copy back, an eviction)
- * first waits for the turns taken (settle), which need no lock to end.
+ * first waits for the turns taken (dag__copies_settle), which need no lock to
+ * end.
  */
 #include "device/copies.h"
 
@@ -72,10 +73,7 @@ static void copy_finished(void *arg, const char *failure) {
   }
 }
 
-/* Waits until every device task that took a turn on d has queued its
- * copies and body; with the devices' lock held, so that no turn is taken
- * meanwhile and what the caller queues comes after them. */
-static void settle(struct device *d) {
+void dag__copies_settle(struct device *d) {
   dag__turns_wait(&d->turns_done, d->turns_taken);
 }
 
@@ -168,9 +166,8 @@ void dag__copies_issue_planned(const struct copy_job *job, bool pack) {
   p->n = p->staged = 0;
 }
 
-/* Queues c with no staging buffer: planned, or at once. */
-static void issue_direct(const struct copy_job *job,
-                         const struct space_copy *c) {
+void dag__copies_direct(const struct copy_job *job,
+                        const struct space_copy *c) {
   if (job->plan)
     plan_add(job->plan, c, false);
   else
@@ -182,15 +179,13 @@ static void issue_direct(const struct copy_job *job,
  * waits for buffers that it holds itself. */
 #define PLAN_STAGE_SHARE 2
 
-/* Queues c (at most dag__stage_max() bytes) through a staging buffer:
- * packed into it now (or at the task's turn, when planned), or unpacked
- * from it when the copy is done. */
-static void issue_staged(const struct copy_job *job,
-                         const struct space_copy *c) {
+void dag__copies_staged(const struct copy_job *job,
+                        const struct space_copy *c) {
   struct copy_plan *p = job->plan;
   if (p && p->staged + dag__stage_max() >
                dag__stage_cap(job->d) / PLAN_STAGE_SHARE) {
-    settle(job->d); /* every turn before has its buffers back in flight */
+    dag__copies_settle(
+        job->d); /* every turn before has its buffers back in flight */
     take_stages(job->d, p);
     dag__copies_issue_planned(job, true);
   }
@@ -200,7 +195,7 @@ static void issue_staged(const struct copy_job *job,
   }
   struct stage *s = dag__stage_get(job->d, c->span * c->rows);
   if (!s) {
-    issue_direct(job, c);
+    dag__copies_direct(job, c);
     return;
   }
   if (job->to_device) {
@@ -218,45 +213,6 @@ static void issue_staged(const struct copy_job *job,
           &(struct space_copy){c->dst, s->at, c->span, c->rows, c->dst_stride,
                                c->span});
   }
-}
-
-/* Queues copy c of the job: through staging buffers (staging.c) in chunks
- * of whole rows, or of one row's pieces when a row is larger than a
- * buffer. */
-void dag__copies_queue(const struct copy_job *job, const struct space_copy *c) {
-  struct device *d = job->d;
-  size_t bytes = c->span * c->rows;
-  if (job->to_device) {
-    d->copies_in++;
-    d->bytes_in += bytes;
-  } else {
-    d->copies_out++;
-    d->bytes_out += bytes;
-  }
-  if (!job->plan)
-    settle(d);
-  if (!d->staging) {
-    issue_direct(job, c);
-    return;
-  }
-  size_t max = dag__stage_max(), step = c->span <= max ? max / c->span : 0;
-  for (size_t r = 0; step && r < c->rows; r += step) {
-    struct space_copy part = *c;
-    part.dst = (char *)c->dst + r * c->dst_stride;
-    part.src = (const char *)c->src + r * c->src_stride;
-    part.rows = c->rows - r < step ? c->rows - r : step;
-    issue_staged(job, &part);
-  }
-  for (size_t r = 0; !step && r < c->rows; r++)
-    for (size_t at = 0; at < c->span; at += max) {
-      struct space_copy piece = {(char *)c->dst + r * c->dst_stride + at,
-                                 (const char *)c->src + r * c->src_stride + at,
-                                 c->span - at < max ? c->span - at : max,
-                                 1,
-                                 0,
-                                 0};
-      issue_staged(job, &piece);
-    }
 }
 
 static int by_address(const void *a, const void *b) {
@@ -333,6 +289,6 @@ void dag__copies_wait(atomic_long *pending) {
 }
 
 void dag__device_drain(struct device *d) {
-  settle(d);
+  dag__copies_settle(d);
   dag__copies_wait(&d->in_flight);
 }

@@ -63,10 +63,23 @@ struct copy_job {
   struct body_wait *wait; /* copies in for a device task: its body's */
 };
 
-/* Queues copy c of the job: through staging buffers (staging.c) in chunks
- * of whole rows, or of one row's pieces when a row is larger than a
- * buffer; planned, if the job has a plan. */
+/* Queues copy c of the job (copy_route.c): straight where its host side
+ * is registered memory (or the device stages nothing), else through
+ * staging buffers in chunks; planned, if the job has a plan. */
 void dag__copies_queue(const struct copy_job *job, const struct space_copy *c);
+/* Queues c with no staging buffer: planned, or at once. */
+void dag__copies_direct(const struct copy_job *job, const struct space_copy *c);
+/* Queues c (at most dag__stage_max() bytes) through a staging buffer:
+ * packed into it now (or at the task's turn, when planned), or unpacked
+ * from it when the copy is done. */
+void dag__copies_staged(const struct copy_job *job, const struct space_copy *c);
+/* Waits until every device task that took a turn on d has queued its
+ * copies and body; with the devices' lock held, so that no turn is taken
+ * meanwhile and what the caller queues comes after them. */
+void dag__copies_settle(struct device *d);
+/* At the end, where copies of d were packed: says how much, and why, at
+ * DAG_LOG=info. */
+void dag__copies_report_packed(const struct device *d);
 /* Queues the job's copies of ranges at[0..n) (sorted, disjoint): one per
  * stretch that one window maps, and one 2-D copy for rows of one length at
  * one stride (a tile's). `known`, if not NULL, is a window that maps them

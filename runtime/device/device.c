@@ -14,6 +14,7 @@
  */
 #include "device/choose.h"
 #include "device/copies.h"
+#include "device/registered.h"
 #include "device/writeback.h"
 
 #include "comm/comm.h"
@@ -148,6 +149,7 @@ static void discover(void) {
   if (dag__ndevices) {
     dag__history_start();
     dag__unpack_start();
+    dag__registered_open();
     atomic_store(&dag__devices_on, true);
   }
 }
@@ -340,7 +342,8 @@ static void write_stats(const struct device *d) {
            "%.1f MiB; at the wait where it held most data, %.1f MiB "
            "committed for %.1f MiB held; %llu sends to other ranks straight "
            "from its memory (%.1f MiB); %llu regions written back on "
-           "speculation (%.1f MiB), %llu more voided",
+           "speculation (%.1f MiB), %llu more voided; %.1f MiB packed "
+           "through staging buffers (host memory not registered)",
            d->space.ops->name, d->space.index, (unsigned long long)d->tasks,
            (unsigned long long)d->copies_in, (double)d->bytes_in / (1 << 20),
            (unsigned long long)d->copies_out, (double)d->bytes_out / (1 << 20),
@@ -352,7 +355,8 @@ static void write_stats(const struct device *d) {
            (double)d->direct_bytes / (1 << 20),
            (unsigned long long)d->written_back,
            (double)d->written_back_bytes / (1 << 20),
-           (unsigned long long)d->writebacks_voided);
+           (unsigned long long)d->writebacks_voided,
+           (double)d->bytes_packed / (1 << 20));
 }
 
 /* Timed mode: what the device did on the model's clock. */
@@ -384,6 +388,11 @@ void dag__devices_stop(void) {
       write_stats(d);
     if (dag__space_model(&d->space))
       write_timing(d);
+    dag__copies_report_packed(d);
+  }
+  dag__registered_close();
+  for (int i = 0; i < dag__ndevices; i++) {
+    struct device *d = &dag__devices[i];
     dag__residency_release(d);
     dag__stage_release(d);
     pthread_mutex_destroy(&d->stage_lock);

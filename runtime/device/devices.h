@@ -86,6 +86,8 @@ struct device {
   /* DAG_STATS */
   uint64_t copies_in, bytes_in, copies_out, bytes_out, tasks, evicted;
   uint64_t written_back, written_back_bytes, writebacks_voided;
+  uint64_t bytes_packed; /* copied through staging buffers (copy_route.c) */
+  struct dag_task_info first_packed; /* ... first for this task */
   _Atomic uint64_t direct_sends, direct_bytes;
   atomic_size_t direct_pinned;                /* bytes that direct sends hold */
   size_t committed, committed_peak;           /* granules */

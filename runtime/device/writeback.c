@@ -10,12 +10,13 @@
  * no lock. Under the devices' lock, a candidate whose bytes the device
  * still holds whole, and the host does not, in a window known to map them,
  * is copied to staging buffers on the copy-back queue and unpacked into the
- * program's memory by the unpacking threads (unpack.c); then the host holds
- * it too. Write-backs hold at most a quarter of a device's staging pool,
- * so that copies to the device are never starved: a candidate that finds
- * no buffer free waits for the next pump. Pumps run when a device task
- * takes its turn, and when a body or a write-back ends if the devices'
- * lock is free.
+ * program's memory by the unpacking threads (unpack.c), or, where that
+ * memory is registered with the devices (registered.c), copied straight
+ * into it; then the host holds it too. Write-backs hold at most a quarter of a
+ * device's staging pool, so that copies to the device are never starved: a
+ * candidate that finds no buffer free waits for the next pump. Pumps run when a
+ * device task takes its turn, and when a body or a write-back ends if the
+ * devices' lock is free.
  *
  * Speculation is never seen:
  *  - an update of validity that takes holders away from bytes (a task
@@ -30,6 +31,7 @@
  */
 #include "device/writeback.h"
 #include "device/copies.h"
+#include "device/registered.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -192,14 +194,18 @@ void dag__writeback_candidates(struct call *c) {
 
 /* ------------------------------------------------------ write-backs */
 
+/* Unpacks a copy's buffer into the program's memory (a copy straight into
+ * registered memory has none), and ends it. */
 static void unpack_and_end(struct unpack_job *job) {
   struct writeback_copy *wc = (struct writeback_copy *)job; /* first member */
   struct device *d = wc->d;
   struct writeback *wb = wc->wb;
-  if (!atomic_load(&wb->voided))
+  if (wc->stage && !atomic_load(&wb->voided))
     dag__pack_rows(&wc->unpack);
-  dag__stage_put(d, wc->stage);
-  atomic_fetch_sub(&d->writeback_staged, dag__stage_bytes(wc->stage));
+  if (wc->stage) {
+    dag__stage_put(d, wc->stage);
+    atomic_fetch_sub(&d->writeback_staged, dag__stage_bytes(wc->stage));
+  }
   free(wc);
   bool last = atomic_fetch_sub(&wb->left, 1) == 1;
   if (last && !pthread_mutex_trylock(&dag__devices_lock)) {
@@ -240,6 +246,37 @@ static bool take_buffers(struct device *d, struct writeback *wb,
     wb->staged += dag__stage_bytes(stages[k]);
   }
   return true;
+}
+
+/* Whether r's bytes in host memory are registered with the devices: its
+ * copy back goes straight there, with no buffer. Speculation stays unseen:
+ * whatever writes those bytes on the host settles the copy first. */
+static bool registered(const struct region *r) {
+  bool yes;
+  return dag__registered_run(r->lo, r->hi, &yes) == r->hi - r->lo && yes;
+}
+
+/* Queues wb's one copy from window w straight into registered memory. */
+static void issue_straight(struct device *d, struct writeback *wb,
+                           struct window *w) {
+  const struct region *r = &wb->r;
+  size_t span = r->ndims ? r->span : r->hi - r->lo;
+  size_t rows = r->ndims ? r->dim[0].count : 1;
+  size_t stride = r->ndims ? (size_t)r->dim[0].stride : span;
+  struct writeback_copy *wc = malloc(sizeof *wc);
+  if (!wc)
+    dag__out_of_memory("a write-back");
+  *wc = (struct writeback_copy){{0}, d, wb, NULL, {0}};
+  wb->issued = true;
+  atomic_store(&wb->left, 1);
+  d->copies_out++;
+  d->bytes_out += span * rows;
+  atomic_fetch_add(&d->in_flight, 1);
+  dag__space_copy(&d->space, false,
+                  &(struct space_copy){(void *)r->lo,
+                                       dag__window_address(w, r->lo), span,
+                                       rows, stride, stride},
+                  copied, wc);
 }
 
 /* Queues wb's copies from window w into the buffers, and their unpacking
@@ -310,6 +347,11 @@ void dag__writeback_pump(struct device *d) {
     if (!dag__validity_whole(&wb->r, &h) || h & HOST || !(h & d->bit) ||
         !(w = dag__residency_known(d, &wb->r))) {
       finish(d, link); /* moot: the host has it, or the device has not */
+      continue;
+    }
+    if (registered(&wb->r)) {
+      issue_straight(d, wb, w);
+      link = &wb->next;
       continue;
     }
     size_t n = copies_of(&wb->r);

@@ -19,6 +19,8 @@ struct emul_op {
   void *args;          /* OP_KERNEL: its copy of them */
   uint64_t after;      /* OP_KERNEL: copies done before it starts */
   uint64_t launch;     /* OP_KERNEL, OP_BODY_END: its launch's number */
+  bool to_device;      /* OP_COPY: which way */
+  bool pinned;         /* ... its host side was page-locked, queued */
   uint64_t queued_ns;  /* timed mode: when it was queued */
   double seconds;      /* timed mode: what it takes */
   const char *failure; /* injected: the operation fails with this */
@@ -92,6 +94,16 @@ struct emul {
 /* Opens (access) or closes (PROT_NONE) every granule mapped. Under the
  * lock. */
 void dag__emul_set_access(struct emul *e, int access);
+
+/* --------------------------------------------------------- emul_pinned.c */
+
+/* Host memory [p, p + bytes) page-locked for every emulated device: 0, or
+ * DAG_EINVAL (with a message) where it overlaps memory that is already. */
+int dag__emul_pin(void *p, size_t bytes);
+/* Undoes the dag__emul_pin(p, ...) before. */
+void dag__emul_unpin(void *p);
+/* Whether [p, p + bytes) lies in one page-locked range. */
+bool dag__emul_pinned(const void *p, size_t bytes);
 
 /* --------------------------------------------------------- emul_queues.c */
 

@@ -21,7 +21,9 @@ static const char h200[] =
     "memory 141G          # datasheet\n"
     "copy in 53G 10us     # measured: 8 MiB page-locked buffers, 52.7 GB/s\n"
     "copy out 55G 10us    # measured: 55.2 GB/s\n"
-    "pack 9.4G            # measured: one core packs 2048-tiles at 9.4 GB/s\n"
+    "pack 9.4G 40G        # measured: one core packs 2048-tiles at 9.4 GB/s, "
+    "all 16 at 37-44\n"
+    "pageable 7.7G        # measured: cudaMemcpy from malloc memory\n"
     "launch 5us           # kernel launch latency (assumed)\n"
     "rate device gemm 60T # dgemm on tiles of 1024 and more: below HPL's\n"
     "rate device syrk 55T # assumed\n"
@@ -107,9 +109,16 @@ static int read_line(const struct reader *r, char **w, int n,
     *(in ? &m->in_latency : &m->out_latency) = latency;
     return 0;
   }
-  if (!strcmp(w[0], "pack") && n == 2) {
+  if (!strcmp(w[0], "pack") && (n == 2 || n == 3)) {
     if (!read_amount(w[1], &m->pack_bytes_per_s))
       return bad(r, "pack: expected bytes per second, as 9G", w[1]);
+    if (n == 3 && !read_amount(w[2], &m->pack_all_bytes_per_s))
+      return bad(r, "pack: expected all cores' bytes per second, as 40G", w[2]);
+    return 0;
+  }
+  if (!strcmp(w[0], "pageable") && n == 2) {
+    if (!read_amount(w[1], &m->pageable_bytes_per_s))
+      return bad(r, "pageable: expected bytes per second, as 7G", w[1]);
     return 0;
   }
   if (!strcmp(w[0], "launch") && n == 2) {
@@ -136,8 +145,8 @@ static int read_line(const struct reader *r, char **w, int n,
   }
   return bad(r,
              "expected 'name N', 'memory BYTES', 'copy in|out BYTES/S "
-             "LATENCY', 'pack BYTES/S', 'launch LATENCY' or 'rate "
-             "device|cpu LABEL WORK/S'",
+             "LATENCY', 'pack BYTES/S [ALL CORES' BYTES/S]', 'pageable "
+             "BYTES/S', 'launch LATENCY' or 'rate device|cpu LABEL WORK/S'",
              w[0]);
 }
 
@@ -211,9 +220,11 @@ double dag__emul_model_seconds(const struct emul_model *m, const char *label,
 }
 
 double dag__emul_model_copy_seconds(const struct emul_model *m, bool to_device,
-                                    size_t bytes) {
-  return to_device ? m->in_latency + (double)bytes / m->in_bytes_per_s
-                   : m->out_latency + (double)bytes / m->out_bytes_per_s;
+                                    size_t bytes, bool pinned) {
+  double rate = to_device ? m->in_bytes_per_s : m->out_bytes_per_s;
+  if (!pinned && m->pageable_bytes_per_s > 0 && m->pageable_bytes_per_s < rate)
+    rate = m->pageable_bytes_per_s;
+  return (to_device ? m->in_latency : m->out_latency) + (double)bytes / rate;
 }
 
 double dag__emul_model_pack_seconds(const struct emul_model *m, size_t bytes) {

@@ -1,8 +1,9 @@
 /* emul_model.h — device models: what the emulated device's operations cost
  * in timed mode (DAG_EMUL_MODEL), in place of doing them.
  *
- * A model gives the copy link's bandwidth and latency each way, the rate
- * at which one core packs a copy's rows for it (staging), the device's
+ * A model gives the copy link's bandwidth and latency each way (and from
+ * memory that is not page-locked), the rate at which one core packs a
+ * copy's rows for it (staging) and all cores together, the device's
  * memory, the latency of a device body's work, and rates per task
  * label: work per second on the device and on one CPU core, the work being
  * what the task declares (dag_task_info.work: flops, or bytes for a
@@ -29,8 +30,12 @@ struct emul_model {
   double out_bytes_per_s, out_latency;
   double launch; /* seconds before a device body's work starts */
   /* One core's rate of packing a copy's rows into a staging buffer (and
-   * out of one); 0: the model's copies are not staged. */
-  double pack_bytes_per_s;
+   * out of one); 0: the model's copies are not staged. And the rate of all
+   * cores packing at once (the host's memory bus); 0: no cap. */
+  double pack_bytes_per_s, pack_all_bytes_per_s;
+  /* The link's rate for a copy whose host side is not page-locked, which
+   * a GPU's driver stages itself; 0: the link's. */
+  double pageable_bytes_per_s;
   struct emul_rate rates[EMUL_MODEL_RATES];
   int nrates;
 };
@@ -48,8 +53,9 @@ double dag__emul_model_seconds(const struct emul_model *m, const char *label,
  * one. */
 double dag__emul_model_pack_seconds(const struct emul_model *m, size_t bytes);
 
-/* Seconds a copy of `bytes` takes, to the device or back. */
+/* Seconds a copy of `bytes` takes, to the device or back, from host memory
+ * that is page-locked (pinned) or not. */
 double dag__emul_model_copy_seconds(const struct emul_model *m, bool to_device,
-                                    size_t bytes);
+                                    size_t bytes, bool pinned);
 
 #endif /* DAG_EMUL_MODEL_H */

@@ -84,6 +84,15 @@ static void run_timed(struct emul *e, struct engine *q, struct emul_op *o) {
   pthread_mutex_lock(&e->lock);
 }
 
+/* Whether the host side of copy o is page-locked: it was when queued, and
+ * still is. */
+static bool host_side_pinned(const struct emul_op *o, bool to_device) {
+  const struct space_copy *c = &o->copy;
+  const void *at = to_device ? c->src : c->dst;
+  size_t stride = to_device ? c->src_stride : c->dst_stride;
+  return dag__emul_pinned(at, (c->rows - 1) * stride + c->span);
+}
+
 static void run_op(const struct emul_op *o) {
   if (o->failure)
     return;
@@ -162,6 +171,10 @@ static void *serve(void *p) {
       pthread_cond_wait(&e->gate, &e->lock);
     e->running++;
     pthread_mutex_unlock(&e->lock);
+    if (o->kind == OP_COPY && o->pinned && !o->failure &&
+        !host_side_pinned(o, o->to_device))
+      o->failure = "a copy of page-locked host memory ran after the memory "
+                   "was unregistered";
     if (!e->model)
       run_op(o);
     pthread_mutex_lock(&e->lock);
@@ -232,11 +245,14 @@ uint64_t dag__emul_copy(void *state, bool to_device, const struct space_copy *c,
   struct emul_op *o = new_op(done, arg);
   o->kind = OP_COPY;
   o->copy = *c;
+  o->to_device = to_device;
+  o->pinned = host_side_pinned(o, to_device);
   pthread_mutex_lock(&e->lock);
   if (e->model) {
     size_t bytes = c->span * c->rows;
     o->queued_ns = dag__now_ns();
-    o->seconds = dag__emul_model_copy_seconds(e->model, to_device, bytes);
+    o->seconds =
+        dag__emul_model_copy_seconds(e->model, to_device, bytes, o->pinned);
     *(to_device ? &e->bytes_in : &e->bytes_out) += bytes;
   }
   o->failure = dag__emul_injected(e, EMUL_FAIL_COPY, &e->copies_seen,

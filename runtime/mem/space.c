@@ -99,6 +99,14 @@ void dag__space_host_free(struct space *s, void *p, size_t bytes) {
   s->ops->host_free(s->state, p, bytes);
 }
 
+int dag__space_host_register(struct space *s, void *p, size_t bytes) {
+  return s->ops->host_register(s->state, p, bytes);
+}
+
+void dag__space_host_unregister(struct space *s, void *p) {
+  s->ops->host_unregister(s->state, p);
+}
+
 bool dag__space_bus_id(struct space *s, char *buf, size_t len) {
   return s->ops->bus_id && s->ops->bus_id(s->state, buf, len);
 }

@@ -109,6 +109,13 @@ struct space_ops {
    * driver staging it (page-locked); NULL when none is left. */
   void *(*host_alloc)(void *state, size_t bytes);
   void (*host_free)(void *state, void *p, size_t bytes);
+  /* Makes the program's host memory [p, p + bytes) page-locked for every
+   * device of this kind, so that they copy it by DMA at the link's rate,
+   * as host_alloc's; the device layer calls it on one device of each kind
+   * (device/registered.c). Returns 0 or a DAG_E* code (with a message).
+   * Undone by host_unregister(p), which no copy of it may outlive. */
+  int (*host_register)(void *state, void *p, size_t bytes);
+  void (*host_unregister)(void *state, void *p);
   /* The device's PCI address ("0000:65:00.0") into buf; false when it has
    * none. NULL for a space without one (the emulated device). */
   bool (*bus_id)(void *state, char *buf, size_t len);
@@ -214,6 +221,8 @@ int dag__space_lane(struct space_lanes *l, const bool busy[SPACE_LANES],
                     uint64_t after);
 void *dag__space_host_alloc(struct space *s, size_t bytes);
 void dag__space_host_free(struct space *s, void *p, size_t bytes);
+int dag__space_host_register(struct space *s, void *p, size_t bytes);
+void dag__space_host_unregister(struct space *s, void *p);
 /* The device's PCI address, if it has one (false otherwise). */
 bool dag__space_bus_id(struct space *s, char *buf, size_t len);
 void dag__space_bind(struct space *s, const cpu_set_t *cpus);

@@ -164,17 +164,33 @@ static size_t emul_memory(void *state) {
   return e->ngranules * e->granule;
 }
 
-/* The emulated device copies from any memory alike: staging buffers are
- * plain, page-aligned. */
+/* Staging buffers: plain, page-aligned, and page-locked as far as the
+ * emulated device knows (emul_pinned.c). */
 static void *emul_host_alloc(void *state, size_t bytes) {
   (void)state;
-  return aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+  size_t size = (bytes + 4095) & ~(size_t)4095;
+  void *p = aligned_alloc(4096, size);
+  if (p && dag__emul_pin(p, size))
+    DAG_BUG("a new staging buffer is page-locked already: %s",
+            dag_last_error());
+  return p;
 }
 
 static void emul_host_free(void *state, void *p, size_t bytes) {
   (void)state;
   (void)bytes;
+  dag__emul_unpin(p);
   free(p);
+}
+
+static int emul_host_register(void *state, void *p, size_t bytes) {
+  (void)state;
+  return dag__emul_pin(p, bytes);
+}
+
+static void emul_host_unregister(void *state, void *p) {
+  (void)state;
+  dag__emul_unpin(p);
 }
 
 static size_t emul_granule(void *state) {
@@ -284,11 +300,32 @@ static double emul_work_seconds(void *state, const char *label, bool on_device,
   return dag__emul_model_seconds(e->model, label, on_device, work);
 }
 
+/* The host's memory bus, which every core packing for any emulated device
+ * shares: it carries packs in the order they come, at the rate of all
+ * cores packing at once (the model's second pack rate). */
+static struct {
+  pthread_mutex_t lock;
+  uint64_t free_ns; /* when it has carried the packs before */
+} host_bus = {PTHREAD_MUTEX_INITIALIZER, 0};
+
+/* A pack of `bytes` that starts now ends once its core has packed it at
+ * one core's rate and the bus has carried it: alone, a core's rate; n
+ * cores packing at once each get about the bus's share. */
 static double emul_pack_seconds(void *state, size_t bytes) {
-  const struct emul *e = state;
-  return e->model->pack_bytes_per_s > 0
-             ? dag__emul_model_pack_seconds(e->model, bytes)
-             : -1;
+  const struct emul_model *m = ((const struct emul *)state)->model;
+  if (m->pack_bytes_per_s <= 0)
+    return -1;
+  double own = dag__emul_model_pack_seconds(m, bytes);
+  if (m->pack_all_bytes_per_s <= 0 || !bytes)
+    return own;
+  uint64_t now = dag__now_ns();
+  pthread_mutex_lock(&host_bus.lock);
+  uint64_t start = host_bus.free_ns > now ? host_bus.free_ns : now;
+  host_bus.free_ns =
+      start + (uint64_t)((double)bytes / m->pack_all_bytes_per_s * 1e9);
+  double bus = (double)(host_bus.free_ns - now) / 1e9;
+  pthread_mutex_unlock(&host_bus.lock);
+  return bus > own ? bus : own;
 }
 
 const struct space_ops dag__space_emul = {
@@ -300,6 +337,8 @@ const struct space_ops dag__space_emul = {
     .memory = emul_memory,
     .host_alloc = emul_host_alloc,
     .host_free = emul_host_free,
+    .host_register = emul_host_register,
+    .host_unregister = emul_host_unregister,
     .reserve = emul_reserve,
     .unreserve = emul_unreserve,
     .commit = emul_commit,

@@ -621,6 +621,20 @@ static void gpu_host_free(void *state, void *p, size_t bytes) {
   CALL(g->device, GPU_HOST_FREE, p);
 }
 
+/* Portable: one registration serves every device of the kind. Pinning
+ * takes the pages in (about the time of writing them once). */
+static int gpu_host_register(void *state, void *p, size_t bytes) {
+  struct gpu *g = state;
+  if (CALL(g->device, HostRegister, p, bytes, GPU_REGISTER_PORTABLE))
+    return DAG_EDEVICE;
+  return 0;
+}
+
+static void gpu_host_unregister(void *state, void *p) {
+  struct gpu *g = state;
+  CALL(g->device, HostUnregister, p);
+}
+
 static bool gpu_bus_id(void *state, char *buf, size_t len) {
   struct gpu *g = state;
   return !CALL(g->device, DeviceGetPCIBusId, buf, (int)len, g->device);
@@ -649,6 +663,8 @@ const struct space_ops GPU_SPACE = {
     .copy = gpu_copy,
     .launch = gpu_launch,
     .host_alloc = gpu_host_alloc,
+    .host_register = gpu_host_register,
+    .host_unregister = gpu_host_unregister,
     .host_free = gpu_host_free,
     .bus_id = gpu_bus_id,
     .bind = gpu_bind,

@@ -35,6 +35,7 @@
 #define GPU_HOST_ALLOC HostAlloc
 #define GPU_HOST_FREE FreeHost
 #define GPU_HOST_PORTABLE cudaHostAllocPortable
+#define GPU_REGISTER_PORTABLE cudaHostRegisterPortable
 /* The virtual memory calls are the driver's (libcuda, cuMem*). */
 #define VMM(name) cuMem##name
 #define VMM_SYMBOL(name) "cuMem" #name
@@ -74,6 +75,7 @@ typedef CUmemAccessDesc vmm_access;
 #define GPU_HOST_ALLOC HostMalloc
 #define GPU_HOST_FREE HostFree
 #define GPU_HOST_PORTABLE hipHostMallocPortable
+#define GPU_REGISTER_PORTABLE hipHostRegisterPortable
 /* HIP's virtual memory calls are in its runtime library (hipMem*). */
 #define VMM(name) hipMem##name
 #define VMM_SYMBOL(name) "hipMem" #name
@@ -127,7 +129,9 @@ typedef hipMemAccessDesc vmm_access;
   X(MemcpyAsync)                                                               \
   X(Memcpy2DAsync)                                                             \
   X(GPU_HOST_ALLOC)                                                            \
-  X(GPU_HOST_FREE)
+  X(GPU_HOST_FREE)                                                             \
+  X(HostRegister)                                                              \
+  X(HostUnregister)
 
 /* The virtual memory calls, each X(name): VMM(Create) is cuMemCreate
  * (hipMemCreate). */

@@ -5,6 +5,7 @@
  * copies move no byte, and a task the model cannot time ends the run
  * naming it. Each test runs in a process of its own (Check forks).
  */
+#include "device/devices.h"
 #include "mem/emul_model.h"
 
 #include <check.h>
@@ -49,8 +50,14 @@ START_TEST(builtin_h200_reads) {
   ck_assert_double_eq_tol(dag__emul_model_seconds(&m, "gemm", false, flops),
                           flops / 40e9, 1e-9);
   ck_assert_double_lt(dag__emul_model_seconds(&m, "stencil", true, 1), 0);
-  ck_assert_double_eq_tol(dag__emul_model_copy_seconds(&m, false, 55000000),
-                          10e-6 + 1e-3, 1e-12);
+  ck_assert_double_eq_tol(
+      dag__emul_model_copy_seconds(&m, false, 55000000, true), 10e-6 + 1e-3,
+      1e-12);
+  /* From memory that is not page-locked: the pageable rate, 7.7 GB/s. */
+  ck_assert_double_eq_tol(
+      dag__emul_model_copy_seconds(&m, true, 77000000, false), 10e-6 + 1e-2,
+      1e-12);
+  ck_assert_double_eq_tol(m.pack_all_bytes_per_s, 40e9, 1);
 }
 END_TEST
 
@@ -61,7 +68,8 @@ START_TEST(file_reads_with_units_and_comments) {
                                 "memory 4G\n"
                                 "copy in 1G 1ms   # host to device\n"
                                 "copy out 2G 500us\n"
-                                "pack 3G\n"
+                                "pack 3G 5G\n"
+                                "pageable 3G\n"
                                 "launch 20ns\n"
                                 "rate device axpy 2G\n"
                                 "rate cpu axpy 1k\n");
@@ -71,6 +79,12 @@ START_TEST(file_reads_with_units_and_comments) {
   ck_assert_double_eq_tol(m.out_latency, 5e-4, 1e-12);
   ck_assert_double_eq_tol(m.launch, 2e-8, 1e-15);
   ck_assert_double_eq_tol(m.pack_bytes_per_s, 3e9, 1);
+  ck_assert_double_eq_tol(m.pack_all_bytes_per_s, 5e9, 1);
+  /* A pageable rate above the link's is the link's. */
+  ck_assert_double_eq_tol(dag__emul_model_copy_seconds(&m, false, 2000, false),
+                          5e-4 + 1e-6, 1e-12);
+  ck_assert_double_eq_tol(dag__emul_model_copy_seconds(&m, true, 3000, false),
+                          1e-3 + 3e-6, 1e-12);
   ck_assert_double_eq_tol(dag__emul_model_seconds(&m, "axpy", true, 4e9),
                           2 + 2e-8, 1e-9);
   ck_assert_double_eq_tol(dag__emul_model_seconds(&m, "axpy", false, 3000), 3,
@@ -90,6 +104,8 @@ START_TEST(malformed_models_are_refused) {
       {"rate gpu x 1G\n", ":1: rate: expected device or cpu"},
       {"rate cpu x fast\n", ":1: rate: expected work per second"},
       {"pack -3G\n", ":1: pack: expected bytes per second"},
+      {"pack 3G all\n", ":1: pack: expected all cores' bytes per second"},
+      {"pageable 0\n", ":1: pageable: expected bytes per second"},
       {"speed 1G\n", ":1: expected 'name N'"},
       {"memory 1G\ncopy in 1G 1us\n", "it needs 'memory', 'copy in' and"},
   };
@@ -185,6 +201,54 @@ START_TEST(device_work_is_charged_not_run) {
 }
 END_TEST
 
+/* Copies without staging (the model gives no pack rate): from registered
+ * memory at the link's 1 GB/s, from other memory at the pageable 100 MB/s,
+ * as a GPU's driver stages it. A task on each of two 1 MB arrays: 1 ms and
+ * 10 ms on each copy engine, by the model's own count. */
+START_TEST(pageable_copies_go_at_the_pageable_rate) {
+  const char *path = model_file("memory 1G\n"
+                                "copy in 1G 0us\n"
+                                "copy out 1G 0us\n"
+                                "pageable 100M\n"
+                                "rate device scale 1G\n");
+  ck_assert_int_eq(setenv("DAG_DEVICES", "emul", 1), 0);
+  ck_assert_int_eq(setenv("DAG_EMUL_MODEL", path, 1), 0);
+  ck_assert_int_eq(dag_init(), 0);
+  remove(path);
+  size_t n = 125000; /* 1 MB of doubles */
+  double *reg = malloc(n * sizeof *reg), *plain = malloc(n * sizeof *plain);
+  ck_assert_int_eq(dag_register(reg, n * sizeof *reg), 0);
+  struct dag_task_info info = {.fn = scale,
+                               .label = "scale",
+                               .device = DAG_DEVICE_CUDA,
+                               .pointers = scale_pointers,
+                               .npointers = 1,
+                               .work = scale_work};
+  double *arrays[] = {reg, plain};
+  for (int i = 0; i < 2; i++) {
+    struct scale_args a = {arrays[i], n};
+    struct dag_access acc = {DAG_INOUT,
+                             {arrays[i], n * sizeof(double), 0, {{0, 0}}}};
+    ck_assert_int_eq(dag_submit(&info, &a, sizeof a, &acc, 1), 0);
+  }
+  ck_assert_int_eq(dag_taskwait(), 0);
+  struct space_timing t;
+  dag__space_timing(&dag__devices[0].space, &t);
+  ck_assert_uint_eq(t.bytes_in, 2 * n * sizeof(double));
+  ck_assert_msg(t.copy_in_busy_ns >= 10999000 && t.copy_in_busy_ns <= 11001000,
+                "copying in took %llu ns, the model says 11 ms",
+                (unsigned long long)t.copy_in_busy_ns);
+  ck_assert_msg(t.copy_out_busy_ns >= 10999000 &&
+                    t.copy_out_busy_ns <= 11001000,
+                "copying out took %llu ns, the model says 11 ms",
+                (unsigned long long)t.copy_out_busy_ns);
+  ck_assert_int_eq(dag_unregister(reg), 0);
+  ck_assert_int_eq(dag_finalize(), 0);
+  free(reg);
+  free(plain);
+}
+END_TEST
+
 /* A CPU task of 2e5 units (n = 2500): 20 ms on one core at 10 M/s; its
  * body never runs. */
 START_TEST(cpu_work_is_charged_not_run) {
@@ -276,6 +340,7 @@ static Suite *suite(void) {
   tcase_set_timeout(timed, 60);
   tcase_add_test(timed, device_work_is_charged_not_run);
   tcase_add_test(timed, cpu_work_is_charged_not_run);
+  tcase_add_test(timed, pageable_copies_go_at_the_pageable_rate);
   tcase_add_test(timed, unknown_label_ends_the_run);
   tcase_add_test(timed, undeclared_work_ends_the_run);
   tcase_add_test(timed, unreadable_model_refuses_the_device);
