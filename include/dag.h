@@ -368,6 +368,19 @@ DAG_API int dag_emul_launch(void (*kernel)(void *args), const void *args,
  * on the result. Outside device bodies (a CPU variant) it returns `host`. */
 DAG_API void *dag_device_ptr(const void *host);
 
+/* Timed mode (DAG_DEVICES=emul with DAG_EMUL_MODEL, docs/gpu.md): what the
+ * device model in use charges, so that a benchmark reads its bound from
+ * the model it runs on. dag_model_seconds: the seconds `work` (as
+ * dag_task_info.work declares it) of a task labelled `label` takes on the
+ * device, one launch latency included. dag_model_copy_seconds: the seconds
+ * one copy of `bytes` takes on the copy engine to the device (to_device
+ * non-zero) or back, one latency included. Both start the runtime if
+ * needed, and return a negative DAG_E* code (dag_last_error() says why):
+ * DAG_ENOSYS when no device is timed (after dag_finalize too), DAG_EINVAL
+ * when the model has no device rate for `label`. */
+DAG_API double dag_model_seconds(const char *label, double work);
+DAG_API double dag_model_copy_seconds(int to_device, double bytes);
+
 /* ----------------------------------------------------------------- ranks */
 
 /* This process's rank among the ranks of the run (0 .. dag_nranks() - 1),

@@ -30,6 +30,10 @@ bool dag__devices_direct;
 const struct space *dag__devices_timed;
 atomic_bool dag__devices_on;
 
+const struct space *dag__devices_timed_space(void) {
+  return dag__devices_timed;
+}
+
 static pthread_once_t discovered = PTHREAD_ONCE_INIT;
 static const struct space_ops *const *spaces;  /* by kind */
 static const struct space_ops *emulated_space; /* DAG_DEVICES's emul */

@@ -11,6 +11,7 @@
 #include "core/core.h"
 
 struct space_ops; /* mem/space.h */
+struct space;
 
 /* Whether a device is in use: set, once, by the first task with a device
  * variant on a rank that has a device. Until then the layer costs one test
@@ -31,6 +32,10 @@ bool dag__devices_discover(void);
  * the CPU. */
 int dag__devices_start(const struct space_ops *const *spaces,
                        const struct space_ops *stand_in);
+
+/* Timed mode: the space a device model times (struct space, mem/space.h),
+ * once DAG_DEVICES's devices are open; NULL when none is. */
+const struct space *dag__devices_timed_space(void);
 
 /* Whether a body for `device` can run on this rank (CPU: always). */
 bool dag__devices_can_run(enum dag_device device);
