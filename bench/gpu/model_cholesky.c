@@ -4,13 +4,12 @@
  * that is never touched, so that N = 32768 runs on a laptop.
  *
  *   DAG_DEVICES=emul DAG_EMUL_MODEL=h200 DAG_NUM_THREADS=16 \
- *       model_cholesky [-n N] [-b tile] [-r "potrf trsm syrk gemm" flop/s]
- *                      [-w copy bytes/s]
+ *       model_cholesky [-n N] [-b tile]
  *
- * prints the wall time beside the device-alone bound: the largest of every
- * task at the device's rate for its kernel (-r, the h200 model's by
- * default), the lower triangle's tiles copied in and out (-w, 55 GB/s by
- * default) and the critical path (potrf, trsm and syrk of each step in a
+ * prints the wall time beside the device-alone bound, in what the model in
+ * use charges (tiles.h, model_report): the largest of every task at the
+ * device's rate for its kernel, the lower triangle's tiles copied in and
+ * out and the critical path (potrf, trsm and syrk of each step in a
  * row). Tasks have StarPU's priorities for a tiled Cholesky: earlier steps
  * first, and within a step the tiles nearest the next panel.
  */
@@ -23,6 +22,7 @@
 #include <stdlib.h>
 
 enum kernel { POTRF, TRSM, SYRK, GEMM, KERNELS };
+static const char *const labels[KERNELS] = {"potrf", "trsm", "syrk", "gemm"};
 
 struct tile_args {
   double *t[3]; /* the tiles it reads, then the one it writes, last */
@@ -55,19 +55,8 @@ static const struct dag_variant gemm_v[] = {{gemm_dev, DAG_DEVICE_CUDA}};
 
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
-  double rate[KERNELS] = {10e12, 45e12, 55e12, 60e12}; /* the h200 model's */
-  double bandwidth = 55e9;
-  const char *rates = NULL;
-  const char *usage = "model_cholesky [-n N] [-b tile dividing N] "
-                      "[-r \"potrf trsm syrk gemm\" flop/s] [-w copy bytes/s]";
-  int rc =
-      model_args(argc, argv, &n, &b,
-                 (struct bench_opt)BENCH_OPT("-r", BENCH_STRING, &rates, 0, 0),
-                 &bandwidth, usage);
-  if (rc < 0 && rates &&
-      sscanf(rates, "%lf %lf %lf %lf", &rate[0], &rate[1], &rate[2],
-             &rate[3]) != 4)
-    rc = bench_usage(rc, usage);
+  int rc = model_args(argc, argv, &n, &b,
+                      "model_cholesky [-n N] [-b tile dividing N]");
   if (rc >= 0)
     return rc;
   double *a = untouched(n);
@@ -121,12 +110,17 @@ int main(int argc, char **argv) {
   }
   dag_check(dag_taskwait());
   double wall = bench_now() - t0;
-  double work = 0, bb = (double)b * b * b;
-  for (int k = 0; k < KERNELS; k++)
-    work += flops[k] / rate[k];
-  double path = nt * bb / 3 / rate[POTRF] +
-                (nt - 1) * (bb / rate[TRSM] + bb / rate[SYRK]);
-  double tiles = nt * (nt + 1) / 2.0; /* the lower triangle's */
-  double copies = 2 * tiles * b * (double)b * sizeof(double) / bandwidth;
-  return model_report("model_cholesky", n, b, tasks, wall, work, copies, path);
+  double bb = (double)b * b * b, tile = bb / b * sizeof(double);
+  double triangle = nt * (nt + 1) / 2.0 * tile; /* the lower one's tiles */
+  struct model_bound m = {.in_bytes = triangle,
+                          .out_bytes = triangle,
+                          .first_bytes = tile,
+                          .last_bytes = tile};
+  for (int k = 0; k < KERNELS; k++) /* a launch each, where one ran */
+    if (flops[k] > 0)
+      m.work += model_checked(dag_model_seconds(labels[k], flops[k]));
+  m.path = nt * model_checked(dag_model_seconds("potrf", bb / 3)) +
+           (nt - 1) * (model_checked(dag_model_seconds("trsm", bb)) +
+                       model_checked(dag_model_seconds("syrk", bb)));
+  return model_report("model_cholesky", n, b, tasks, wall, &m);
 }

@@ -8,10 +8,10 @@
  *   DAG_DEVICES=emul DAG_EMUL_MODEL=h200 DAG_NUM_THREADS=16 \
  *       model_gemm [-n N] [-b tile]
  *
- * prints the wall time and the model's own bounds for the device alone:
- * its work (every product at the model's gemm rate, passed as -r), the
- * copies that cannot be avoided (A, B and C in, C out, at -w bytes per
- * second) and the critical path (one tile of C's products in a row); the
+ * prints the wall time and the bounds for the device alone, in what the
+ * model in use charges (tiles.h, model_report): its work (every product at
+ * the model's gemm rate), the copies that cannot be avoided (A, B and C
+ * in, C out) and the critical path (one tile of C's products in a row); the
  * runtime's report line says what the device did.
  */
 #define _GNU_SOURCE
@@ -31,12 +31,8 @@ static const struct dag_variant on_device[] = {{gemm_device, DAG_DEVICE_CUDA}};
 
 int main(int argc, char **argv) {
   int n = 8192, b = 2048;
-  double rate = 60e12, bandwidth = 55e9;
-  int rc = model_args(
-      argc, argv, &n, &b,
-      (struct bench_opt)BENCH_OPT("-r", BENCH_DOUBLE, &rate, 0, 0), &bandwidth,
-      "model_gemm [-n N] [-b tile dividing N] "
-      "[-r device flop/s] [-w copy bytes/s]");
+  int rc =
+      model_args(argc, argv, &n, &b, "model_gemm [-n N] [-b tile dividing N]");
   if (rc >= 0)
     return rc;
   double *a = untouched(n), *bm = untouched(n), *c = untouched(n);
@@ -44,9 +40,13 @@ int main(int argc, char **argv) {
   struct dag_task_info gemm_info =
       model_task("gemm", gemm_cpu, on_device, gemm_pointers, gemm_work);
   double wall = timed_gemm(&gemm_info, a, bm, c, n, b);
-  double work = 2.0 * n * n * (double)n / rate;
-  double copies = 4.0 * n * n * sizeof(double) / bandwidth;
-  double path = nt * 2.0 * b * b * (double)b / rate;
-  return model_report("model_gemm", n, b, nt * nt * nt, wall, work, copies,
-                      path);
+  double matrix = (double)n * n * sizeof(double), tile = (double)b * b * 8;
+  struct model_bound m = {
+      .work = model_checked(dag_model_seconds("gemm", 2.0 * n * n * n)),
+      .path = nt * model_checked(dag_model_seconds("gemm", 2.0 * b * b * b)),
+      .in_bytes = 3 * matrix, /* A, B and C */
+      .out_bytes = matrix,
+      .first_bytes = 3 * tile,
+      .last_bytes = tile};
+  return model_report("model_gemm", n, b, nt * nt * nt, wall, &m);
 }

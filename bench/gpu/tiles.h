@@ -31,32 +31,61 @@ static inline double gemm_work(const void *p) {
   BENCH_OPT("-n", BENCH_INT, n, 1, 1 << 30),                                   \
       BENCH_OPT("-b", BENCH_INT, b, 1, 1 << 30)
 
-/* The options of the timed-model programs: -n N, -b (a tile dividing N),
- * the program's -r (rate) and -w copy bandwidth. Returns -1 to go on, else
- * the exit status. */
+/* The options of the timed-model programs: -n N and -b, a tile dividing
+ * N; then starts dag, which must time a device (else it says so and ends
+ * the run, before any body can run). Returns -1 to go on, else the exit
+ * status. */
 static inline int model_args(int argc, char **argv, int *n, int *b,
-                             struct bench_opt rate, double *bandwidth,
                              const char *usage) {
-  const struct bench_opt opts[] = {
-      TILE_OPTS(n, b), rate, BENCH_OPT("-w", BENCH_DOUBLE, bandwidth, 0, 0),
-      BENCH_OPT_END};
+  const struct bench_opt opts[] = {TILE_OPTS(n, b), BENCH_OPT_END};
   int rc = bench_args(argc, argv, opts, usage);
-  return rc >= 0 || *n % *b ? bench_usage(rc, usage) : -1;
+  if (rc >= 0 || *n % *b)
+    return bench_usage(rc, usage);
+  if (dag_model_copy_seconds(1, 0) < 0) {
+    fprintf(stderr, "%s: %s\n", argv[0], dag_last_error());
+    return 1;
+  }
+  return -1;
 }
 
-/* Ends dag and prints the program's line: the wall time beside the
- * device-alone bound, the largest of the work at the device's rates, the
- * copies and the critical path. Returns the exit status. */
+/* What bounds a run on the timed model's device, in what the model
+ * charges (dag_model_seconds, dag_model_copy_seconds): seconds of device
+ * work for every task and for its longest chain, and bytes that must be
+ * copied each way, before the first kernel can start (the first task's
+ * inputs) and after the last one ends (its output). */
+struct model_bound {
+  double work, path;
+  double in_bytes, out_bytes, first_bytes, last_bytes;
+};
+
+/* s, seconds that dag_model_seconds or dag_model_copy_seconds gave; ends
+ * the run, saying why, where the model could not say (negative). */
+static inline double model_checked(double s) {
+  if (s < 0)
+    dag_check((int)s);
+  return s;
+}
+
+/* Prints the program's line and ends dag: the wall time beside the bound
+ * for the device alone, the largest of its work and its critical path,
+ * each after the first copy in and before the last copy out, and of its
+ * copies, in and out on their own engines at once. Each is a lower bound
+ * on the device's span in the model. Returns the exit status. */
 static inline int model_report(const char *name, int n, int b, int tasks,
-                               double wall, double work, double copies,
-                               double path) {
+                               double wall, const struct model_bound *m) {
+  double edges = model_checked(dag_model_copy_seconds(1, m->first_bytes)) +
+                 model_checked(dag_model_copy_seconds(0, m->last_bytes));
+  double in = model_checked(dag_model_copy_seconds(1, m->in_bytes)),
+         out = model_checked(dag_model_copy_seconds(0, m->out_bytes));
+  double copies = in > out ? in : out;
+  double work = m->work + edges, path = m->path + edges;
   double bound = work > copies ? work : copies;
   bound = bound > path ? bound : path;
   int workers = dag_num_workers();
   dag_check(dag_finalize()); /* its report line comes first */
   printf("%s n=%d b=%d tasks=%d workers=%d wall=%.4f bound=%.4f "
-         "(work %.4f, copies %.4f, path %.4f) bound/wall=%.3f\n",
-         name, n, b, tasks, workers, wall, bound, work, copies, path,
+         "(work %.4f, copies in %.4f out %.4f, path %.4f) bound/wall=%.3f\n",
+         name, n, b, tasks, workers, wall, bound, work, in, out, path,
          bound / wall);
   return 0;
 }
