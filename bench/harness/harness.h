@@ -1,11 +1,10 @@
 /* harness.h — what every benchmark program shares, after Task Bench's core:
- * the clock, the peak memory, the command line, the best and the median of
- * repetitions, the records appended to a JSON Lines file, and a mix of
- * 64 bits for programs that make their inputs. Each folder's
- * driver (suite.c, grain.c, overhead/common.c, nested.c) and each program
- * keeps its own options and output lines: it lists its options in a table
- * of struct bench_opt, and times and writes its records through these
- * calls.
+ * the clock, CPU time, the peak memory, the command line, the best and the
+ * median of repetitions, the records appended to a JSON Lines file, and a mix
+ * of 64 bits for programs that make their inputs. Each folder's driver
+ * (suite.c, grain.c, overhead/common.c, nested.c) and each program keeps its
+ * own options and output lines: it lists its options in a table of struct
+ * bench_opt, and times and writes its records through these calls.
  *
  * Built as the static library bench_harness; programs that CMake does not
  * compile (dagcc, clang -fopenmp) take harness.c among their sources.
@@ -18,6 +17,11 @@
 
 /* Seconds on a monotonic clock. */
 double bench_now(void);
+
+/* Seconds of CPU that the calling thread (process: every thread of the
+ * process) has used: unlike the clock, it leaves out the time spent asleep,
+ * waiting, or with the core taken by another process. */
+double bench_cpu(int process);
 
 /* The peak resident set size of this process so far, in KiB. */
 long bench_peak_rss_kib(void);
