@@ -226,6 +226,8 @@ int chol_main(int argc, char **argv, const struct chol_runtime *rt) {
     double t = sample_now() - t0;
     if (rt->release)
       rt->release();
+    if (reps > 1) /* each, as the best alone hides a first run's cost */
+      fprintf(stderr, "%s: rep %d of %d: %.4f s\n", argv[0], r + 1, reps, t);
     if (t < best)
       best = t;
   }
