@@ -46,13 +46,12 @@ void vendor_sync(void) { CHECK(cudaDeviceSynchronize()); }
 enum { SEED_A = 1, SEED_B = 2, SEED_C = 3, SEED_SPD = 2024 };
 
 /* Entry (i, j) of the GEMM matrix of `seed`, and of samples/cholesky's SPD
- * matrix (sample_spd). */
+ * matrix. */
 static double entry(uint64_t seed, int n, long i, long j) {
   return sample_uniform_at(seed + (uint64_t)i * n + j);
 }
 static double spd_entry(int n, long i, long j) {
-  uint64_t hi = j > i ? j : i, lo = j > i ? i : j;
-  return sample_uniform_at(SEED_SPD + hi * (hi + 1) / 2 + lo) + (i == j) * n;
+  return sample_spd_at(n, SEED_SPD, i, j);
 }
 
 /* Fills m (n x n) with the matrix of seed, or the SPD one; in parallel,

@@ -26,18 +26,19 @@ static inline double sample_uniform_at(uint64_t x) {
 }
 
 /* A random symmetric n x n matrix (leading dimension n) with off-diagonal
- * entries in [-1, 1) and n on the diagonal: strictly diagonally dominant, so
- * SPD. Entry (i, j) is a hash of (max, min), so rows fill in order and both
- * halves agree; the same seed gives the same matrix in every program. */
+ * entries in [-1, 1) and n added on the diagonal: strictly diagonally
+ * dominant, so SPD. Entry (i, j), sample_spd_at, is a hash of (max, min),
+ * so rows fill in order and both halves agree; the same seed gives the
+ * same matrix in every program. */
+static inline double sample_spd_at(int n, uint64_t seed, uint64_t i,
+                                   uint64_t j) {
+  uint64_t hi = j > i ? j : i, lo = j > i ? i : j;
+  return sample_uniform_at(seed + hi * (hi + 1) / 2 + lo) + (i == j) * n;
+}
 static inline void sample_spd(double *a, int n, uint64_t seed) {
-  for (int i = 0; i < n; i++) {
-    double *row = a + (size_t)i * n;
-    for (int j = 0; j < n; j++) {
-      uint64_t hi = j > i ? j : i, lo = j > i ? i : j;
-      row[j] = sample_uniform_at(seed + hi * (hi + 1) / 2 + lo);
-    }
-    row[i] += n;
-  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      a[(size_t)i * n + j] = sample_spd_at(n, seed, i, j);
 }
 
 #endif /* SAMPLE_UTIL_H */
