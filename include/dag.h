@@ -373,8 +373,9 @@ DAG_API void *dag_device_ptr(const void *host);
  * the model it runs on. dag_model_seconds: the seconds `work` (as
  * dag_task_info.work declares it) of a task labelled `label` takes on the
  * device, one launch latency included. dag_model_copy_seconds: the seconds
- * one copy of `bytes` takes on the copy engine to the device (to_device
- * non-zero) or back, one latency included. Both start the runtime if
+ * one copy of `bytes` of page-locked memory (registered, or dag_alloc) takes
+ * on the copy engine to the device (to_device non-zero) or back, one
+ * latency included. Both start the runtime if
  * needed, and return a negative DAG_E* code (dag_last_error() says why):
  * DAG_ENOSYS when no device is timed (after dag_finalize too), DAG_EINVAL
  * when the model has no device rate for `label`. */

@@ -5,10 +5,8 @@
  * that set a run beside its bound (docs/gpu.md, "Timed mode").
  */
 #include "api/api.h"
-#include "mem/emul_model.h"
 #include "mem/space.h"
 
-#include <pthread.h>
 
 void *dag_device_ptr(const void *host) { return dag__device_ptr(host); }
 
@@ -46,26 +44,12 @@ double dag_model_seconds(const char *label, double work) {
                                dag__space_model(s), label ? label : "(none)");
 }
 
-/* The copy rates: every timed device shares the one model DAG_EMUL_MODEL
- * names (space_emul.c reads it once for all), read here the same way, as
- * the space table has no method for them. */
-static struct emul_model copy_model;
-static int copy_model_err;
-
-static void load_copy_model(void) {
-  copy_model_err =
-      dag__emul_model_load(dag__settings()->emul_model, &copy_model);
-}
-
 double dag_model_copy_seconds(int to_device, double bytes) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  if (!timed("dag_model_copy_seconds"))
+  const struct space *s = timed("dag_model_copy_seconds");
+  if (!s)
     return DAG_ENOSYS;
   if (!(bytes >= 0))
     return dag__error_note(DAG_EINVAL, "dag_model_copy_seconds: %g bytes",
                            bytes);
-  pthread_once(&once, load_copy_model);
-  return copy_model_err ? copy_model_err
-                        : dag__emul_model_copy_seconds(&copy_model, to_device,
-                                                       (size_t)bytes);
+  return dag__space_copy_seconds(s, to_device, (size_t)bytes);
 }

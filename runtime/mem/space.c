@@ -134,6 +134,11 @@ void dag__space_spend(const struct space *s, bool on_device, double seconds) {
   s->ops->spend(s->state, on_device, seconds);
 }
 
+double dag__space_copy_seconds(const struct space *s, bool to_device,
+                               size_t bytes) {
+  return s->ops->copy_seconds(s->state, to_device, bytes);
+}
+
 double dag__space_pack_seconds(const struct space *s, size_t bytes) {
   return s->ops->pack_seconds(s->state, bytes);
 }

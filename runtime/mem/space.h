@@ -139,6 +139,10 @@ struct space_ops {
    * kernel of the body running at launch on this thread; else to the core
    * of the calling thread, which sleeps as long. */
   void (*spend)(void *state, bool on_device, double seconds);
+  /* Timed: seconds one copy of `bytes` from or to page-locked host memory
+   * takes on the copy engine to the device (to_device) or back, its
+   * latency included. */
+  double (*copy_seconds)(void *state, bool to_device, size_t bytes);
   /* Timed: seconds one core takes to pack `bytes` into a staging buffer or
    * out of one; negative when the model does not stage copies. */
   double (*pack_seconds)(void *state, size_t bytes);
@@ -235,6 +239,8 @@ const char *dag__space_model(const struct space *s);
 double dag__space_work_seconds(const struct space *s, const char *label,
                                bool on_device, double work);
 void dag__space_spend(const struct space *s, bool on_device, double seconds);
+double dag__space_copy_seconds(const struct space *s, bool to_device,
+                               size_t bytes);
 double dag__space_pack_seconds(const struct space *s, size_t bytes);
 void dag__space_timing(const struct space *s, struct space_timing *t);
 /* Whether s runs kernels of host code (dag__space_kernel), and so device

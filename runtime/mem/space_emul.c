@@ -300,6 +300,11 @@ static double emul_work_seconds(void *state, const char *label, bool on_device,
   return dag__emul_model_seconds(e->model, label, on_device, work);
 }
 
+static double emul_copy_seconds(void *state, bool to_device, size_t bytes) {
+  const struct emul *e = state;
+  return dag__emul_model_copy_seconds(e->model, to_device, bytes, true);
+}
+
 /* The host's memory bus, which every core packing for any emulated device
  * shares: it carries packs in the order they come, at the rate of all
  * cores packing at once (the model's second pack rate). */
@@ -351,6 +356,7 @@ const struct space_ops dag__space_emul = {
     .model = emul_model_name,
     .work_seconds = emul_work_seconds,
     .spend = dag__emul_spend,
+    .copy_seconds = emul_copy_seconds,
     .pack_seconds = emul_pack_seconds,
     .timing = dag__emul_timing,
     .kernel = dag__emul_kernel,
