@@ -7,7 +7,6 @@
 #include "api/api.h"
 #include "mem/space.h"
 
-
 void *dag_device_ptr(const void *host) { return dag__device_ptr(host); }
 
 int dag_emul_launch(void (*kernel)(void *args), const void *args, size_t size) {
