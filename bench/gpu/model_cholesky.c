@@ -4,14 +4,15 @@
  * that is never touched, so that N = 32768 runs on a laptop.
  *
  *   DAG_DEVICES=emul DAG_EMUL_MODEL=h200 DAG_NUM_THREADS=16 \
- *       model_cholesky [-n N] [-b tile]
+ *       model_cholesky [-n N] [-b tile] [-u]
  *
  * prints the wall time beside the device-alone bound, in what the model in
  * use charges (tiles.h, model_report): the largest of every task at the
  * device's rate for its kernel, the lower triangle's tiles copied in and
  * out and the critical path (potrf, trsm and syrk of each step in a
  * row). Tasks have StarPU's priorities for a tiled Cholesky: earlier steps
- * first, and within a step the tiles nearest the next panel.
+ * first, and within a step the tiles nearest the next panel. The matrix is
+ * registered with the device (dag_register); -u leaves it unregistered.
  */
 #define _GNU_SOURCE
 #include "tiles.h"
@@ -54,12 +55,12 @@ static const struct dag_variant syrk_v[] = {{syrk_dev, DAG_DEVICE_CUDA}};
 static const struct dag_variant gemm_v[] = {{gemm_dev, DAG_DEVICE_CUDA}};
 
 int main(int argc, char **argv) {
-  int n = 8192, b = 2048;
-  int rc = model_args(argc, argv, &n, &b,
-                      "model_cholesky [-n N] [-b tile dividing N]");
+  int n = 8192, b = 2048, u = 0;
+  int rc = model_args(argc, argv, &n, &b, &u,
+                      "model_cholesky [-n N] [-b tile dividing N] [-u]");
   if (rc >= 0)
     return rc;
-  double *a = untouched(n);
+  double *a = host_matrix(n, u);
   int nt = n / b;
   struct dag_task_info potrf = model_task("potrf", potrf_cpu, potrf_v, pointers,
                                           potrf_work),

@@ -6,13 +6,15 @@
  * runs on a laptop.
  *
  *   DAG_DEVICES=emul DAG_EMUL_MODEL=h200 DAG_NUM_THREADS=16 \
- *       model_gemm [-n N] [-b tile]
+ *       model_gemm [-n N] [-b tile] [-u]
  *
  * prints the wall time and the bounds for the device alone, in what the
  * model in use charges (tiles.h, model_report): its work (every product at
  * the model's gemm rate), the copies that cannot be avoided (A, B and C
  * in, C out) and the critical path (one tile of C's products in a row); the
- * runtime's report line says what the device did.
+ * runtime's report line says what the device did. The matrices are
+ * registered with the device (dag_register); -u leaves them unregistered,
+ * their copies packed through staging buffers.
  */
 #define _GNU_SOURCE
 #include "tiles.h"
@@ -30,12 +32,13 @@ static const struct dag_pointers gemm_pointers[] = {
 static const struct dag_variant on_device[] = {{gemm_device, DAG_DEVICE_CUDA}};
 
 int main(int argc, char **argv) {
-  int n = 8192, b = 2048;
-  int rc =
-      model_args(argc, argv, &n, &b, "model_gemm [-n N] [-b tile dividing N]");
+  int n = 8192, b = 2048, u = 0;
+  int rc = model_args(argc, argv, &n, &b, &u,
+                      "model_gemm [-n N] [-b tile dividing N] [-u]");
   if (rc >= 0)
     return rc;
-  double *a = untouched(n), *bm = untouched(n), *c = untouched(n);
+  double *a = host_matrix(n, u), *bm = host_matrix(n, u),
+         *c = host_matrix(n, u);
   int nt = n / b;
   struct dag_task_info gemm_info =
       model_task("gemm", gemm_cpu, on_device, gemm_pointers, gemm_work);

@@ -32,12 +32,15 @@ static inline double gemm_work(const void *p) {
       BENCH_OPT("-b", BENCH_INT, b, 1, 1 << 30)
 
 /* The options of the timed-model programs: -n N and -b, a tile dividing
- * N; then starts dag, which must time a device (else it says so and ends
- * the run, before any body can run). Returns -1 to go on, else the exit
- * status. */
+ * N, and -u, matrices left unregistered (their copies packed through
+ * staging buffers); then starts dag, which must time a device (else it
+ * says so and ends the run, before any body can run). Returns -1 to go on,
+ * else the exit status. */
 static inline int model_args(int argc, char **argv, int *n, int *b,
-                             const char *usage) {
-  const struct bench_opt opts[] = {TILE_OPTS(n, b), BENCH_OPT_END};
+                             int *unregistered, const char *usage) {
+  const struct bench_opt opts[] = {
+      TILE_OPTS(n, b), BENCH_OPT("-u", BENCH_FLAG, unregistered, 0, 0),
+      BENCH_OPT_END};
   int rc = bench_args(argc, argv, opts, usage);
   if (rc >= 0 || *n % *b)
     return bench_usage(rc, usage);
@@ -177,6 +180,15 @@ static inline double *untouched(int n) {
     perror("mmap");
     exit(1);
   }
+  return p;
+}
+
+/* untouched(n), registered with the devices unless `unregistered`, before
+ * the clock starts, as a GPU program registers its arrays once. */
+static inline double *host_matrix(int n, int unregistered) {
+  double *p = untouched(n);
+  if (!unregistered)
+    dag_check(dag_register(p, (size_t)n * n * sizeof(double)));
   return p;
 }
 
