@@ -121,6 +121,7 @@ static void load(void) {
 struct item {
   struct item *next;
   GPU(Event_t) event; /* kept when the item is reused; NULL: not created */
+  uint64_t ticket;    /* a copy in: its number; else 0 */
   bool failed;        /* queuing it or its event failed: failure says how */
   char failure[256];
   space_done_fn done;
@@ -145,10 +146,6 @@ struct fifo {
  * those of the others. */
 enum { FIFO_IN, FIFO_BACK, FIFO_LANES, FIFOS = FIFO_LANES + 2 * SPACE_LANES };
 
-/* Events recorded after the last copies in, by their number: a body that
- * waits for an older one waits for a later one recorded in its place. */
-#define COPY_EVENTS 64
-
 struct gpu {
   int device;
   size_t max_pitch; /* the largest pitch of a 2-D copy */
@@ -156,8 +153,13 @@ struct gpu {
   pthread_mutex_t lock;
   struct fifo fifos[FIFOS];
   struct space_lanes urgent_waits, other_waits;
-  GPU(Event_t) copied[COPY_EVENTS];
-  uint64_t copies_in; /* queued */
+  /* The copies in queued, and those not done by their number: slot
+   * ticket % in_cap holds the item of that copy while it is queued (and
+   * until the item is reused), whose event a body waits for. One event per
+   * copy: a body waits for its own copy, never for a later one. */
+  uint64_t copies_in;
+  struct item **in_ring;
+  size_t in_cap; /* a power of two */
   struct item *spare; /* done, their events kept for the next ones */
   bool stopping;
 };
@@ -327,9 +329,7 @@ static void free_gpu(struct gpu *g) {
   for (int i = 0; i < FIFOS; i++)
     if (g->fifos[i].stream)
       CALL(g->device, StreamDestroy, g->fifos[i].stream);
-  for (int i = 0; i < COPY_EVENTS; i++)
-    if (g->copied[i])
-      CALL(g->device, EventDestroy, g->copied[i]);
+  free(g->in_ring);
   free(g);
 }
 
@@ -343,9 +343,6 @@ static int make_streams(struct gpu *g) {
     err = CALL(g->device, StreamCreateWithPriority, &g->fifos[i].stream,
                GPU(StreamNonBlocking), urgent ? greatest : least);
   }
-  for (int i = 0; !err && i < COPY_EVENTS; i++)
-    err = CALL(g->device, EventCreateWithFlags, &g->copied[i],
-               GPU(EventDisableTiming));
   return err;
 }
 
@@ -481,9 +478,39 @@ static struct item *new_item(struct gpu *g, space_done_fn done, void *arg) {
       dag__out_of_memory("the queue of a " GPU_NAME " device");
   }
   it->failed = false;
+  it->ticket = 0;
   it->done = done;
   it->arg = arg;
   return it;
+}
+
+/* Files copy-in item `it`, queued, under its ticket, the ring grown when
+ * the copies not done would not fit. Called with the lock held. */
+static void remember_copy_in(struct gpu *g, struct item *it) {
+  const struct item *oldest = g->fifos[FIFO_IN].head;
+  uint64_t from = oldest ? oldest->ticket : it->ticket;
+  if (it->ticket - from >= g->in_cap) {
+    size_t cap = g->in_cap ? 2 * g->in_cap : 256;
+    while (it->ticket - from >= cap)
+      cap *= 2;
+    struct item **ring = calloc(cap, sizeof *ring);
+    if (!ring)
+      dag__out_of_memory("the copies of a " GPU_NAME " device");
+    for (uint64_t t = from; g->in_cap && t < it->ticket; t++)
+      ring[t & (cap - 1)] = g->in_ring[t & (g->in_cap - 1)];
+    free(g->in_ring);
+    g->in_ring = ring;
+    g->in_cap = cap;
+  }
+  g->in_ring[it->ticket & (g->in_cap - 1)] = it;
+}
+
+/* The item of copy in `ticket` while it is queued, or NULL when it is done
+ * (its item gone from the queue, and maybe reused). Called with the lock
+ * held. */
+static struct item *copy_in_queued(struct gpu *g, uint64_t ticket) {
+  struct item *it = g->in_cap ? g->in_ring[ticket & (g->in_cap - 1)] : NULL;
+  return it && it->ticket == ticket ? it : NULL;
 }
 
 /* Appends it to FIFO f, with an event recorded on its stream after what
@@ -535,17 +562,16 @@ static uint64_t gpu_copy(void *state, bool to_device,
   pthread_mutex_lock(&g->lock);
   uint64_t ticket = to_device ? ++g->copies_in : 0;
   struct item *it = new_item(g, done, arg);
-  if (!FAILED(it, g->device, SetDevice, g->device)) {
+  it->ticket = ticket;
+  if (!FAILED(it, g->device, SetDevice, g->device))
     queue_copy(g, it, c,
                to_device ? GPU(MemcpyHostToDevice) : GPU(MemcpyDeviceToHost),
                f->stream);
-    /* A body waits for a copy in through this event: if it cannot be
-     * recorded, the copy fails, or the body would not wait. */
-    if (to_device)
-      FAILED(it, g->device, EventRecord, g->copied[ticket % COPY_EVENTS],
-             f->stream);
-  }
+  /* A body waits for a copy in through the item's event: if it cannot be
+   * recorded, the copy fails, or the body would not wait. */
   enqueue_locked(f, it);
+  if (to_device)
+    remember_copy_in(g, it);
   pthread_mutex_unlock(&g->lock);
   return ticket;
 }
@@ -568,9 +594,9 @@ static void gpu_launch(void *state, dag_task_fn fn, void *args, uint64_t after,
   pthread_mutex_lock(&g->lock);
   struct fifo *lane = lane_for(g, after, urgent);
   struct item *it = new_item(g, done, arg);
-  if (!FAILED(it, g->device, SetDevice, g->device) && after)
-    FAILED(it, g->device, StreamWaitEvent, lane->stream,
-           g->copied[after % COPY_EVENTS], 0);
+  struct item *copy = after ? copy_in_queued(g, after) : NULL;
+  if (!FAILED(it, g->device, SetDevice, g->device) && copy && copy->event)
+    FAILED(it, g->device, StreamWaitEvent, lane->stream, copy->event, 0);
   pthread_mutex_unlock(&g->lock);
   if (!it->failed) {
     GPU(Stream_t) outer = body_stream;
