@@ -296,6 +296,17 @@ static bool evict(struct device *d) {
   return victims > 0;
 }
 
+/* One more granule of d's memory into *mem, within what the device gave
+ * for data when it opened (its memory less the reserve of the libraries
+ * that bodies call): past that, DAG_ENOMEM as when the device is full, and
+ * the caller evicts, so that a body's own allocations and cuBLAS's
+ * workspaces always fit. */
+static int commit_for_data(struct device *d, uint64_t *mem) {
+  if ((d->committed + 1) * d->granule > d->memory)
+    return DAG_ENOMEM;
+  return dag__space_commit(&d->space, mem);
+}
+
 /* The record of host granule `index`, backed by device memory, into *out.
  * Returns 0, DAG_ENOMEM when nothing is left to evict, or the space's
  * error. */
@@ -305,7 +316,7 @@ static int backed(struct device *d, uintptr_t index, struct granule **out) {
     return 0;
   uint64_t mem;
   int err;
-  while ((err = dag__space_commit(&d->space, &mem)))
+  while ((err = commit_for_data(d, &mem)))
     if (err != DAG_ENOMEM || !evict(d))
       return err;
   *out = g = insert(d, index);

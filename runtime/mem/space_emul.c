@@ -74,10 +74,10 @@ static int make_memory(struct emul *e) {
   const struct settings *s = dag__settings();
   e->granule = s->emul_granule;
   e->ngranules = (e->model ? e->model->memory : s->emul_memory) / e->granule;
-  if (!e->ngranules)
+  if (e->ngranules < 2) /* one at least for data, one for the reserve */
     return dag__error_note(DAG_EINVAL,
                            "emulated device %d: DAG_EMUL_MEM (%zu bytes) is "
-                           "less than one granule (DAG_EMUL_GRANULE, %zu "
+                           "less than two granules (DAG_EMUL_GRANULE, %zu "
                            "bytes)",
                            e->index, s->emul_memory, e->granule);
   size_t bytes = e->ngranules * e->granule;
@@ -159,9 +159,16 @@ static void emul_close(void *state) {
   free(e);
 }
 
+/* As a GPU's, less a reserve for the libraries that bodies call (a
+ * sixteenth, one granule at least): the device layer must not commit into
+ * it (emul_commit refuses). */
+static size_t emul_reserved_granules(const struct emul *e) {
+  return e->ngranules / 16 ? e->ngranules / 16 : 1;
+}
+
 static size_t emul_memory(void *state) {
   struct emul *e = state;
-  return e->ngranules * e->granule;
+  return (e->ngranules - emul_reserved_granules(e)) * e->granule;
 }
 
 /* Staging buffers: plain, page-aligned, and page-locked as far as the
@@ -224,11 +231,18 @@ static int emul_commit(void *state, uint64_t *mem) {
   const char *failure = dag__emul_injected(e, EMUL_FAIL_ALLOC, &e->commits,
                                            "allocating device memory");
   bool fits = !failure && e->nspare > 0;
-  if (fits)
+  bool reserved = fits && e->nspare <= emul_reserved_granules(e);
+  if (fits && !reserved)
     *mem = e->spare[--e->nspare];
   pthread_mutex_unlock(&e->lock);
   if (failure)
     return dag__error_note(DAG_EDEVICE, "%s", failure);
+  if (reserved)
+    return dag__error_note(DAG_EDEVICE,
+                           "emulated device %d: a granule committed past the "
+                           "memory the device reported, into the reserve of "
+                           "the libraries that bodies call",
+                           e->index);
   if (!fits)
     return DAG_ENOMEM;
   if (!e->model) /* timed: reserved, never touched */

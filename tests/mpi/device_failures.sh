@@ -23,7 +23,7 @@ for ranks in 1 2; do
     copy:*) what="task '[a-z ]+': a copy (to|from) the device failed" ;;
     kernel:*) what="task 'add on device': a kernel failed" ;;
     esac
-    out=$(DAG_DEVICES=emul DAG_EMUL_MEM=4M DAG_EMUL_FAIL=$injected \
+    out=$(DAG_DEVICES=emul DAG_EMUL_MEM=6M DAG_EMUL_FAIL=$injected \
       "$mpiexec" --oversubscribe -n $ranks "$program" 8 65536 2>&1)
     status=$?
     said=$(echo "$out" | grep -Ec "error: $what")

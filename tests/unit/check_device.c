@@ -648,7 +648,7 @@ END_TEST
 
 /* One task whose data cannot fit stops the program with a message. */
 static void larger_than_device(void) {
-  start("emul", "2M");
+  start("emul", "4M"); /* 2 MiB for data, as one granule is the reserve */
   double *x = calloc(524288, sizeof *x); /* 4 MiB */
   submit_add(DAG_DEVICE_CUDA, x, 524288, 1);
   dag_taskwait();
