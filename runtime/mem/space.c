@@ -165,3 +165,17 @@ void dag__space_host_jitter(const struct space *s) {
   if (s->ops->host_jitter)
     s->ops->host_jitter(s->state);
 }
+
+double dag__space_peak_flops(const struct space *s) {
+  return s->ops->peak_flops ? s->ops->peak_flops(s->state) : 0;
+}
+
+bool dag__space_device_name(const struct space *s, char *buf, size_t len) {
+  if (len)
+    buf[0] = 0;
+  return s->ops->device_name && s->ops->device_name(s->state, buf, len);
+}
+
+int dag__space_streams(const struct space *s, void **streams, int max) {
+  return s->ops->streams ? s->ops->streams(s->state, streams, max) : 0;
+}

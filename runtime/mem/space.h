@@ -158,6 +158,17 @@ struct space_ops {
    * packing a GPU's large tiles takes milliseconds, so that whatever must
    * wait for those copies is seen to. */
   void (*host_jitter)(void *state);
+  /* The device's double-precision flops per second at most (its units'
+   * peak at its clock, tensor cores included), which a task's declared
+   * work cannot beat: what the chooser estimates with before it has
+   * measured (device/estimate.c). */
+  double (*peak_flops)(void *state);
+  /* The device's model name ("NVIDIA H200") into buf; false when it has
+   * none. Names the file of measured times (device/history_path.c). */
+  bool (*device_name)(void *state, char *buf, size_t len);
+  /* The queues its bodies may run on (a GPU's streams), into streams[0..
+   * max): returns how many it has, which may be more than max. */
+  int (*streams)(void *state, void **streams, int max);
 };
 
 /* One open device. */
@@ -254,5 +265,12 @@ int dag__space_kernel(void (*kernel)(void *args), const void *args,
                       size_t size);
 /* Nothing where s has no host_jitter. */
 void dag__space_host_jitter(const struct space *s);
+/* The device's peak double-precision flops per second; 0 when the space
+ * does not say. */
+double dag__space_peak_flops(const struct space *s);
+/* The device's model name; false (buf empty) when the space has none. */
+bool dag__space_device_name(const struct space *s, char *buf, size_t len);
+/* The queues its bodies may run on (streams); 0 where it has none. */
+int dag__space_streams(const struct space *s, void **streams, int max);
 
 #endif /* DAG_SPACE_H */

@@ -58,6 +58,8 @@
 static struct {
   GPU_CALLS(API_MEMBER)
   VMM_CALLS(VMM_MEMBER)
+  /* GPU_NAME_SYMBOL, optional: only names the file of measured times. */
+  int (*device_name)(char *name, int len, int device);
 } api;
 #define API(name) (api.name)
 #define VMM_API(name) (api.vmm_##name)
@@ -114,6 +116,7 @@ static void load(void) {
   VMM_CALLS(VMM_RESOLVE)
 #undef API_RESOLVE
 #undef VMM_RESOLVE
+  *(void **)&api.device_name = dlsym(vmm, GPU_NAME_SYMBOL);
   loaded = true;
 }
 
@@ -673,6 +676,49 @@ static void gpu_bind(void *state, const cpu_set_t *cpus) {
     (void)pthread_setaffinity_np(g->fifos[i].thread, sizeof *cpus, cpus);
 }
 
+/* Double-precision flops per clock of one multiprocessor (compute unit) at
+ * most, tensor (matrix) cores included, by its architecture: what no
+ * kernel beats, for the chooser's estimates before it has measured. */
+static double flops_per_clock(int major, int minor) {
+#ifdef DAG_SPACE_CUDA
+  if (major == 9 || major == 10) /* H100, H200, B200: 64 FMA, twice on DMMA */
+    return 256;
+  if (major >= 6 && major <= 8 && minor == 0) /* P100, V100, A100 (DMMA) */
+    return major == 8 ? 128 : 64;
+  return 8; /* consumer parts: a few FP64 units a multiprocessor */
+#else
+  (void)minor;
+  return major == 9 ? 256 : 16; /* CDNA's matrix cores (MI200, MI300) */
+#endif
+}
+
+static double gpu_peak_flops(void *state) {
+  struct gpu *g = state;
+  int units = 0, khz = 0, major = 0, minor = 0;
+  if (CALL(g->device, DeviceGetAttribute, &units, GPU_ATTR_UNITS, g->device) ||
+      CALL(g->device, DeviceGetAttribute, &khz, GPU_ATTR_CLOCK_KHZ,
+           g->device) ||
+      CALL(g->device, DeviceGetAttribute, &major, GPU_ATTR_MAJOR, g->device) ||
+      CALL(g->device, DeviceGetAttribute, &minor, GPU_ATTR_MINOR, g->device))
+    return 0;
+  return (double)units * khz * 1e3 * flops_per_clock(major, minor);
+}
+
+static bool gpu_device_name(void *state, char *buf, size_t len) {
+  struct gpu *g = state;
+  return api.device_name && len &&
+         api.device_name(buf, (int)len, g->device) == 0 && buf[0];
+}
+
+/* The lanes of bodies, urgent and not. */
+static int gpu_streams(void *state, void **streams, int max) {
+  struct gpu *g = state;
+  int n = 2 * SPACE_LANES;
+  for (int i = 0; i < n && i < max; i++)
+    streams[i] = g->fifos[FIFO_LANES + i].stream;
+  return n;
+}
+
 const struct space_ops GPU_SPACE = {
     .name = GPU_NAME,
     .count = gpu_count,
@@ -694,4 +740,7 @@ const struct space_ops GPU_SPACE = {
     .host_free = gpu_host_free,
     .bus_id = gpu_bus_id,
     .bind = gpu_bind,
+    .peak_flops = gpu_peak_flops,
+    .device_name = gpu_device_name,
+    .streams = gpu_streams,
 };

@@ -30,6 +30,13 @@
 #define GPU_SPACE dag__space_cuda
 #define GPU_STREAM_FN dag__cuda_stream
 #define GPU_ATTR_MAX_PITCH cudaDevAttrMaxPitch
+#define GPU_ATTR_UNITS cudaDevAttrMultiProcessorCount
+#define GPU_ATTR_CLOCK_KHZ cudaDevAttrClockRate
+#define GPU_ATTR_MAJOR cudaDevAttrComputeCapabilityMajor
+#define GPU_ATTR_MINOR cudaDevAttrComputeCapabilityMinor
+/* The device's name: the driver's cuDeviceGetName, in the library of the
+ * virtual memory calls. */
+#define GPU_NAME_SYMBOL "cuDeviceGetName"
 #define GPU_MEMCPY_KIND enum cudaMemcpyKind
 /* Page-locked host memory, usable by every device. */
 #define GPU_HOST_ALLOC HostAlloc
@@ -71,6 +78,11 @@ typedef CUmemAccessDesc vmm_access;
 #define GPU_SPACE dag__space_hip
 #define GPU_STREAM_FN dag__hip_stream
 #define GPU_ATTR_MAX_PITCH hipDeviceAttributeMaxPitch
+#define GPU_ATTR_UNITS hipDeviceAttributeMultiprocessorCount
+#define GPU_ATTR_CLOCK_KHZ hipDeviceAttributeClockRate
+#define GPU_ATTR_MAJOR hipDeviceAttributeComputeCapabilityMajor
+#define GPU_ATTR_MINOR hipDeviceAttributeComputeCapabilityMinor
+#define GPU_NAME_SYMBOL "hipDeviceGetName"
 #define GPU_MEMCPY_KIND hipMemcpyKind
 #define GPU_HOST_ALLOC HostMalloc
 #define GPU_HOST_FREE HostFree
