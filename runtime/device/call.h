@@ -24,6 +24,7 @@ struct call {
   int priority;                /* the task's: above 0, its body is urgent */
   struct task *task;           /* a device task, while its body is queued */
   uint64_t queued_ns;          /* ... since when */
+  int worker;                  /* ... by whom (the body runs on its thread) */
   _Atomic uint64_t arrived_ns; /* ... and when its last copy in finished */
   bool read_in_place;          /* DEVICES_READ_IN_PLACE, and direct is on */
   struct direct_pin *direct;   /* a send's region left on a device */

@@ -210,8 +210,10 @@ void dag__devices_submit(const struct dag_task_info *info, dag_task_fn body,
     bytes += dag__region_bytes(&regs[i]);
   bool in_place = flags & DEVICES_READ_IN_PLACE;
   flags &= ~DEVICES_READ_IN_PLACE;
-  double work = dag__devices_timed && info->work ? info->work(args) : -1;
   bool choice = has_choice(info);
+  /* A model charges it; the chooser estimates with it (estimate.c). */
+  double work =
+      info->work && (dag__devices_timed || choice) ? info->work(args) : -1;
   if (!choice && n == 0 && work < 0) {
     dag__core_submit(info, body, args, args_size, regs, modes, n, flags);
     return;

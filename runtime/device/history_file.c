@@ -20,10 +20,10 @@
 static struct history_record *records;
 static size_t nrecords, records_cap;
 
-void dag__history_file_load(const char *path) {
+long dag__history_file_load(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f)
-    return; /* a first run: nothing measured yet */
+    return -1; /* a first run: nothing measured yet */
   char line[512];
   while (fgets(line, sizeof line, f)) {
     struct history_record r = {0};
@@ -39,6 +39,7 @@ void dag__history_file_load(const char *path) {
     records[nrecords++] = r;
   }
   fclose(f);
+  return (long)nrecords;
 }
 
 const struct history_record *

@@ -202,7 +202,7 @@ static void device_finished(void *p, const char *failure) {
   uint64_t start = atomic_exchange(&d->last_done_ns, now);
   uint64_t arrived = atomic_load(&c->arrived_ns);
   start = c->queued_ns > start ? c->queued_ns : start;
-  dag__history_note(c->fn, c->bytes, now - (arrived > start ? arrived : start));
+  dag__history_note(c, c->worker, now - (arrived > start ? arrived : start));
   if (c->nvariants)
     dag__choice_done(c);
   dag__writeback_candidates(c);
@@ -237,6 +237,7 @@ static uint64_t body_waits_for(struct device *d, const struct body_wait *w,
 /* Queues c's body on d, after copy `after` (space.h). */
 static void launch_body(struct device *d, struct call *c, uint64_t after) {
   c->queued_ns = dag__now_ns();
+  c->worker = dag__worker_id(); /* whose thread runs the body */
   dag__space_launch(&d->space, device_body, c, after, c->priority > 0,
                     device_finished, c);
 }

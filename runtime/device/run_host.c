@@ -103,7 +103,7 @@ void dag__run_on_host(void *p) {
     dag__space_spend(dag__devices_timed, false, dag__call_seconds(c, false));
   else
     c->fn(dag__call_args(c));
-  dag__history_note(c->fn, c->bytes, dag__now_ns() - t0);
+  dag__history_note(c, dag__worker_id(), dag__now_ns() - t0);
   running_on_host = outer;
 }
 

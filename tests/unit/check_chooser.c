@@ -4,13 +4,17 @@
  * Independent tasks with a CPU body and a device variant: with a device a
  * hundred times faster than a core, nearly all run on the device; with one
  * a hundred times slower, nearly all stay on the CPU; while nothing is
- * measured, tasks wait for the device's first runs rather than take a core
- * blind. With DAG_HISTORY, a
- * second run starts from what the first measured and explores nothing.
- * Each test runs in a process of its own (Check forks), in order.
+ * measured, the declared work over the model's rates says where a task
+ * belongs, and a first run sends none to a core ten thousand times slower.
+ * The first run of a function on each worker is not counted. With
+ * DAG_HISTORY, a second run starts from what the first measured; by
+ * default that file is in the user's cache folder, and DAG_HISTORY=off
+ * keeps none. Each test runs in a process of its own (Check forks), in
+ * order.
  */
 #include "device/call.h"
 #include "device/choose.h"
+#include "device/run_times.h"
 
 #include <check.h>
 #include <dag.h>
@@ -108,10 +112,10 @@ START_TEST(fast_device_gets_the_work) {
 }
 END_TEST
 
-/* While nothing is measured, tasks wait for the device's explorations (0.1
- * ms) rather than run blind on a core (1 s here: the CPU's two explorations
- * end after every other task, so none starts a third): the CPU runs those
- * two and nothing else. Taken blind, each free worker would run one more. */
+/* While nothing is measured, the estimates (0.1 ms on the device, 1 s on a
+ * core) keep the work on the device: at most a task or two on the CPU
+ * (none, as first_run_explores_no_core checks). Taken blind, each free
+ * worker would run one. */
 START_TEST(blind_choices_wait_for_the_device) {
   start_timed("1G", "100k");
   uint64_t n = run_blocks();
@@ -140,6 +144,20 @@ static void use_history(char *path, size_t size) {
 
 /* A first run with a device ten thousand times faster than a core: it
  * explores the CPU, and writes what it measured. */
+/* Whether the DAG_HISTORY file at path has the CPU variant of "block", and
+ * the device's. */
+static void variants_kept(const char *path, bool *cpu, bool *device) {
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "no file %s", path);
+  char line[512];
+  *cpu = *device = false;
+  while (fgets(line, sizeof line, f)) {
+    *cpu |= strstr(line, " 0 cpu ") && strstr(line, " block\n");
+    *device |= strstr(line, " 1 emul:chooser ") && strstr(line, " block\n");
+  }
+  fclose(f);
+}
+
 START_TEST(history_is_written) {
   char path[64];
   use_history(path, sizeof path);
@@ -147,23 +165,91 @@ START_TEST(history_is_written) {
   start_timed("1G", "100k");
   run_blocks();
   ck_assert_int_eq(dag_finalize(), 0);
-  FILE *f = fopen(path, "r");
-  ck_assert_ptr_nonnull(f);
-  char line[512];
-  bool cpu = false, device = false;
-  while (fgets(line, sizeof line, f)) {
-    cpu |= strstr(line, " 0 cpu ") && strstr(line, " block\n");
-    device |= strstr(line, " 1 emul:chooser ") && strstr(line, " block\n");
-  }
-  fclose(f);
-  ck_assert_msg(cpu && device, "both variants measured in %s", path);
+  bool cpu, device;
+  variants_kept(path, &cpu, &device);
+  ck_assert_msg(device && !cpu, "only the device measured in %s", path);
 }
 END_TEST
 
-/* The second run knows both variants from the first: every task goes to
- * the device, none explores the CPU (a task there takes 1 s; the device's
- * whole queue, 40 ms as modelled, stays below it even if its measured
- * times grow tenfold on a loaded machine). */
+/* A first run with no history: the CPU, estimated at 1 s a task against
+ * 0.1 ms on the device, is settled, never explored: no task runs there.
+ * (Explored, it would take EXPLORING tasks.) */
+START_TEST(first_run_explores_no_core) {
+  start_timed("1G", "100k");
+  uint64_t n = run_blocks();
+  ck_assert_msg(n == TASKS, "%llu of %d tasks on the CPU",
+                (unsigned long long)(TASKS - n), TASKS);
+  ck_assert_int_eq(dag_finalize(), 0);
+}
+END_TEST
+
+static void measured_fn(void *p) { (void)p; }
+
+/* The first run of a function on each worker is not counted; the later
+ * ones are: two first runs of 1 ms (set-up), three of 1 us. */
+START_TEST(first_run_on_each_worker_not_counted) {
+  struct call c = {.fn = measured_fn, .bytes = 4096, .work = -1};
+  dag__history_note(&c, 0, 1000000);
+  dag__history_note(&c, 0, 1000);
+  dag__history_note(&c, 1, 1000000);
+  dag__history_note(&c, 1, 1000);
+  dag__history_note(&c, 0, 1000);
+  pthread_mutex_lock(&dag__run_times_lock);
+  struct run_times *s = dag__run_times_slot(measured_fn, c.bytes);
+  uint32_t runs = s->runs;
+  double mean = s->mean_ns;
+  pthread_mutex_unlock(&dag__run_times_lock);
+  ck_assert_uint_eq(runs, 3);
+  ck_assert_msg(mean > 999 && mean < 1001, "mean %.0f ns", mean);
+}
+END_TEST
+
+/* A fresh cache folder (XDG_CACHE_HOME) into dir. */
+static void fresh_cache(char *dir, size_t size) {
+  snprintf(dir, size, "/tmp/check_chooser_cache_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  ck_assert_int_eq(setenv("XDG_CACHE_HOME", dir, 1), 0);
+}
+
+/* With DAG_HISTORY unset, the file is <cache>/dag/<host>-<devices>.history,
+ * written by the first run, read by the second. */
+START_TEST(history_kept_in_the_cache_folder) {
+  char dir[64], host[256] = "", path[512];
+  fresh_cache(dir, sizeof dir);
+  ck_assert_int_eq(unsetenv("DAG_HISTORY"), 0);
+  start_timed("1G", "100k");
+  run_blocks();
+  ck_assert_int_eq(dag_finalize(), 0);
+  gethostname(host, sizeof host - 1);
+  snprintf(path, sizeof path, "%s/dag/%s-emul-chooser.history", dir, host);
+  bool cpu, device;
+  variants_kept(path, &cpu, &device);
+  ck_assert_msg(device, "the device measured in %s", path);
+  remove(path);
+  snprintf(path, sizeof path, "%s/dag", dir);
+  ck_assert_int_eq(rmdir(path), 0); /* nothing else in it */
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* DAG_HISTORY=off: no file, in the cache folder or anywhere. */
+START_TEST(history_off_keeps_none) {
+  char dir[64], path[128];
+  fresh_cache(dir, sizeof dir);
+  ck_assert_int_eq(setenv("DAG_HISTORY", "off", 1), 0);
+  start_timed("1G", "100k");
+  run_blocks();
+  ck_assert_int_eq(dag_finalize(), 0);
+  snprintf(path, sizeof path, "%s/dag", dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The second run knows the device from the first, and the CPU's estimate
+ * settles it: every task goes to the device (a task on a core takes 1 s;
+ * the device's whole queue, 40 ms as modelled, stays below it even if its
+ * measured times grow tenfold on a loaded machine). */
 START_TEST(history_is_read) {
   char path[64];
   use_history(path, sizeof path);
@@ -239,6 +325,10 @@ static Suite *suite(void) {
   tcase_add_test(tc, fast_device_gets_the_work);
   tcase_add_test(tc, blind_choices_wait_for_the_device);
   tcase_add_test(tc, slow_device_leaves_the_work);
+  tcase_add_test(tc, first_run_explores_no_core);
+  tcase_add_test(tc, first_run_on_each_worker_not_counted);
+  tcase_add_test(tc, history_kept_in_the_cache_folder);
+  tcase_add_test(tc, history_off_keeps_none);
   tcase_add_test(tc, history_is_written);
   tcase_add_test(tc, history_is_read);
   tcase_add_test(tc, device_time_leaves_out_its_copies);
