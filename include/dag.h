@@ -338,6 +338,19 @@ DAG_API int dag_num_workers(void);
  * started the runtime), or -1 for a thread that is not a worker. */
 DAG_API int dag_worker_id(void);
 
+/* Runs fn(arg) once on every worker thread, the calling thread (worker 0)
+ * included, and returns once each has: where a program sets up what its
+ * task bodies use per thread, outside the time of any task, as StarPU's
+ * starpu_execute_on_each_worker: a cuBLAS or cuSOLVER handle per worker
+ * and per stream (dag_device_streams; docs/gpu.md), a random generator.
+ * Inside fn, dag_worker_id() says which worker runs it. Call it from the
+ * thread that started the runtime, outside any task body, before
+ * submitting the tasks that use what it sets up: a worker runs fn between
+ * two tasks. Starts the runtime if needed. Returns 0, DAG_EINVAL (fn NULL,
+ * called from a task body or from another thread; dag_last_error() says
+ * which), or DAG_ESHUTDOWN. */
+DAG_API int dag_on_each_worker(void (*fn)(void *arg), void *arg);
+
 /* --------------------------------------------------------------- devices */
 
 /* The stream on which the device body running on the calling thread queues
@@ -348,6 +361,26 @@ DAG_API int dag_worker_id(void);
  * from the body. */
 DAG_API void *dag_cuda_stream(void);
 DAG_API void *dag_hip_stream(void);
+
+/* A stream on which device bodies queue work: `stream` (a cudaStream_t or
+ * a hipStream_t) belongs to device `device`, the toolkit's number of it
+ * (cudaSetDevice). */
+struct dag_stream {
+  int device;
+  void *stream;
+};
+
+/* Every stream on which the device bodies of `kind` (DAG_DEVICE_CUDA or
+ * DAG_DEVICE_HIP) may queue their work, on every device of that kind this
+ * process uses: a body's dag_cuda_stream() is always one of them, and a
+ * worker's bodies run on several. Writes the first `max` into streams and
+ * returns how many there are (0: no device of that kind): with
+ * dag_on_each_worker, a program makes a library handle per worker and per
+ * stream before the tasks. Opens the devices if they are not yet. Returns
+ * a count, DAG_EINVAL (kind not a GPU's, max negative, streams NULL with
+ * max above 0), or DAG_ESHUTDOWN. The streams belong to the runtime. */
+DAG_API int dag_device_streams(enum dag_device kind, struct dag_stream *streams,
+                               int max);
 
 /* In a device body running on the emulated device (DAG_DEVICES=emul, which
  * tests use where there is no GPU): queues kernel(args) on the body's

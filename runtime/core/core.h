@@ -113,6 +113,10 @@ void dag__core_stop(void);
 /* Number of workers, and the calling thread's (-1: not a worker). */
 int dag__workers_count(void);
 int dag__worker_id(void);
+/* Runs fn(arg) once on every worker and returns when each has: the
+ * calling thread, worker 0 (outside any task), at once; the others
+ * between two tasks, woken if they sleep. */
+void dag__workers_each(void (*fn)(void *arg), void *arg);
 
 /* ------------------------------------------------------------- guard */
 

@@ -324,6 +324,7 @@ struct worker {
    * (or help loop) running now, which its own busy time leaves out. */
   uint64_t nested_ns;
   struct trace_buffer *trace;
+  unsigned each_seen; /* the last dag__workers_each it ran (worker.c) */
 };
 
 /* The calling thread's worker, or NULL. */

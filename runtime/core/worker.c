@@ -7,12 +7,18 @@
  *
  * When a worker looks for work, where, and when it sleeps is the policy's
  * (policy.h); the loops here follow it.
+ *
+ * dag__workers_each (dag_on_each_worker) has each worker run a function
+ * once: worker 0 runs it at once, the others when they next look for work
+ * (a generation number each compares with the last it ran), woken again
+ * and again until every one has.
  */
 #include "core/policy.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct idleness {
   uint64_t since; /* when the worker last ran a task; 0: it just did */
@@ -41,6 +47,42 @@ int dag__worker_id(void) { return self ? self->id : -1; }
 int dag__workers_count(void) { return nworkers; }
 struct worker *dag__worker(int id) {
   return &workers[id];
+}
+
+/* dag__workers_each's request: what to run, its generation, and how many
+ * workers have yet to run it. One at a time: from worker 0. */
+static struct {
+  void (*fn)(void *arg);
+  void *arg;
+  _Atomic unsigned generation;
+  atomic_int left;
+} each;
+
+/* w runs the request of dag__workers_each if it has not yet. */
+static inline void run_each(struct worker *w) {
+  unsigned g = atomic_load_explicit(&each.generation, memory_order_acquire);
+  if (likely(w->each_seen == g))
+    return;
+  w->each_seen = g;
+  each.fn(each.arg);
+  atomic_fetch_sub_explicit(&each.left, 1, memory_order_release);
+}
+
+/* How often sleeping workers are woken while some have yet to run it. */
+#define EACH_WAKE_NS 100000
+
+void dag__workers_each(void (*fn)(void *arg), void *arg) {
+  each.fn = fn;
+  each.arg = arg;
+  atomic_store_explicit(&each.left, nworkers - 1, memory_order_relaxed);
+  self->each_seen =
+      atomic_fetch_add_explicit(&each.generation, 1, memory_order_release) + 1;
+  fn(arg);
+  while (atomic_load_explicit(&each.left, memory_order_acquire) > 0) {
+    dag__sched_wake_all(); /* one may have gone to sleep meanwhile */
+    struct timespec t = {0, EACH_WAKE_NS};
+    nanosleep(&t, NULL);
+  }
 }
 
 static inline void cpu_relax(void) {
@@ -120,6 +162,7 @@ static void *worker_main(void *arg) {
   atomic_fetch_add_explicit(&workers_up, 1, memory_order_release);
   struct idleness idle = {0, 1, false};
   while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
+    run_each(w);
     struct task *t = next_task(w, &idle, NULL);
     if (t) {
       run_chain(w, t);
@@ -142,6 +185,7 @@ static void *worker_main(void *arg) {
 
 static void worker_init(struct worker *w, int id) {
   w->id = id;
+  w->each_seen = atomic_load(&each.generation);
   w->queue = dag__sched_queue(id);
   w->rng = 0x2545f491u * (uint32_t)(id + 1);
   w->trace = dag__tracing ? dag__trace_buffer_new(id) : NULL;

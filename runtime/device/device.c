@@ -193,6 +193,23 @@ bool dag__devices_can_run(enum dag_device kind) {
   return false;
 }
 
+int dag__devices_streams(enum dag_device kind, struct dag_stream *out,
+                         int max) {
+  dag__devices_discover();
+  int n = 0;
+  for (int i = 0; i < dag__ndevices; i++) {
+    struct device *d = &dag__devices[i];
+    if (d->kind != kind)
+      continue;
+    void *streams[64];
+    int got = dag__space_streams(&d->space, streams, 64);
+    for (int k = 0; k < got && k < 64; k++, n++)
+      if (n < max)
+        out[n] = (struct dag_stream){d->space.index, streams[k]};
+  }
+  return n;
+}
+
 /* -------------------------------------------------------------- submit */
 
 /* A task with a choice: its function and its variants, each with the kind

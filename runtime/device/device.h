@@ -37,6 +37,10 @@ int dag__devices_start(const struct space_ops *const *spaces,
  * once DAG_DEVICES's devices are open; NULL when none is. */
 const struct space *dag__devices_timed_space(void);
 
+/* dag_device_streams: the queues of bodies of the open devices of `kind`
+ * (opened now if need be), the first max into out; returns how many. */
+int dag__devices_streams(enum dag_device kind, struct dag_stream *out, int max);
+
 /* Whether a body for `device` can run on this rank (CPU: always). */
 bool dag__devices_can_run(enum dag_device device);
 
