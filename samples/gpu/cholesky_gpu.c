@@ -109,7 +109,11 @@ static int factor(double *a, int n, int bs) {
   return 0;
 }
 
-static int start(void) { return dag_num_workers(); }
+/* Before the timed part: the workers, and their handles per stream. */
+static int start(void) {
+  int workers = dag_num_workers();
+  return workers < 0 || cuda_tiles_set_up() ? -1 : workers;
+}
 
 int main(int argc, char **argv) {
   static const struct chol_runtime rt = {

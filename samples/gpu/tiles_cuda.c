@@ -9,11 +9,15 @@
  *   syrk   Aii -= Aik Aik^T             is  upper Aii^T -= (Aik^T)^T Aik^T;
  *   gemm   Aij -= Aik Ajk^T             is  Aij^T -= Ajk Aik^T.
  *
- * cuBLAS and cuSOLVER handles are made on first use, one per thread and
- * device (a device body runs on the worker that launches it), and pointed
- * at the running task's stream at every call. potrf's status word stays on
- * the device: a tile that is not positive definite shows in the residual
- * the program checks, without a synchronisation per tile.
+ * cuBLAS and cuSOLVER handles are one per worker and per stream: a device
+ * body runs on the worker that launches it, on one of the device's streams
+ * (dag_cuda_stream()), and a handle's workspace (potrf's, cuBLAS's own)
+ * must not be shared by two streams at once. cuda_tiles_set_up makes them
+ * all before the tasks, with dag_on_each_worker and dag_device_streams, so
+ * that no task's time pays for a cublasCreate; a body that finds none for
+ * its stream (the program did not call it) makes it then. potrf's status
+ * word stays on the device: a tile that is not positive definite shows in
+ * the residual the program checks, without a synchronisation per tile.
  */
 #include "tiles_cuda.h"
 
@@ -24,9 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { MAX_GPUS = 16 };
+/* Streams a worker's bodies may run on: 8 per device (dag_device_streams). */
+enum { MAX_STREAMS = 128 };
 
 struct handles {
+  cudaStream_t stream; /* NULL: a free slot */
   cublasHandle_t blas;
   cusolverDnHandle_t solver;
   double *work; /* potrf's workspace, on the device */
@@ -34,7 +40,7 @@ struct handles {
   int *info; /* potrf's status, on the device */
 };
 
-static _Thread_local struct handles per_device[MAX_GPUS];
+static _Thread_local struct handles per_stream[MAX_STREAMS];
 
 static void check(int status, const char *what) {
   if (status) {
@@ -43,23 +49,52 @@ static void check(int status, const char *what) {
   }
 }
 
-/* The handles of this thread for the current device, on the task's
- * stream. */
-static struct handles *handles(void) {
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  if (device >= MAX_GPUS)
-    check(-1, "more devices than tiles_cuda knows");
-  struct handles *h = &per_device[device];
-  cudaStream_t stream = (cudaStream_t)dag_cuda_stream();
-  if (!h->blas) {
+/* This thread's handles for `stream` of the current device, made if need
+ * be. */
+static struct handles *handles_for(cudaStream_t stream) {
+  for (int i = 0; i < MAX_STREAMS; i++) {
+    struct handles *h = &per_stream[i];
+    if (h->stream == stream)
+      return h;
+    if (h->stream)
+      continue;
+    h->stream = stream;
     check(cublasCreate(&h->blas), "cublasCreate");
+    check(cublasSetStream(h->blas, stream), "cublasSetStream");
     check(cusolverDnCreate(&h->solver), "cusolverDnCreate");
+    check(cusolverDnSetStream(h->solver, stream), "cusolverDnSetStream");
     check(cudaMalloc((void **)&h->info, sizeof *h->info), "cudaMalloc");
+    return h;
   }
-  check(cublasSetStream(h->blas, stream), "cublasSetStream");
-  check(cusolverDnSetStream(h->solver, stream), "cusolverDnSetStream");
-  return h;
+  check(-1, "more streams than tiles_cuda knows");
+  return NULL;
+}
+
+/* The handles of the running body: this thread's, for its stream. */
+static struct handles *handles(void) {
+  return handles_for((cudaStream_t)dag_cuda_stream());
+}
+
+/* On one worker: handles for every stream of every CUDA device. */
+static void set_up_worker(void *unused) {
+  (void)unused;
+  struct dag_stream streams[MAX_STREAMS];
+  int n = dag_device_streams(DAG_DEVICE_CUDA, streams, MAX_STREAMS);
+  int current = 0;
+  check(cudaGetDevice(&current), "cudaGetDevice");
+  for (int i = 0; i < n && i < MAX_STREAMS; i++) {
+    check(cudaSetDevice(streams[i].device), "cudaSetDevice");
+    handles_for((cudaStream_t)streams[i].stream);
+  }
+  check(cudaSetDevice(current), "cudaSetDevice");
+}
+
+int cuda_tiles_set_up(void) {
+  struct dag_stream any;
+  int n = dag_device_streams(DAG_DEVICE_CUDA, &any, 1);
+  if (n <= 0) /* no CUDA device: the CPU variants run */
+    return n;
+  return dag_on_each_worker(set_up_worker, NULL);
 }
 
 void cuda_tile_potrf(double *akk, int k, int ld) {

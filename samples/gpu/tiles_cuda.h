@@ -7,6 +7,12 @@
 #ifndef TILES_CUDA_H
 #define TILES_CUDA_H
 
+/* Makes the cuBLAS and cuSOLVER handles of every worker, one per CUDA
+ * stream its bodies may run on, before the tasks (dag_on_each_worker):
+ * outside the time of any task. Returns 0 (also with no CUDA device), or
+ * dag_on_each_worker's error. */
+int cuda_tiles_set_up(void);
+
 void cuda_tile_potrf(double *akk, int k, int ld);
 void cuda_tile_trsm(const double *lkk, double *aik, int m, int k, int ld);
 void cuda_tile_syrk(const double *aik, double *aii, int m, int k, int ld);
