@@ -157,6 +157,11 @@ void dag__history_start(void) {
 static void write_stats(size_t written) {
   if (!history_path[0])
     dag__log(DAG_LOG_REPORT, "stats: history: none kept (DAG_HISTORY=off)");
+  else if (history_read < 0 && !written)
+    dag__log(DAG_LOG_REPORT,
+             "stats: history: a first run, and nothing measured: no file "
+             "written to %s",
+             history_path);
   else if (history_read < 0)
     dag__log(DAG_LOG_REPORT,
              "stats: history: a first run, with no measured times (the "
@@ -173,7 +178,13 @@ static void write_stats(size_t written) {
 void dag__history_stop(void) {
   dag__estimate_stop();
   size_t n = 0;
-  if (history_path[0]) {
+  pthread_mutex_lock(&dag__run_times_lock);
+  for (size_t i = 0; i < HISTORY_SLOTS; i++)
+    n += table[i].named && table[i].runs;
+  pthread_mutex_unlock(&dag__run_times_lock);
+  /* A run with nothing measured (no task with a choice) leaves no file. */
+  if (history_path[0] && (n || history_read >= 0)) {
+    n = 0;
     struct history_record *rs = malloc(HISTORY_SLOTS * sizeof *rs);
     if (!rs)
       dag__out_of_memory("the chooser's history");
