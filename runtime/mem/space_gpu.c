@@ -162,7 +162,7 @@ struct gpu {
    * copy: a body waits for its own copy, never for a later one. */
   uint64_t copies_in;
   struct item **in_ring;
-  size_t in_cap; /* a power of two */
+  size_t in_cap;      /* a power of two */
   struct item *spare; /* done, their events kept for the next ones */
   bool stopping;
 };
